@@ -1,0 +1,63 @@
+"""The typer application: global options and the registration of every command group."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Annotated
+
+import typer
+
+from ddpdoctor import __version__
+from ddpdoctor.cli import kb as kb_commands
+from ddpdoctor.cli.common import ENV_DEBUG, SETTINGS
+from ddpdoctor.cli.render import ColorMode
+from ddpdoctor.errors import ExitCode
+
+app = typer.Typer(
+    name="ddpdoctor",
+    help="Diagnose multi-device (data-parallel) training failures: explain logs, check setups, look up errors.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    pretty_exceptions_show_locals=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(kb_commands.app, name="kb")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ddpdoctor {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _global_options(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show tracebacks instead of one-line errors.")
+    ] = False,
+    color: Annotated[
+        ColorMode, typer.Option("--color", help="Colour: auto (terminal only), always, never.")
+    ] = ColorMode.AUTO,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Diagnose multi-device (data-parallel) training failures.
+
+    Exit codes: 0 healthy, 1 problem found, 2 usage/input/knowledge-base error, 3 internal bug.
+    """
+    SETTINGS.debug = debug or os.environ.get(ENV_DEBUG, "") not in ("", "0")
+    SETTINGS.color = color
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Invoke the app with `argv` (default: sys.argv) and return the exit code instead of exiting."""
+    try:
+        app(args=list(argv) if argv is not None else None, prog_name="ddpdoctor")
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return int(exc.code or 0)
+        return int(ExitCode.PROBLEM)
+    return int(ExitCode.OK)

@@ -1,0 +1,248 @@
+"""Renderers: one document model in, rich terminal output, plain text or Markdown out.
+
+JSON is not rendered from documents: it is `json.dumps` of the report's own `to_dict`, written
+without any markup. Only the CLI package uses this module; `rich` is imported lazily so that plain
+text and JSON output stay cheap to start.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+from ddpdoctor.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
+
+if TYPE_CHECKING:
+    from rich.console import Console, RenderableType
+
+
+class OutputFormat(str, enum.Enum):
+    """`--format` choices; `auto` is rich on a colour terminal and plain text otherwise."""
+
+    AUTO = "auto"
+    RICH = "rich"
+    TEXT = "text"
+    JSON = "json"
+    MARKDOWN = "markdown"
+
+
+class ColorMode(str, enum.Enum):
+    """`--color` choices."""
+
+    AUTO = "auto"
+    ALWAYS = "always"
+    NEVER = "never"
+
+
+def color_enabled(mode: ColorMode, stream: IO[str]) -> bool:
+    """Whether to colour `stream`: `auto` is off for pipes, NO_COLOR and TERM=dumb."""
+    if mode is ColorMode.ALWAYS:
+        return True
+    if mode is ColorMode.NEVER:
+        return False
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def resolve_format(fmt: OutputFormat, color: ColorMode, stream: IO[str]) -> OutputFormat:
+    """Turn `auto` into rich or text for this stream."""
+    if fmt is not OutputFormat.AUTO:
+        return fmt
+    return OutputFormat.RICH if color_enabled(color, stream) else OutputFormat.TEXT
+
+
+def to_json(data: dict[str, Any]) -> str:
+    """Stable JSON text for machine output."""
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+# --- plain text -------------------------------------------------------------------------------
+
+
+def render_text(doc: Document) -> str:
+    """Plain text: no colour, no markup, log lines kept verbatim."""
+    return "\n\n".join(_text_block(b) for b in doc) + "\n"
+
+
+def _indent(text: str, prefix: str, first: str | None = None) -> str:
+    lines = text.split("\n")
+    head = first if first is not None else prefix
+    return "\n".join([head + lines[0], *(prefix + line if line else "" for line in lines[1:])])
+
+
+def _text_block(block: Block) -> str:
+    if isinstance(block, Heading):
+        return f"{block.text}\n{('=' if block.level == 1 else '-') * min(len(block.text), 100)}"
+    if isinstance(block, Text):
+        return block.text
+    if isinstance(block, Bullets):
+        marks = [f"{i}. " if block.ordered else "- " for i in range(1, len(block.items) + 1)]
+        return "\n".join(_indent(item, " " * len(m), m) for m, item in zip(marks, block.items, strict=True))
+    if isinstance(block, Code):
+        body = _indent(block.text, "    ")
+        return f"{block.title}:\n{body}" if block.title else body
+    if isinstance(block, Fields):
+        width = max(len(k) for k, _ in block.pairs)
+        return "\n".join(_indent(v, " " * (width + 2), f"{k + ':':<{width + 2}}") for k, v in block.pairs)
+    return _text_table(block)
+
+
+def _text_table(table: Table) -> str:
+    cells = [list(table.columns), *[[c.replace("\n", " ") for c in row] for row in table.rows]]
+    widths = [min(max(len(r[i]) for r in cells), 60) for i in range(len(table.columns))]
+    widths[-1] = max(len(r[-1]) for r in cells)
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    if table.title:
+        lines.insert(0, table.title)
+    return "\n".join(lines)
+
+
+# --- markdown ---------------------------------------------------------------------------------
+
+
+def render_markdown(doc: Document) -> str:
+    """GitHub-flavoured Markdown, ready to paste into an issue."""
+    return "\n\n".join(_md_block(b) for b in doc) + "\n"
+
+
+def _fence(text: str) -> str:
+    longest = run = 0
+    for ch in text:
+        run = run + 1 if ch == "`" else 0
+        longest = max(longest, run)
+    return "`" * max(3, longest + 1)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", "<br>")
+
+
+def _md_block(block: Block) -> str:
+    if isinstance(block, Heading):
+        return f"{'#' * min(block.level, 6)} {block.text}"
+    if isinstance(block, Text):
+        return f"**{block.text}**" if block.tone in ("error", "strong") else block.text
+    if isinstance(block, Bullets):
+        marks = [f"{i}. " if block.ordered else "- " for i in range(1, len(block.items) + 1)]
+        return "\n".join(_indent(item, " " * len(m), m) for m, item in zip(marks, block.items, strict=True))
+    if isinstance(block, Code):
+        fence = _fence(block.text)
+        lang = "" if block.language == "text" else block.language
+        body = f"{fence}{lang}\n{block.text}\n{fence}"
+        return f"*{block.title}*\n\n{body}" if block.title else body
+    if isinstance(block, Fields):
+        return "\n".join(f"- **{k}:** {_md_cell(v)}" for k, v in block.pairs)
+    head = "| " + " | ".join(block.columns) + " |"
+    rule = "|" + "|".join("---" for _ in block.columns) + "|"
+    rows = ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+    title = [f"*{block.title}*", ""] if block.title else []
+    return "\n".join([*title, head, rule, *rows])
+
+
+# --- rich -------------------------------------------------------------------------------------
+
+_TONE_STYLE: dict[Tone, str] = {
+    "plain": "",
+    "muted": "dim",
+    "error": "bold red",
+    "warning": "bold yellow",
+    "info": "cyan",
+    "ok": "green",
+    "strong": "bold",
+}
+
+
+def rich_renderables(doc: Document) -> list[RenderableType]:
+    """Rich renderables for a colour terminal; text is never interpreted as markup."""
+    return [_rich_block(b) for b in doc]
+
+
+def _rich_block(block: Block) -> RenderableType:
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.table import Table as RichTable
+    from rich.text import Text as RichText
+
+    if isinstance(block, Heading):
+        style = "bold underline" if block.level == 1 else "bold magenta"
+        return RichText("\n" + block.text, style=style)
+    if isinstance(block, Text):
+        return RichText(block.text, style=_TONE_STYLE[block.tone])
+    if isinstance(block, Bullets):
+        out = RichText()
+        for i, item in enumerate(block.items, 1):
+            mark = f"{i}. " if block.ordered else "• "
+            out.append(mark, style="bold")
+            out.append(item.replace("\n", "\n" + " " * len(mark)) + ("\n" if i < len(block.items) else ""))
+        return out
+    if isinstance(block, Code):
+        body: RenderableType
+        if block.language in ("python", "rust", "shell", "yaml"):
+            body = Syntax(block.text, "bash" if block.language == "shell" else block.language, word_wrap=True)
+        else:
+            body = RichText(block.text)
+        return Panel(body, title=block.title, title_align="left", border_style="dim", expand=False)
+    if isinstance(block, Fields):
+        grid = RichTable.grid(padding=(0, 2))
+        grid.add_column(style="bold")
+        grid.add_column()
+        for k, v in block.pairs:
+            grid.add_row(RichText(k), RichText(v))
+        return grid
+    table = RichTable(title=block.title, show_lines=False, header_style="bold")
+    for col in block.columns:
+        table.add_column(col, overflow="fold")
+    for row in block.rows:
+        table.add_row(*(RichText(c) for c in row))
+    return table
+
+
+def make_console(stream: IO[str] | None = None, *, color: bool = True) -> Console:
+    """A rich console writing to `stream` (stdout by default)."""
+    from rich.console import Console
+
+    return Console(
+        file=stream or sys.stdout,
+        force_terminal=color or None,
+        no_color=not color,
+        highlight=False,
+        soft_wrap=False,
+    )
+
+
+def emit(
+    doc: Document,
+    data: dict[str, Any],
+    fmt: OutputFormat,
+    *,
+    color: ColorMode = ColorMode.AUTO,
+    stream: IO[str] | None = None,
+) -> None:
+    """Write a document (or, for `json`, the data) to `stream` in the chosen format."""
+    out = stream or sys.stdout
+    resolved = resolve_format(fmt, color, out)
+    if resolved is OutputFormat.JSON:
+        out.write(to_json(data) + "\n")
+    elif resolved is OutputFormat.MARKDOWN:
+        out.write(render_markdown(doc))
+    elif resolved is OutputFormat.TEXT:
+        out.write(render_text(doc))
+    else:
+        console = make_console(out, color=color_enabled(color, out) or fmt is OutputFormat.RICH)
+        for renderable in rich_renderables(doc):
+            console.print(renderable)
+    out.flush()
+
+
+def error_line(message: str, hint: str | None, stream: IO[str] | None = None) -> None:
+    """The one-line error (plus hint) that expected failures print to stderr."""
+    err = stream or sys.stderr
+    err.write(f"ddpdoctor: error: {message}\n")
+    if hint:
+        err.write(f"ddpdoctor: hint: {hint}\n")
+    err.flush()

@@ -1,0 +1,359 @@
+"""`kb lint`: everything a knowledge-base change must satisfy, as a report of findings.
+
+Rules (finding ids):
+  kb.schema        the file validates (keys, types, patterns compile, id = file name, unique ids)
+  kb.key-order     keys follow the schema's canonical order
+  kb.related       every related id exists
+  kb.also          every sample's `also` id exists
+  kb.sample-match  each match sample matches exactly this entry plus its `also` ids, with the captures
+  kb.sample-no-match  each no_match sample does not match this entry
+  kb.pattern-unused   every pattern is exercised by at least one match sample
+  kb.fix-parse     python example fixes parse
+  kb.check-unknown / kb.reproducer-unknown   referenced checks and scenarios exist (when known)
+  kb.pattern-slow  no pattern takes more than a budget on adversarial lines (catastrophic backtracking)
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import selectors
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddpdoctor.document import Document, Table, Text
+from ddpdoctor.errors import KnowledgeError
+from ddpdoctor.findings import Evidence, Finding, Report, Severity
+from ddpdoctor.kb.loader import extra_dirs, load_entries
+from ddpdoctor.kb.matching import MAX_MATCH_CHARS, Matcher, split_lines
+from ddpdoctor.kb.schema import FIELD_ORDER, Entry
+
+LINT_SCHEMA = "ddpdoctor.kb-lint/1"
+# Wall-clock budget for one pattern over all its adversarial lines; a linear pattern needs a few ms.
+PATTERN_BUDGET_S = 0.5
+
+
+@dataclass
+class LintReport(Report):
+    """Lint problems as error findings, plus how many entries were checked."""
+
+    entries_checked: int = 0
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON form with the entry count."""
+        return {**super().to_dict(), "entries_checked": self.entries_checked}
+
+    def to_document(self) -> Document:
+        """One row per problem (file, rule, problem, fix), or a one-line pass."""
+        if self.ok:
+            return [Text(f"{self.entries_checked} entries checked, no problems.", tone="ok")]
+        rows = tuple(
+            (f.evidence[0].text if f.evidence else "", f.id, f.title, f.solutions[0] if f.solutions else "")
+            for f in self.findings
+        )
+        summary = f"{len(self.findings)} problem(s) in {self.entries_checked} valid entries"
+        return [Table(("file", "rule", "problem", "fix"), rows, title=summary)]
+
+
+def _problem(rule: str, path: str, message: str, fix: str | None = None) -> Finding:
+    return Finding(
+        id=f"kb.{rule}",
+        severity=Severity.ERROR,
+        category="other",
+        title=message,
+        message=f"in {path}",
+        evidence=(Evidence(text=path),),
+        solutions=(fix,) if fix else (),
+    )
+
+
+def _from_error(exc: KnowledgeError) -> Finding:
+    return _problem("schema", exc.path, f"{exc.key}: {exc.problem}" if exc.key else exc.problem, exc.hint)
+
+
+def lint_entries(
+    entries: Sequence[Entry],
+    key_orders: dict[str, tuple[str, ...]] | None = None,
+    *,
+    known_checks: Collection[str] | None = None,
+    known_scenarios: Collection[str] | None = None,
+    check_speed: bool = True,
+) -> list[Finding]:
+    """Every rule except schema validation, over already-loaded entries."""
+    matcher = Matcher(entries)
+    ids = {e.id for e in entries}
+    problems: list[Finding] = []
+    for entry in entries:
+        problems += _lint_links(entry, ids, known_checks, known_scenarios)
+        problems += _lint_samples(entry, matcher)
+        problems += _lint_fix(entry)
+        order = (key_orders or {}).get(entry.id)
+        if order is not None:
+            expected = [k for k in FIELD_ORDER if k in order]
+            if list(order) != expected:
+                problems.append(
+                    _problem(
+                        "key-order", entry.path, "keys are out of order", f"order them: {', '.join(expected)}"
+                    )
+                )
+    if check_speed:
+        problems += _lint_speed(entries)
+    return problems
+
+
+def _lint_links(
+    entry: Entry, ids: set[str], known_checks: Collection[str] | None, known_scenarios: Collection[str] | None
+) -> list[Finding]:
+    out = []
+    for rel in entry.related:
+        if rel.id not in ids:
+            out.append(
+                _problem(
+                    "related",
+                    entry.path,
+                    f"related id {rel.id!r} does not exist",
+                    "link an existing entry or remove the link",
+                )
+            )
+    for sample in entry.samples_match:
+        for other in sample.also:
+            if other not in ids:
+                out.append(
+                    _problem(
+                        "also",
+                        entry.path,
+                        f"sample names unknown entry {other!r} in `also`",
+                        "name an existing entry",
+                    )
+                )
+    if known_checks is not None:
+        for check in entry.checks:
+            if check not in known_checks:
+                out.append(
+                    _problem(
+                        "check-unknown",
+                        entry.path,
+                        f"check {check!r} does not exist",
+                        "use an id from `ddpdoctor check --list`",
+                    )
+                )
+    if known_scenarios is not None and entry.reproducer and entry.reproducer not in known_scenarios:
+        out.append(
+            _problem(
+                "reproducer-unknown",
+                entry.path,
+                f"scenario {entry.reproducer!r} does not exist",
+                "use a name from `ddpdoctor reproduce --list`",
+            )
+        )
+    return out
+
+
+def _lint_samples(entry: Entry, matcher: Matcher) -> list[Finding]:
+    out = []
+    used_patterns: set[int] = set()
+    for i, sample in enumerate(entry.samples_match):
+        matches = matcher.match_text(sample.text)
+        got = {m.entry.id for m in matches}
+        want = {entry.id, *sample.also}
+        if got != want:
+            extra, missing = sorted(got - want), sorted(want - got)
+            detail = "; ".join(
+                p
+                for p in (
+                    f"missing {', '.join(missing)}" if missing else "",
+                    f"unexpected {', '.join(extra)}" if extra else "",
+                )
+                if p
+            )
+            out.append(
+                _problem(
+                    "sample-match",
+                    entry.path,
+                    f"samples.match[{i}] matched the wrong entries: {detail}",
+                    "fix the patterns, or list intended overlaps in `also`",
+                )
+            )
+        own = [m for m in matches if m.entry.id == entry.id]
+        used_patterns.update(m.pattern for m in own)
+        if own and sample.captures:
+            groups = own[0].groups
+            for name, value in sample.captures.items():
+                if groups.get(name, "").strip() != value.strip():
+                    out.append(
+                        _problem(
+                            "sample-match",
+                            entry.path,
+                            f"samples.match[{i}] captured {name}={groups.get(name)!r}, expected {value!r}",
+                            "fix the pattern's group or the expected capture",
+                        )
+                    )
+    for index, pattern in enumerate(entry.patterns):
+        if index not in used_patterns:
+            out.append(
+                _problem(
+                    "pattern-unused",
+                    entry.path,
+                    f"patterns[{index}] {pattern.source!r} is matched by no sample",
+                    "add a match sample for it or remove it",
+                )
+            )
+    for i, sample in enumerate(entry.samples_no_match):
+        if any(m.entry.id == entry.id for m in matcher.match_text(sample.text)):
+            out.append(
+                _problem(
+                    "sample-no-match",
+                    entry.path,
+                    f"samples.no_match[{i}] matches the entry",
+                    "tighten the patterns",
+                )
+            )
+    return out
+
+
+def _lint_fix(entry: Entry) -> list[Finding]:
+    fix = entry.example_fix
+    if fix.language != "python":
+        return []
+    out = []
+    for side, code in (("before", fix.before), ("after", fix.after)):
+        try:
+            ast.parse(code)
+        except SyntaxError as exc:
+            out.append(
+                _problem(
+                    "fix-parse",
+                    entry.path,
+                    f"example_fix.{side} does not parse: {exc.msg} (line {exc.lineno})",
+                    "make the snippet valid Python",
+                )
+            )
+    return out
+
+
+def seed_lines(entry: Entry) -> list[str]:
+    """The last lines of the entry's first match samples: material for adversarial input."""
+    return [line for sample in entry.samples_match[:3] for _, line in list(split_lines(sample.text))[-2:]]
+
+
+def adversarial_lines(seeds: Sequence[str], size: int = MAX_MATCH_CHARS) -> list[str]:
+    """Long lines that make backtracking patterns slow: repeated seeds, cut seeds, repeated characters."""
+    lines: list[str] = []
+    for line in seeds:
+        lines.append(((line + " ") * (size // (len(line) + 1) + 1))[:size])
+        cut = line[: max(1, len(line) * 4 // 5)]
+        lines.append((cut * (size // len(cut) + 1))[:size])
+    lines += [ch * size for ch in "a :0.\t/"]
+    return lines
+
+
+_SPEED_PROBE = """
+import json, re, sys, time
+from ddpdoctor.kb.lint import adversarial_lines
+for raw in sys.stdin:
+    label, source, seeds = json.loads(raw)
+    regex = re.compile(source)
+    lines = adversarial_lines(seeds)
+    start = time.perf_counter()
+    for line in lines:
+        regex.search(line)
+    print(json.dumps([label, time.perf_counter() - start]), flush=True)
+"""
+
+
+def _lint_speed(entries: Sequence[Entry]) -> list[Finding]:
+    jobs = [
+        (f"{e.path}|{i}", p.source, seed_lines(e), e.path, i)
+        for e in entries
+        for i, p in enumerate(e.patterns)
+    ]
+    out: list[Finding] = []
+    for path, index, source, seconds in timed_patterns(
+        [(j[0], j[1], j[2]) for j in jobs], {j[0]: (j[3], j[4]) for j in jobs}
+    ):
+        shown = f"over {PATTERN_BUDGET_S * 3:.1f}s (stopped)" if seconds is None else f"{seconds:.2f}s"
+        out.append(
+            _problem(
+                "pattern-slow",
+                path,
+                f"patterns[{index}] {source!r} took {shown} on adversarial lines",
+                "avoid nested or overlapping unbounded repeats; anchor on a literal",
+            )
+        )
+    return out
+
+
+def timed_patterns(
+    jobs: list[tuple[str, str, list[str]]],
+    where: dict[str, tuple[str, int]],
+    *,
+    budget_s: float = PATTERN_BUDGET_S,
+    spawn: Callable[[], subprocess.Popen[str]] | None = None,
+) -> list[tuple[str, int, str, float | None]]:
+    """Time each (label, regex, seed lines) job in a child process; return those over budget.
+
+    A pattern still running after three budgets is killed and reported with seconds=None; the
+    child is then restarted for the remaining jobs.
+    """
+    slow: list[tuple[str, int, str, float | None]] = []
+    pending = list(jobs)
+    while pending:
+        proc = (spawn or _spawn_probe)()
+        assert proc.stdin is not None and proc.stdout is not None
+        sel = selectors.DefaultSelector()
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        done = 0
+        try:
+            for label, source, seeds in pending:
+                proc.stdin.write(json.dumps([label, source, seeds]) + "\n")
+                proc.stdin.flush()
+                deadline = time.monotonic() + budget_s * 3
+                if not sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                    path, index = where[label]
+                    slow.append((path, index, source, None))
+                    done += 1
+                    break
+                _, seconds = json.loads(proc.stdout.readline())
+                if seconds > budget_s:
+                    path, index = where[label]
+                    slow.append((path, index, source, seconds))
+                done += 1
+            else:
+                done = len(pending)
+        finally:
+            sel.close()
+            proc.kill()
+            proc.wait()
+        pending = pending[done:]
+    return slow
+
+
+def _spawn_probe() -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", _SPEED_PROBE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+
+
+def lint_knowledge_base(
+    dirs: Sequence[Path] = (),
+    *,
+    include_bundled: bool = True,
+    known_checks: Collection[str] | None = None,
+    known_scenarios: Collection[str] | None = None,
+    check_speed: bool = True,
+) -> LintReport:
+    """Load every entry (collecting problems) and run all lint rules."""
+    result = load_entries(extra_dirs(dirs), include_bundled=include_bundled)
+    findings = [_from_error(p) for p in result.problems]
+    findings += lint_entries(
+        result.entries,
+        result.key_orders,
+        known_checks=known_checks,
+        known_scenarios=known_scenarios,
+        check_speed=check_speed,
+    )
+    return LintReport(schema=LINT_SCHEMA, findings=findings, entries_checked=len(result.entries))

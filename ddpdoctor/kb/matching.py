@@ -1,0 +1,120 @@
+"""Match log text against knowledge-base patterns, and peel wrappers down to their inner cause.
+
+This is the reference matcher: `kb search`, `kb lint` and the samples tests use it directly, and
+the fast scanner of `explain` must agree with it on every line it selects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+
+from ddpdoctor.kb.schema import INNER_GROUP, Entry
+
+# Lines longer than this are cut before full regex matching, which bounds the time any pattern
+# can spend on one line; every message the knowledge base knows fits well inside it.
+MAX_MATCH_CHARS = 64 * 1024
+# How many wrappers `unwrap` peels before it stops (hostile input can nest thousands).
+MAX_UNWRAP_DEPTH = 16
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+_KIND_PREFERENCE = {"wrapper": 0, "root": 1, "symptom": 2}
+
+
+def clean_line(line: str) -> str:
+    """Strip ANSI colour codes and trailing whitespace; cut very long lines."""
+    if "\x1b" in line:
+        line = ANSI_RE.sub("", line)
+    return line[:MAX_MATCH_CHARS].rstrip()
+
+
+def split_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line index, cleaned segment) pairs; carriage-return progress segments count as their own text."""
+    for index, raw in enumerate(text.split("\n")):
+        for segment in raw.split("\r"):
+            cleaned = clean_line(segment)
+            if cleaned:
+                yield index, cleaned
+
+
+@dataclass(frozen=True)
+class Match:
+    """One pattern of one entry matching one piece of text."""
+
+    entry: Entry
+    pattern: int
+    text: str
+    start: int
+    end: int
+    groups: Mapping[str, str]
+    line: int = 0
+    depth: int = 0
+
+    @property
+    def rank(self) -> int | None:
+        """The rank the entry's rank rule reads from this match."""
+        return self.entry.rank.rank_from(self.groups)
+
+    @property
+    def inner(self) -> str | None:
+        """The wrapped message, for wrapper entries that capture it."""
+        value = self.groups.get(INNER_GROUP)
+        return value.strip() if value and value.strip() else None
+
+
+def _preference(match: Match) -> tuple[int, int, str]:
+    return (_KIND_PREFERENCE[match.entry.kind], -(match.end - match.start), match.entry.id)
+
+
+class Matcher:
+    """Matches text against a fixed set of entries."""
+
+    def __init__(self, entries: Iterable[Entry]) -> None:
+        self.entries: tuple[Entry, ...] = tuple(entries)
+
+    def match_line(self, line: str, *, line_no: int = 0, depth: int = 0) -> list[Match]:
+        """Every entry that matches this one line (its first matching pattern), most specific first."""
+        text = clean_line(line)
+        found = []
+        for entry in self.entries:
+            for index, pattern in enumerate(entry.patterns):
+                m = pattern.regex.search(text)
+                if m is None:
+                    continue
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                found.append(Match(entry, index, text, m.start(), m.end(), groups, line_no, depth))
+                break
+        found.sort(key=_preference)
+        return found
+
+    def unwrap(self, match: Match) -> list[Match]:
+        """The chain from `match` inwards, outermost first, following each wrapper's inner message."""
+        chain = [match]
+        current = match
+        while current.inner is not None and len(chain) <= MAX_UNWRAP_DEPTH:
+            inner = self.match_line(current.inner, line_no=current.line, depth=current.depth + 1)
+            if not inner:
+                break
+            current = inner[0]
+            chain.append(current)
+        return chain
+
+    def match_text(self, text: str) -> list[Match]:
+        """Every match in a multi-line text, including the inner messages of wrappers."""
+        out: list[Match] = []
+        seen: set[tuple[str, int, str]] = set()
+        for line_no, line in split_lines(text):
+            for direct in self.match_line(line, line_no=line_no):
+                self._collect(direct, out, seen)
+        return out
+
+    def _collect(self, match: Match, out: list[Match], seen: set[tuple[str, int, str]]) -> None:
+        key = (match.entry.id, match.line, match.text)
+        if key in seen:
+            return
+        seen.add(key)
+        out.append(match)
+        if match.inner is not None and match.depth < MAX_UNWRAP_DEPTH:
+            for inner in self.match_line(match.inner, line_no=match.line, depth=match.depth + 1):
+                self._collect(inner, out, seen)

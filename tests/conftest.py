@@ -1,0 +1,47 @@
+"""Shared fixtures: the bundled knowledge base and a CLI runner with exact exit codes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ddpdoctor.cli.app import app
+from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
+
+REPO = Path(__file__).resolve().parent.parent
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def kb() -> KnowledgeBase:
+    """The bundled knowledge base, loaded once."""
+    return load_knowledge_base()
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch):
+    """Run `ddpdoctor ARGS...` in-process; returns exit code, stdout and stderr separately."""
+    monkeypatch.delenv("DDPDOCTOR_KB_PATH", raising=False)
+    monkeypatch.delenv("DDPDOCTOR_DEBUG", raising=False)
+
+    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> CliResult:
+        runner = CliRunner()
+        result = runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    return invoke
+
+
+def entry_ids(kb_: KnowledgeBase) -> Sequence[str]:
+    return [e.id for e in kb_.entries]

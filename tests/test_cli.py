@@ -1,0 +1,147 @@
+"""The CLI frame: exit codes, one-line errors, crash reports, help and README coverage."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+
+from ddpdoctor.cli import app as app_module
+from ddpdoctor.cli.app import app
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _commands(group: typer.Typer, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out = [(*prefix, c.name or c.callback.__name__) for c in group.registered_commands]
+    for sub in group.registered_groups:
+        out += _commands(sub.typer_instance, (*prefix, sub.name))
+    return out
+
+
+COMMANDS = _commands(app)
+
+
+def test_version(cli) -> None:
+    result = cli("--version")
+    assert result.exit_code == 0 and result.stdout.startswith("ddpdoctor ")
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_every_command_has_help_and_is_in_the_readme(command, cli) -> None:
+    result = cli(*command, "--help")
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f"ddpdoctor {' '.join(command)}" in readme
+
+
+def test_readme_documents_every_exit_code() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for code in ("| 0 ", "| 1 ", "| 2 ", "| 3 ", "| 130 "):
+        assert code in readme
+
+
+def test_unknown_option_is_a_usage_error(cli) -> None:
+    result = cli("kb", "list", "--no-such-option")
+    assert result.exit_code == 2
+    assert "No such option" in result.stderr
+
+
+def test_bad_format_value_is_a_usage_error(cli) -> None:
+    result = cli("kb", "list", "--format", "yaml")
+    assert result.exit_code == 2 and "yaml" in result.stderr
+
+
+def test_internal_bug_gives_one_line_exit_3_and_a_crash_report(cli, monkeypatch, tmp_path) -> None:
+    def explode(*_a, **_k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr("ddpdoctor.cli.kb.load_knowledge_base", explode)
+    result = cli("kb", "list", env={"XDG_STATE_HOME": str(tmp_path)})
+    assert result.exit_code == 3
+    lines = result.stderr.strip().splitlines()
+    assert (
+        lines[0]
+        == "ddpdoctor: error: internal error (RuntimeError: simulated bug); this is a bug in ddpdoctor"
+    )
+    assert "Traceback" not in result.stderr
+    reports = list((tmp_path / "ddpdoctor").glob("crash-*.log"))
+    assert len(reports) == 1 and str(reports[0]) in lines[1]
+    body = reports[0].read_text(encoding="utf-8")
+    assert "ddpdoctor 0.1.0" in body and "python " in body and "RuntimeError: simulated bug" in body
+
+
+def test_debug_flag_shows_the_traceback(cli, monkeypatch) -> None:
+    def explode(*_a, **_k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr("ddpdoctor.cli.kb.load_knowledge_base", explode)
+    with pytest.raises(RuntimeError, match="simulated bug"):
+        cli("--debug", "kb", "list")
+
+
+def test_ctrl_c_exits_130(cli, monkeypatch) -> None:
+    def interrupt(*_a, **_k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("ddpdoctor.cli.kb.load_knowledge_base", interrupt)
+    assert cli("kb", "list").exit_code == 130
+
+
+def test_run_returns_exit_codes_instead_of_exiting(capsys) -> None:
+    assert app_module.run(["kb", "show", "burn-ddp-main-worker-failed", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] == "burn-ddp-main-worker-failed"
+    assert app_module.run(["kb", "show", "no-such-entry"]) == 2
+
+
+def test_kb_search_finds_the_seed_message(cli) -> None:
+    result = cli("kb", "search", "Distributed data parallel main worker failed: boom", "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["schema"] == "ddpdoctor.kb-search/1"
+    found = data["findings"][0]
+    assert found["id"] == "burn-ddp-main-worker-failed" and found["rank"] == 0
+    assert found["data"]["captures"]["inner"] == "boom"
+
+
+def test_kb_search_reads_stdin_and_exits_1_without_a_match(cli) -> None:
+    result = cli("kb", "search", "-", input="all good, nothing failed\n")
+    assert result.exit_code == 1
+
+
+def test_kb_list_json_contract(cli) -> None:
+    data = json.loads(cli("kb", "list", "--format", "json").stdout)
+    assert set(data) >= {"entries"}
+    for item in data["entries"]:
+        assert set(item) == {"id", "title", "framework", "category", "kind", "status"}
+
+
+def test_kb_list_filters(cli, kb) -> None:
+    data = json.loads(cli("kb", "list", "--framework", "burn", "--format", "json").stdout)
+    assert data["entries"] and all(e["framework"] == "burn" for e in data["entries"])
+    assert len(data["entries"]) == len(kb.select(framework="burn"))
+    assert cli("kb", "list", "--framework", "tensorflow").exit_code == 2
+
+
+def test_help_and_kb_never_import_torch() -> None:
+    code = (
+        "import sys; from ddpdoctor.cli import main; "
+        "codes = [main(['kb', 'list', '--format', 'json']), main(['kb', 'show', 'burn-ddp-main-worker-failed']), main(['--help'])]; "
+        "assert 'torch' not in sys.modules, 'torch was imported'; print(codes)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().endswith("[0, 0, 0]")
+
+
+def test_python_dash_m_entry_point() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "ddpdoctor", "kb", "show", "nope"], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ddpdoctor: error: no knowledge-base entry 'nope'")

@@ -1,0 +1,111 @@
+"""The renderers: the same document in rich, plain text and Markdown; JSON straight from reports."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, render_markdown, render_text, resolve_format
+from ddpdoctor.document import Bullets, Code, Fields, Heading, Table, Text, finding_blocks
+from ddpdoctor.findings import Evidence, Finding, Report, Severity
+
+DOC = [
+    Heading("Title [bold]not markup[/bold]", level=1),
+    Text("A paragraph.", tone="error"),
+    Bullets(("first", "second\nwith a second line"), ordered=True),
+    Code("line with ``` fences\nsecond", title="evidence"),
+    Fields((("rank", "3"), ("device", "cuda:1"))),
+    Table(("a", "b"), (("x|y", "z"),)),
+]
+
+
+def test_plain_text_keeps_text_verbatim_and_has_no_escape_codes() -> None:
+    out = render_text(DOC)
+    assert "\x1b" not in out
+    assert "Title [bold]not markup[/bold]" in out
+    assert "1. first\n2. second\n   with a second line" in out
+    assert "    line with ``` fences" in out
+    assert "rank:   3" in out
+
+
+def test_markdown_fences_survive_backticks_and_tables_escape_pipes() -> None:
+    out = render_markdown(DOC)
+    assert "# Title" in out
+    assert "````\nline with ``` fences\nsecond\n````" in out
+    assert "| x\\|y | z |" in out
+
+
+def test_rich_output_does_not_interpret_markup_in_text() -> None:
+    buf = io.StringIO()
+    emit(DOC, {}, OutputFormat.RICH, color=ColorMode.NEVER, stream=buf)
+    assert "Title [bold]not markup[/bold]" in buf.getvalue()
+
+
+def test_auto_format_is_plain_for_pipes_and_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    assert resolve_format(OutputFormat.AUTO, ColorMode.AUTO, io.StringIO()) is OutputFormat.TEXT
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert resolve_format(OutputFormat.AUTO, ColorMode.AUTO, Tty()) is OutputFormat.RICH
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert resolve_format(OutputFormat.AUTO, ColorMode.AUTO, Tty()) is OutputFormat.TEXT
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("TERM", "dumb")
+    assert resolve_format(OutputFormat.AUTO, ColorMode.AUTO, Tty()) is OutputFormat.TEXT
+    assert resolve_format(OutputFormat.AUTO, ColorMode.ALWAYS, io.StringIO()) is OutputFormat.RICH
+
+
+def test_color_always_emits_ansi_codes() -> None:
+    buf = io.StringIO()
+    emit(DOC, {}, OutputFormat.AUTO, color=ColorMode.ALWAYS, stream=buf)
+    assert "\x1b[" in buf.getvalue()
+
+
+def test_json_is_the_report_dict_and_reports_sort_errors_first() -> None:
+    report = Report(
+        schema="ddpdoctor.test/1",
+        findings=[
+            Finding("b", Severity.OK, "other", "fine", "fine"),
+            Finding(
+                "a",
+                Severity.ERROR,
+                "oom_gpu",
+                "boom",
+                "CUDA out of memory",
+                rank=2,
+                evidence=(Evidence("x", "f.log", 3),),
+            ),
+        ],
+    )
+    buf = io.StringIO()
+    emit(report.to_document(), report.to_dict(), OutputFormat.JSON, stream=buf)
+    data = json.loads(buf.getvalue())
+    assert data["schema"] == "ddpdoctor.test/1" and data["ok"] is False
+    assert [f["id"] for f in data["findings"]] == ["a", "b"]
+    assert data["findings"][0]["evidence"] == [{"text": "x", "file": "f.log", "line": 3}]
+    assert report.exit_code() == 1
+
+
+def test_exit_code_strict_turns_warnings_into_problems() -> None:
+    report = Report(schema="s", findings=[Finding("w", Severity.WARNING, "other", "t", "m")])
+    assert report.exit_code() == 0 and report.exit_code(strict=True) == 1
+
+
+def test_finding_blocks_show_location_and_solutions() -> None:
+    f = Finding(
+        "x",
+        Severity.ERROR,
+        "oom_gpu",
+        "t",
+        "m",
+        rank=1,
+        evidence=(Evidence("line", "r1.log", 9),),
+        solutions=("do this",),
+    )
+    text = render_text(finding_blocks(f))
+    assert "r1.log:9: line" in text and "1. do this" in text and "rank:" in text
