@@ -23,6 +23,7 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+# Command registration: one line per command or group.
 app.add_typer(kb_commands.app, name="kb")
 
 
