@@ -20,8 +20,8 @@ demo: $(BIN)/.installed
 	$(BIN)/ddpdoctor kb show burn-ddp-main-worker-failed
 
 lint: $(BIN)/.installed
-	$(BIN)/ruff check ddpdoctor tests bench
-	$(BIN)/ruff format --check ddpdoctor tests bench
+	$(BIN)/ruff check ddpdoctor tests $(wildcard bench)
+	$(BIN)/ruff format --check ddpdoctor tests $(wildcard bench)
 
 typecheck: $(BIN)/.installed
 	$(BIN)/mypy
