@@ -1,0 +1,131 @@
+"""The report of `check --distributed`: the check report plus every rank's facts and the bandwidth table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ddpdoctor.check.runner import CheckReport
+from ddpdoctor.devices import format_size
+from ddpdoctor.distributed.collectives import BandwidthRow
+from ddpdoctor.distributed.facts import RankFacts
+from ddpdoctor.document import Document, Table, Text, report_document
+from ddpdoctor.errors import ExitCode
+from ddpdoctor.findings import Finding, Report, Severity
+
+
+def _size_text(num_bytes: int) -> str:
+    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if num_bytes >= scale and num_bytes % scale == 0:
+            return f"{num_bytes // scale} {unit}"
+    return f"{num_bytes} B"
+
+
+@dataclass
+class DistributedCheckReport(CheckReport):
+    """`ddpdoctor.check/1` with `ranks`, `world_size`, `backend`, `bandwidth` and `rank` added.
+
+    Rank 0's report covers the whole job. Another rank's report holds only its own findings, and
+    `job_ok` is rank 0's verdict on the whole job (None when rank 0 could not be heard).
+    """
+
+    rank: int = 0
+    world_size: int = 1
+    backend: str | None = None
+    timeout_s: float = 0.0
+    ranks: list[RankFacts] = field(default_factory=list)
+    bandwidth: list[BandwidthRow] = field(default_factory=list)
+    job_ok: bool | None = None
+
+    @property
+    def is_reporter(self) -> bool:
+        """True on rank 0, the rank that prints the report for the whole job."""
+        return self.rank == 0
+
+    def own_errors(self) -> list[Finding]:
+        """Error findings about this rank (what a non-reporting rank prints)."""
+        return [f for f in self.findings if f.severity is Severity.ERROR]
+
+    def exit_code(self, *, strict: bool = False) -> ExitCode:
+        """1 when this rank's findings have an error or rank 0 judged the job not healthy."""
+        if self.job_ok is False:
+            return ExitCode.PROBLEM
+        return super().exit_code(strict=strict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The check report's keys (devices: one per rank) plus ranks, backend and bandwidth."""
+        return {
+            **Report.to_dict(self),
+            "devices": [
+                {
+                    "position": r.rank,
+                    "written": r.device,
+                    "device": r.device,
+                    "type": r.device_type,
+                    "ordinal": None if r.gpu is None else r.gpu.get("index"),
+                    "gpu": None if r.gpu is None else dict(r.gpu),
+                }
+                for r in self.ranks
+            ],
+            "inventory": None
+            if self.inventory is None
+            else {"source": self.inventory.source, "simulated": self.inventory.simulated},
+            "rank": self.rank,
+            "world_size": self.world_size,
+            "backend": self.backend,
+            "timeout_s": self.timeout_s,
+            "ranks": [r.to_dict() for r in self.ranks],
+            "bandwidth": [b.to_dict() for b in self.bandwidth],
+        }
+
+    def summary(self) -> str:
+        """One line: ranks heard from, errors and warnings."""
+        errors = sum(f.severity is Severity.ERROR for f in self.findings)
+        warnings = sum(f.severity is Severity.WARNING for f in self.findings)
+        heard = f"{len(self.ranks)} of {self.world_size} rank(s) reported"
+        if not errors and not warnings:
+            return f"all checks passed; {heard}"
+        return f"{errors} error(s), {warnings} warning(s); {heard}"
+
+    def to_document(self) -> Document:
+        """A table of ranks, the bandwidth table, a summary line, then the findings."""
+        rows = tuple(
+            (
+                str(r.rank),
+                r.host,
+                str(r.local_rank),
+                r.device,
+                "" if r.gpu is None else f"{r.gpu.get('name')} {r.gpu.get('pci_bus_id')}",
+                "" if r.gpu is None else format_size(r.gpu.get("memory_free")),
+                f"{r.versions.get('torch')}"
+                + (f" / nccl {r.versions['nccl']}" if r.versions.get("nccl") else ""),
+            )
+            for r in self.ranks
+        )
+        doc: Document = [
+            Table(
+                ("rank", "host", "local", "device", "gpu", "free", "versions"),
+                rows,
+                title=f"ranks ({len(self.ranks)} of {self.world_size}, backend {self.backend or '-'})",
+            )
+        ]
+        if self.bandwidth:
+            doc.append(
+                Table(
+                    ("size", "count", "iters", "time (us)", "algbw (GB/s)", "busbw (GB/s)"),
+                    tuple(
+                        (
+                            _size_text(b.size),
+                            str(b.count),
+                            str(b.iterations),
+                            f"{b.time_us:.1f}",
+                            f"{b.algbw:.3f}",
+                            f"{b.busbw:.3f}",
+                        )
+                        for b in self.bandwidth
+                    ),
+                    title=f"all_reduce bandwidth ({self.world_size} ranks, float32, sum)",
+                )
+            )
+        doc.append(Text(self.summary(), tone="ok" if self.ok and not self.has_warnings() else "strong"))
+        return doc + report_document(self)
