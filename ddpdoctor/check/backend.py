@@ -1,0 +1,118 @@
+"""Communication backends: NCCL for CUDA, gloo for CPU, and whether the chosen one is built in."""
+
+from __future__ import annotations
+
+from ddpdoctor.check.base import CheckContext, finding, passed
+from ddpdoctor.findings import Finding, Severity
+
+BACKEND_CHOICES: tuple[str, ...] = ("auto", "nccl", "gloo", "mpi", "ucc", "xccl")
+_NATIVE = {"cuda": "nccl", "rocm": "nccl", "cpu": "gloo", "xpu": "xccl"}
+
+
+def _families(ctx: CheckContext) -> list[str]:
+    return list(dict.fromkeys("cuda" if d.spec.type == "rocm" else d.spec.type for d in ctx.devices))
+
+
+def _needs_backend(ctx: CheckContext, backend: str | None) -> bool:
+    world = ctx.environ.get("WORLD_SIZE", "")
+    return len(ctx.devices) > 1 or (backend not in (None, "auto")) or (world.isdigit() and int(world) > 1)
+
+
+def _burn_findings(ctx: CheckContext) -> list[Finding]:
+    others = [d for d in ctx.devices if d.spec.burn and d.spec.type not in ("cuda", "rocm")]
+    if len(ctx.devices) < 2 or not others:
+        return []
+    return [
+        finding(
+            "backend.unavailable",
+            Severity.WARNING,
+            f"Burn's DDP strategy does not support {others[0].label} devices",
+            "Since Burn 0.22 `ExecutionStrategy::ddp` builds its collectives only for CUDA (and remote) devices and "
+            f"panics with `Distributed operations are not supported for device ...` otherwise; {others[0].spec.token!r} "
+            "is not one. Earlier versions ran DDP on any backend.",
+            device=others[0].label,
+            rank=others[0].position,
+            entry="burn-distributed-unsupported-device",
+            solutions=(
+                "Use CUDA devices for ExecutionStrategy::ddp, or ExecutionStrategy::multi / single for other backends.",
+            ),
+        )
+    ]
+
+
+def backend_findings(ctx: CheckContext, backend: str | None) -> list[Finding]:
+    """backend.*: the torch.distributed backend for these devices (auto: NCCL for CUDA, gloo for CPU)."""
+    if not _needs_backend(ctx, backend):
+        return []
+    out = _burn_findings(ctx)
+    families = _families(ctx)
+    available = ctx.inventory.backends
+    if not available:
+        return [
+            *out,
+            finding(
+                "backend.unavailable",
+                Severity.ERROR,
+                "torch.distributed is not available in this torch build",
+                "torch.distributed.is_available() is False, so no process group can be created.",
+                entry="dist-backend-error",
+                solutions=(
+                    "Install a torch build with distributed support (the standard Linux wheels have it).",
+                ),
+            ),
+        ]
+    chosen = backend if backend not in (None, "auto") else _NATIVE.get(families[0], "gloo")
+    if "cuda" in families:
+        if chosen == "gloo":
+            out.append(
+                finding(
+                    "backend.nccl-for-cuda",
+                    Severity.WARNING,
+                    "gloo is chosen for CUDA devices",
+                    "gloo moves CUDA tensors through host memory and lacks several collectives on GPU; "
+                    "NCCL is the backend for CUDA tensors.",
+                    solutions=(
+                        'Use init_process_group("nccl") for CUDA devices (or "cuda:nccl,cpu:gloo" for both).',
+                    ),
+                )
+            )
+        else:
+            out.append(passed("backend.nccl-for-cuda", f"{chosen} handles the CUDA devices"))
+    if "cpu" in families:
+        if chosen == "nccl":
+            out.append(
+                finding(
+                    "backend.gloo-for-cpu",
+                    Severity.ERROR,
+                    "NCCL is chosen for CPU devices",
+                    "NCCL only communicates CUDA tensors; collectives on CPU tensors fail "
+                    "(`No backend type associated with device type cpu`).",
+                    entry="dist-backend-error",
+                    solutions=('Use init_process_group("gloo") for CPU training.',),
+                )
+            )
+        else:
+            out.append(passed("backend.gloo-for-cpu", f"{chosen} handles the CPU devices"))
+    if chosen not in available:
+        why = (
+            "this torch build has no NCCL (CPU-only wheel, macOS or Windows)"
+            if chosen == "nccl"
+            else f"torch.distributed.is_{chosen}_available() is False"
+        )
+        fallback = "gloo" if "gloo" in available else available[0]
+        out.append(
+            finding(
+                "backend.unavailable",
+                Severity.ERROR,
+                f"the {chosen} backend is not available",
+                f"{why}; available here: {', '.join(available)}.",
+                entry="dist-backend-error",
+                solutions=(
+                    f"Install a torch build that includes {chosen}, or use {fallback} (e.g. --backend {fallback}).",
+                ),
+                data={"backend": chosen, "available": list(available)},
+            )
+        )
+    elif not any(f.id == "backend.unavailable" for f in out):
+        out.append(passed("backend.unavailable", f"{chosen} is built into torch", backend=chosen))
+    return out

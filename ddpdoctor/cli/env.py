@@ -1,0 +1,22 @@
+"""`ddpdoctor env`: the versions and devices a bug report needs."""
+
+from __future__ import annotations
+
+import os
+
+from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
+from ddpdoctor.cli.render import OutputFormat, emit
+from ddpdoctor.errors import ExitCode
+
+
+@handle_errors
+def env(fmt: FormatOption = OutputFormat.AUTO) -> int:
+    """Print ddpdoctor, Python, torch, CUDA, cuDNN, NCCL and driver versions, the devices and launch variables.
+
+    The JSON form's `inventory` can be saved and replayed elsewhere with `ddpdoctor check --inventory FILE`.
+    """
+    from ddpdoctor.check.env import collect_environment
+
+    report = collect_environment(dict(os.environ))
+    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    return ExitCode.OK

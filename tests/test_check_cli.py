@@ -1,0 +1,179 @@
+"""`ddpdoctor check` and `ddpdoctor env` on the command line: JSON, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+
+from ddpdoctor.check.catalog import CHECK_IDS, CHECKS
+from ddpdoctor.devices import inventory_from_dict
+from ddpdoctor.kb.loader import load_entries
+
+SIM = {"DDPDOCTOR_INVENTORY": "builtin:default"}
+HELPERS = Path(__file__).resolve().parent / "check_helpers"
+
+
+def run_json(cli, *args: str, env: dict[str, str] | None = None):
+    result = cli("check", *args, "--format", "json", env={**SIM, **(env or {})})
+    return result, (json.loads(result.stdout) if result.stdout.strip() else None)
+
+
+def test_healthy_devices_exit_0_with_the_schema(cli) -> None:
+    result, data = run_json(cli, "--devices", "cuda:0,cuda:1")
+    assert result.exit_code == 0
+    assert data["schema"] == "ddpdoctor.check/1" and data["ok"] is True
+    assert {"id", "severity", "category", "title", "message", "entry", "solutions", "rank", "device"} <= set(
+        data["findings"][0]
+    )
+    assert [d["device"] for d in data["devices"]] == ["cuda:0", "cuda:1"]
+    assert data["inventory"] == {"source": "builtin:default", "simulated": True}
+
+
+def test_duplicate_exits_1_and_links_the_knowledge_base(cli, kb) -> None:
+    result, data = run_json(cli, "--devices", "cuda:0,cuda:0")
+    assert result.exit_code == 1 and data["ok"] is False
+    errors = [f for f in data["findings"] if f["severity"] == "error"]
+    assert [f["id"] for f in errors] == ["device.duplicate"]
+    assert errors[0]["entry"] in kb.by_id
+    assert len(errors[0]["solutions"]) > 2
+
+
+def test_burn_spelling_links_burn_entries(cli, kb) -> None:
+    _, data = run_json(cli, "--devices", "Cuda(0),Cuda(0)")
+    error = next(f for f in data["findings"] if f["severity"] == "error")
+    assert kb.get(error["entry"]).framework == "burn"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--devices", "cuda:0,tpu:1"], "cannot read device 'tpu:1'"),
+        (["--devices", "cuda:0", "--min-free", "10"], "cannot read size '10'"),
+        (["--backend", "carrier-pigeon"], "unknown backend 'carrier-pigeon'"),
+        (["--env", "NOEQUALS"], "cannot read --env 'NOEQUALS'"),
+        (["--inventory", "/nonexistent/node.yaml"], "cannot read inventory file"),
+        (["--model", "ddpd_models:mlp"], "--model needs --batch-size"),
+        (
+            ["--dataloader", "no_such_module_for_ddpdoctor:make", "--devices", "cpu"],
+            "cannot import dataloader module",
+        ),
+    ],
+)
+def test_unusable_input_is_one_line_and_exit_2(cli, args: list[str], message: str) -> None:
+    result = cli("check", *args, env=SIM)
+    assert result.exit_code == 2, result.stdout
+    assert f"ddpdoctor: error: {message}" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unreadable_token_hint_lists_the_accepted_forms(cli) -> None:
+    result = cli("check", "--devices", "Cuda[0]", env=SIM)
+    assert result.exit_code == 2
+    assert "ddpdoctor: hint: accepted forms:" in result.stderr and "Wgpu(DiscreteGpu(0))" in result.stderr
+
+
+def test_warnings_pass_unless_strict(cli, tmp_path: Path) -> None:
+    node = tmp_path / "node.yaml"
+    node.write_text(
+        "gpus:\n  - {name: A100, memory_total: 80GiB, memory_free: 70GiB}\n"
+        "  - {name: A100, memory_total: 80GiB, memory_free: 70GiB, processes: [{pid: 1, name: jupyter}]}\n",
+        encoding="utf-8",
+    )
+    assert cli("check", "--inventory", str(node), "--devices", "0,1").exit_code == 0
+    strict = cli("check", "--inventory", str(node), "--devices", "0,1", "--strict")
+    assert strict.exit_code == 1 and "device.busy" in strict.stdout
+
+
+def test_env_option_reaches_the_checks(cli) -> None:
+    result, data = run_json(cli, "--devices", "cuda:0", "--env", "RANK=5", "--env", "WORLD_SIZE=4")
+    assert result.exit_code == 1
+    assert any(f["id"] == "env.rank-consistency" and f["severity"] == "error" for f in data["findings"])
+
+
+def test_dataloader_from_the_command_line(cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(HELPERS)
+    result, data = run_json(
+        cli, "--devices", "cuda:0,cuda:1", "--dataloader", "ddpd_loaders:missing_shard_in_main"
+    )
+    assert result.exit_code == 1
+    error = next(f for f in data["findings"] if f["severity"] == "error")
+    assert error["id"] == "dataloader.first-batch" and "shard-00000.bin" in error["title"]
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "rich"])
+def test_human_formats_show_the_devices_and_the_finding(cli, fmt: str) -> None:
+    result = cli("check", "--devices", "cuda:0,cuda:0", "--format", fmt, env=SIM)
+    assert result.exit_code == 1
+    assert "device.duplicate" in result.stdout and "cuda:0 is listed twice" in result.stdout
+    assert "1 error(s), 0 warning(s) on 2 device(s)" in result.stdout
+
+
+def test_list_shows_every_check(cli) -> None:
+    text = cli("check", "--list")
+    assert text.exit_code == 0 and all(c.id in text.stdout for c in CHECKS)
+    data = json.loads(cli("check", "--list", "--format", "json").stdout)
+    assert data["schema"] == "ddpdoctor.check-list/1"
+    assert {c["id"] for c in data["checks"]} == set(CHECK_IDS)
+
+
+def test_catalog_ids_are_namespaced_and_listed_in_the_plan_areas() -> None:
+    for check in CHECKS:
+        assert check.area in ("device", "memory", "dataloader", "backend", "env")
+    for required in (
+        "device.duplicate",
+        "device.unavailable",
+        "dataloader.first-batch",
+        "dataloader.timeout",
+    ):
+        assert required in CHECK_IDS
+
+
+def test_catalog_does_not_import_torch() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, ddpdoctor.check.catalog, ddpdoctor.cli.check; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_env_command(cli) -> None:
+    result = cli("env", "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["schema"] == "ddpdoctor.env/1"
+    assert data["versions"]["python"] and data["versions"]["torch"]
+    assert {"cuda (torch build)", "nccl", "driver"} <= set(data["versions"])
+    replay = inventory_from_dict(data)
+    assert replay.cpu_count >= 1 and "gloo" in replay.backends
+    text = cli("env", "--format", "text")
+    assert text.exit_code == 0 and "Versions" in text.stdout and "torch" in text.stdout
+
+
+def test_env_shows_only_relevant_variables(cli) -> None:
+    result = cli("env", "--format", "json", env={"NCCL_DEBUG": "INFO", "MY_API_TOKEN": "secret"})
+    variables = json.loads(result.stdout)["variables"]
+    assert variables.get("NCCL_DEBUG") == "INFO" and "MY_API_TOKEN" not in variables
+
+
+def test_kb_lint_knows_the_check_ids(cli, tmp_path: Path) -> None:
+    source = next(e for e in load_entries().entries if e.checks)
+    text = Path(
+        str(Path(__file__).resolve().parent.parent / "knowledge" / source.framework / f"{source.id}.yaml")
+    )
+    team = tmp_path / source.framework
+    team.mkdir()
+    body = text.read_text(encoding="utf-8").replace(f"id: {source.id}", "id: team-copy-of-entry", 1)
+    body = body.replace(f"  - {source.checks[0]}\n", "  - device.teleport\n", 1)
+    (team / "team-copy-of-entry.yaml").write_text(body, encoding="utf-8")
+    result = cli("kb", "lint", str(tmp_path), "--no-speed", "--format", "json")
+    problems = json.loads(result.stdout)["findings"]
+    unknown = [p for p in problems if p["id"] == "kb.check-unknown"]
+    assert unknown and "device.teleport" in unknown[0]["title"]
+
+
+def test_fixture_args_split_like_a_shell() -> None:
+    assert shlex.split("--devices Cuda(0),Cuda(0)") == ["--devices", "Cuda(0),Cuda(0)"]
