@@ -17,7 +17,7 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 demo: $(BIN)/.installed
-	$(BIN)/ddpdoctor kb show burn-ddp-main-worker-failed
+	$(BIN)/ddpdoctor reproduce main-oom
 
 lint: $(BIN)/.installed
 	$(BIN)/ruff check ddpdoctor tests $(wildcard bench)

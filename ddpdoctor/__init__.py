@@ -5,6 +5,25 @@ Everything here is imported lazily so that `import ddpdoctor` stays cheap.
 
 from __future__ import annotations
 
+from typing import Any
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+__all__ = ["PreflightError", "__version__", "guard", "preflight"]
+
+# name -> module that defines it; loaded on first attribute access. (The hooks live in
+# ddpdoctor.hooks: a submodule named `preflight` would shadow the function of that name.)
+_LAZY = {
+    "preflight": "ddpdoctor.hooks",
+    "guard": "ddpdoctor.hooks",
+    "PreflightError": "ddpdoctor.hooks",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the training-script hooks on first use."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'ddpdoctor' has no attribute {name!r}")

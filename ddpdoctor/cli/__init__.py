@@ -1,15 +1,24 @@
 """The command line. Only this package parses arguments, imports typer and prints.
 
-`main` is the console-script entry point; it imports the typer application lazily.
+`main` is the console-script entry point; it imports the typer application lazily. Plain
+`explain` invocations take a fast path that skips typer (see :mod:`ddpdoctor.cli.explain_fast`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["explain"]:
+        from ddpdoctor.cli.explain_fast import fast_main
+
+        code = fast_main(args)
+        if code is not None:
+            return code
     from ddpdoctor.cli.app import run
 
     return run(argv)

@@ -9,7 +9,11 @@ from typing import Annotated
 import typer
 
 from ddpdoctor import __version__
+from ddpdoctor.cli import check as check_commands
+from ddpdoctor.cli import env as env_commands
+from ddpdoctor.cli import explain as explain_commands
 from ddpdoctor.cli import kb as kb_commands
+from ddpdoctor.cli import reproduce as reproduce_commands
 from ddpdoctor.cli.common import ENV_DEBUG, SETTINGS
 from ddpdoctor.cli.render import ColorMode
 from ddpdoctor.errors import ExitCode
@@ -25,6 +29,10 @@ app = typer.Typer(
 )
 # Command registration: one line per command or group.
 app.add_typer(kb_commands.app, name="kb")
+app.command("explain")(explain_commands.explain)
+app.command("reproduce")(reproduce_commands.reproduce)
+app.command("check")(check_commands.check)
+app.command("env")(env_commands.env)
 
 
 def _version(value: bool) -> None:

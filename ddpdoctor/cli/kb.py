@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from ddpdoctor.check.catalog import CHECK_IDS
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.render import OutputFormat, emit
 from ddpdoctor.errors import ExitCode, InputError
@@ -15,6 +16,7 @@ from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
 from ddpdoctor.kb.views import entry_document, list_dict, list_document, search
+from ddpdoctor.scenarios.catalog import scenario_names
 
 app = typer.Typer(help="Browse, search and validate the error knowledge base.", no_args_is_help=True)
 
@@ -87,6 +89,11 @@ def lint(
     kb: KbOption = None,
 ) -> int:
     """Validate entries: schema, ids, links, samples, example fixes and pattern speed. Exit 1 on any problem."""
-    report = lint_knowledge_base([*(dirs or []), *(kb or [])], check_speed=speed)
+    report = lint_knowledge_base(
+        [*(dirs or []), *(kb or [])],
+        check_speed=speed,
+        known_scenarios=scenario_names(),
+        known_checks=CHECK_IDS,
+    )
     emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code()

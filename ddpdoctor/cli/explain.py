@@ -1,0 +1,56 @@
+"""`ddpdoctor explain LOG...`: the root cause of a multi-rank failure, from plain logs."""
+
+from __future__ import annotations
+
+import enum
+from typing import Annotated
+
+import typer
+
+from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
+from ddpdoctor.cli.explain_fast import build_options, run_explain
+from ddpdoctor.cli.render import OutputFormat
+
+
+class EngineChoice(str, enum.Enum):
+    """`--engine` choices (see ddpdoctor.explain.options.ENGINES)."""
+
+    AUTO = "auto"
+    HYPERSCAN = "hyperscan"
+    PYTHON = "python"
+
+
+@handle_errors
+def explain(
+    logs: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="LOG...",
+            help="Log files, folders of logs (searched recursively; torchrun --log-dir layouts work), "
+            "or - for standard input. Gzipped files are read transparently.",
+            show_default=False,
+        ),
+    ],
+    fmt: FormatOption = OutputFormat.AUTO,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Also list every finding and every input.")
+    ] = False,
+    kb: KbOption = None,
+    engine: Annotated[
+        EngineChoice,
+        typer.Option(
+            "--engine", help="Prefilter engine: auto (hyperscan when installed), hyperscan, python."
+        ),
+    ] = EngineChoice.AUTO,
+    jobs: Annotated[
+        int,
+        typer.Option("--jobs", "-j", min=0, help="Files scanned in parallel (0: one per CPU, at most 8)."),
+    ] = 0,
+) -> int:
+    """Find the root cause of a multi-rank failure in logs: the culprit rank, its victims and the fix.
+
+    Exit codes: 0 no failure in the logs, 1 a failure was found, 2 usage error or unreadable input,
+    3 internal error.
+    """
+    options = build_options([str(k) for k in kb or []], engine.value, jobs)
+    return run_explain(logs, options, fmt, verbose=verbose, color=SETTINGS.color)

@@ -1,0 +1,200 @@
+"""The shared body of `ddpdoctor explain`, and a fast path that runs it without typer.
+
+`ddpdoctor explain LOG` is often run on a small log right after a crash, and the typer/rich
+import chain alone costs several times the interpreter's start-up. For plain invocations
+(`explain` first, only the options in :data:`OPTIONS`, output that is not rich) the console
+entry point calls :func:`fast_main`, which parses the few options by hand and calls the same
+:func:`run_explain` as the typer command in :mod:`ddpdoctor.cli.explain`; anything else (help,
+an unknown or malformed option, global options, rich output, `--debug`) returns None and goes
+through typer. A test runs both paths over a matrix of arguments and checks that the typer
+command declares exactly these options.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+from typing import IO
+
+from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, error_line, resolve_format
+from ddpdoctor.errors import DdpDoctorError, ExitCode
+from ddpdoctor.explain.options import ENGINES, ExplainOptions
+
+# option -> (destination, takes a value); the typer command declares the same set.
+OPTIONS: dict[str, tuple[str, bool]] = {
+    "--format": ("fmt", True),
+    "-f": ("fmt", True),
+    "--verbose": ("verbose", False),
+    "-v": ("verbose", False),
+    "--kb": ("kb", True),
+    "--engine": ("engine", True),
+    "--jobs": ("jobs", True),
+    "-j": ("jobs", True),
+}
+ENV_DEBUG = "DDPDOCTOR_DEBUG"
+PROGRESS_AFTER_S = 1.0
+
+
+def build_options(kb: Sequence[str], engine: str, jobs: int) -> ExplainOptions:
+    """The ExplainOptions both command-line paths build from their arguments."""
+    return ExplainOptions(kb_dirs=tuple(str(k) for k in kb), engine=engine, jobs=jobs)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr, shown only when a scan runs longer than a second on a terminal."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.start = time.monotonic()
+        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
+        self.last = 0.0
+        self.shown = False
+
+    def __call__(self, done: int, total: int | None) -> None:
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.start < PROGRESS_AFTER_S or now - self.last < 0.1:
+            return
+        self.last = now
+        self.shown = True
+        mib = done / 2**20
+        if total:
+            share = min(1.0, done / total)
+            bar = "#" * int(share * 30)
+            text = (
+                f"\rddpdoctor: scanning [{bar:<30}] {share * 100:5.1f}% {mib:,.0f}/{total / 2**20:,.0f} MiB"
+            )
+        else:
+            text = f"\rddpdoctor: scanning {mib:,.0f} MiB"
+        self.stream.write(text)
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Erase the bar."""
+        if self.shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+
+
+def run_explain(
+    logs: Sequence[str],
+    options: ExplainOptions,
+    fmt: OutputFormat,
+    *,
+    verbose: bool,
+    color: ColorMode = ColorMode.AUTO,
+) -> int:
+    """Explain the logs, print the report in the chosen format, return the exit code."""
+    from ddpdoctor.explain.api import explain_paths
+
+    bar = ProgressBar()
+    try:
+        report = explain_paths(list(logs), options, progress=bar)
+    finally:
+        bar.close()
+    resolved = resolve_format(fmt, color, sys.stdout)
+    doc = [] if resolved is OutputFormat.JSON else report.to_document(verbose=verbose)
+    emit(doc, report.to_dict(), resolved, color=color)
+    return int(report.exit_code())
+
+
+def parse_fast(args: Sequence[str]) -> tuple[list[str], dict[str, object]] | None:
+    """(logs, option values) for a plain `explain` argument list, or None when typer must handle it."""
+    logs: list[str] = []
+    values: dict[str, object] = {
+        "fmt": OutputFormat.AUTO,
+        "verbose": False,
+        "kb": [],
+        "engine": "auto",
+        "jobs": 0,
+    }
+    items = list(args)
+    i = 0
+    only_paths = False
+    while i < len(items):
+        arg = items[i]
+        i += 1
+        if only_paths or arg == "-" or not arg.startswith("-"):
+            logs.append(arg)
+            continue
+        if arg == "--":
+            only_paths = True
+            continue
+        name, eq, inline = arg.partition("=")
+        spec = OPTIONS.get(name)
+        if spec is None:
+            return None
+        dest, takes_value = spec
+        if not takes_value:
+            if eq:
+                return None
+            values[dest] = True
+            continue
+        if eq:
+            value = inline
+        elif i < len(items):
+            value = items[i]
+            i += 1
+        else:
+            return None
+        if not _store(values, dest, value):
+            return None
+    return (logs, values) if logs else None
+
+
+def _store(values: dict[str, object], dest: str, value: str) -> bool:
+    if dest == "fmt":
+        try:
+            values["fmt"] = OutputFormat(value)
+        except ValueError:
+            return False
+    elif dest == "kb":
+        kb = values["kb"]
+        assert isinstance(kb, list)
+        kb.append(value)
+    elif dest == "engine":
+        if value not in ENGINES:
+            return False
+        values["engine"] = value
+    elif dest == "jobs":
+        if not value.isdigit():
+            return False
+        values["jobs"] = int(value)
+    return True
+
+
+def fast_main(argv: Sequence[str]) -> int | None:
+    """Run `explain` without typer when the arguments allow it; None means "use the typer app"."""
+    if not argv or argv[0] != "explain" or os.environ.get(ENV_DEBUG, "") not in ("", "0"):
+        return None
+    parsed = parse_fast(argv[1:])
+    if parsed is None:
+        return None
+    logs, values = parsed
+    fmt = values["fmt"]
+    assert isinstance(fmt, OutputFormat)
+    if resolve_format(fmt, ColorMode.AUTO, sys.stdout) is OutputFormat.RICH:
+        return None
+    kb, engine, jobs = values["kb"], values["engine"], values["jobs"]
+    assert isinstance(kb, list) and isinstance(engine, str) and isinstance(jobs, int)
+    options = build_options(kb, engine, jobs)
+    try:
+        return run_explain(logs, options, fmt, verbose=bool(values["verbose"]))
+    except DdpDoctorError as exc:
+        error_line(exc.message, exc.hint)
+        return int(exc.exit_code)
+    except KeyboardInterrupt:
+        sys.stderr.write("ddpdoctor: interrupted\n")
+        return int(ExitCode.INTERRUPTED)
+    except Exception as exc:
+        from ddpdoctor.cli.common import write_crash_report
+
+        path = write_crash_report(exc)
+        error_line(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in ddpdoctor",
+            f"details were written to {path}; please attach it to a bug report",
+        )
+        return int(ExitCode.INTERNAL)

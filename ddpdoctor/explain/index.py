@@ -1,0 +1,425 @@
+"""The knowledge base compiled for `explain`, cached on disk.
+
+Loading the knowledge base means parsing a few hundred YAML files and compiling every pattern;
+that alone would blow the cold-start budget of `ddpdoctor explain` on a small log. The first run
+validates the knowledge base as usual (the same loader as `kb`), then stores what `explain` needs
+in a cache file: the entries' ids, titles, categories, kinds, rank rules, solutions and example
+fixes, the pattern sources, their byte prefilters and the compiled hyperscan database. Later runs
+read that file with :mod:`marshal` and compile only the patterns a candidate line needs. The cache
+key is the size and modification time of every knowledge file (bundled and `--kb`), the package
+and Python versions and the hyperscan version, so an edited entry is picked up on the next run.
+"""
+
+from __future__ import annotations
+
+import _thread
+import marshal
+import os
+import re
+import sys
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ddpdoctor import __version__
+from ddpdoctor.errors import InputError
+
+INDEX_FORMAT = 4
+ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
+ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
+_KEEP_CACHE_FILES = 8
+
+
+class Anchor:
+    """A structural pattern the block parser needs to see, with how many following lines it needs."""
+
+    __slots__ = ("after", "name", "source")
+
+    def __init__(self, name: str, source: str, after: int) -> None:
+        self.name = name
+        self.source = source
+        self.after = after
+
+
+# Lines that start or mark a block. They are scanned together with the knowledge-base patterns;
+# a hit pulls the line and `after` following lines into the parser.
+ANCHORS: tuple[Anchor, ...] = (
+    Anchor("traceback", r"Traceback \(most recent call last\)", 400),
+    Anchor("panic", r"panicked at ", 120),
+    Anchor("panic-banner", r"=== PANIC ===", 8),
+    Anchor("table", r"Root Cause \(first observed failure\)|Failures:|ChildFailedError", 300),
+    Anchor(
+        "exit",
+        r"exitcode|exit code|exit status|exits with return code|received by PID|closing signal|death signal",
+        3,
+    ),
+    Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
+    Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
+    Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
+    Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
+)
+ANCHOR_DIGEST = repr([(a.name, a.source, a.after) for a in ANCHORS])
+
+
+class IndexEntry:
+    """What `explain` needs of one knowledge-base entry."""
+
+    __slots__ = (
+        "category",
+        "fix",
+        "framework",
+        "id",
+        "kind",
+        "meaning",
+        "pattern_ids",
+        "rank_fixed",
+        "rank_group",
+        "rank_offset",
+        "solutions",
+        "status",
+        "title",
+    )
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.id: str = data["id"]
+        self.title: str = data["title"]
+        self.framework: str = data["framework"]
+        self.category: str = data["category"]
+        self.kind: str = data["kind"]
+        self.status: str = data["status"]
+        self.meaning: str = data["meaning"]
+        self.solutions: tuple[str, ...] = tuple(data["solutions"])
+        self.fix: dict[str, str] = dict(data["fix"])
+        self.rank_group: str | None = data["rank_group"]
+        self.rank_offset: int = data["rank_offset"]
+        self.rank_fixed: int | None = data["rank_fixed"]
+        self.pattern_ids: tuple[int, ...] = tuple(data["pattern_ids"])
+
+    def rank_from(self, groups: Mapping[str, str]) -> int | None:
+        """The rank a match names, by the entry's rank rule (same rule as the knowledge base)."""
+        if self.rank_fixed is not None:
+            return self.rank_fixed
+        value = groups.get(self.rank_group or "rank")
+        if value is None or not value.strip().lstrip("-").isdigit():
+            return None
+        return int(value) + self.rank_offset
+
+
+class KbIndex:
+    """Entries, patterns and prefilters, loaded from the cache or built from the knowledge base."""
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self._entry_data: list[dict[str, Any]] = data["entries"]
+        self._entries: dict[int, IndexEntry] = {}
+        self.ids: tuple[str, ...] = tuple(e["id"] for e in self._entry_data)
+        self.categories: dict[str, str] = dict(data["categories"])
+        self.pattern_sources: list[str] = data["pattern_sources"]
+        self.pattern_entry: list[int] = data["pattern_entry"]
+        self.anchor_base: int = len(self.pattern_sources)
+        self.anchors: tuple[Anchor, ...] = ANCHORS
+        self.literals: list[list[tuple[bytes, bool]] | None] = data["literals"]
+        self.supersets: list[bytes | None] = data["supersets"]
+        self.literal_search: list[tuple[bytes, bool]] = data["literal_search"]
+        self.hs_blob: bytes | None = data["hs_blob"]
+        self.unfiltered: tuple[int, ...] = tuple(data["unfiltered"])
+        self.key: str = data["key"]
+        self._compiled: dict[int, re.Pattern[str]] = {}
+
+    def entry(self, number: int) -> IndexEntry:
+        """The entry at this position (built on first use)."""
+        found = self._entries.get(number)
+        if found is None:
+            found = self._entries[number] = IndexEntry(self._entry_data[number])
+        return found
+
+    @property
+    def entries(self) -> list[IndexEntry]:
+        """Every entry, in id order."""
+        return [self.entry(i) for i in range(len(self.ids))]
+
+    def get(self, entry_id: str) -> IndexEntry | None:
+        """The entry with this id, if the knowledge base has it."""
+        try:
+            return self.entry(self.ids.index(entry_id))
+        except ValueError:
+            return None
+
+    def regex(self, pattern_id: int) -> re.Pattern[str]:
+        """The Python regex of a knowledge-base pattern, compiled on first use."""
+        compiled = self._compiled.get(pattern_id)
+        if compiled is None:
+            compiled = self._compiled[pattern_id] = re.compile(self.pattern_sources[pattern_id])
+        return compiled
+
+    def entry_of(self, pattern_id: int) -> IndexEntry:
+        """The entry a knowledge-base pattern belongs to."""
+        return self.entry(self.pattern_entry[pattern_id])
+
+
+# --- cache --------------------------------------------------------------------------------------
+
+
+def cache_dir() -> str:
+    """Where the compiled index is kept: DDPDOCTOR_CACHE_DIR, else $XDG_CACHE_HOME/ddpdoctor, else ~/.cache/ddpdoctor."""
+    explicit = os.environ.get(ENV_CACHE_DIR)
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "ddpdoctor")
+
+
+def bundled_dir() -> str | None:
+    """The bundled knowledge folder when it is a real directory (it is, for normal installs)."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_knowledge")
+    return here if os.path.isdir(here) else None
+
+
+def knowledge_dirs(kb_dirs: Sequence[str]) -> list[str]:
+    """Team folders from `--kb` and DDPDOCTOR_KB_PATH, checked the way the loader checks them."""
+    dirs = [str(d) for d in kb_dirs]
+    dirs += [p for p in os.environ.get(ENV_KB_PATH, "").split(os.pathsep) if p]
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise InputError(
+                f"knowledge folder not found: {d}", hint=f"pass an existing folder to --kb or {ENV_KB_PATH}"
+            )
+    return dirs
+
+
+def _stat_tree(root: str, out: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
+    with os.scandir(root) as found:
+        for item in sorted(found, key=lambda e: e.name):
+            if item.is_dir():
+                _stat_tree(item.path, out)
+            elif item.name.endswith(".yaml"):
+                st = item.stat()
+                out.append((item.path, st.st_size, st.st_mtime_ns))
+    return out
+
+
+def hyperscan_version() -> str:
+    """Which hyperscan is installed (its location and file stamp), or "none"; it is not imported."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec("hyperscan")
+    except (ImportError, ValueError):
+        return "none"
+    if spec is None or spec.origin is None:
+        return "none"
+    try:
+        st = os.stat(spec.origin)
+    except OSError:
+        return "none"
+    return f"{spec.origin}:{st.st_size}:{st.st_mtime_ns}"
+
+
+def index_key(bundled: str | None, extra: Sequence[str], hs_version: str) -> str:
+    """Everything the compiled index depends on, as one string."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = [os.stat(os.path.join(here, name)) for name in ("index.py", "prefilter.py")]
+    parts: list[Any] = [
+        INDEX_FORMAT,
+        __version__,
+        sys.version_info[:2],
+        hs_version,
+        ANCHOR_DIGEST,
+        [(st.st_size, st.st_mtime_ns) for st in code],  # the compiler of the index itself
+    ]
+    for root in [bundled, *extra]:
+        if root is not None:
+            parts.append((os.path.realpath(root), _stat_tree(root, [])))
+    return repr(parts)
+
+
+def load_index(kb_dirs: Sequence[str] = (), *, use_hyperscan: bool = True) -> KbIndex:
+    """The compiled index for the bundled knowledge base plus team folders, from the cache when fresh."""
+    extra = knowledge_dirs(kb_dirs)
+    bundled = bundled_dir()
+    hs_version = hyperscan_version() if use_hyperscan else "none"
+    if bundled is None:
+        return KbIndex(build_index_data(extra, "", use_hyperscan=use_hyperscan))
+    key = index_key(bundled, extra, hs_version)
+    path = os.path.join(cache_dir(), f"kb-{zlib.crc32(key.encode()):08x}-{len(key)}.idx")
+    data = _read_cache(path, key)
+    if data is None:
+        data = build_index_data(extra, key, use_hyperscan=use_hyperscan)
+        _write_cache(path, data)
+    return KbIndex(data)
+
+
+def _read_cache(path: str, key: str) -> dict[str, Any] | None:
+    try:
+        with open(path, "rb") as fh:
+            data = marshal.loads(fh.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if not isinstance(data, dict) or data.get("key") != key or data.get("format") != INDEX_FORMAT:
+        return None
+    return data
+
+
+def _write_cache(path: str, data: Mapping[str, Any]) -> None:
+    folder = os.path.dirname(path)
+    tmp = f"{path}.{os.getpid()}-{_thread.get_ident()}.tmp"
+    try:
+        os.makedirs(folder, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            marshal.dump(dict(data), fh)
+        os.replace(tmp, path)
+        names = [
+            os.path.join(folder, n) for n in os.listdir(folder) if n.startswith("kb-") and n.endswith(".idx")
+        ]
+        names.sort(key=os.path.getmtime, reverse=True)
+        for stale in names[_KEEP_CACHE_FILES:]:
+            os.unlink(stale)
+    except OSError:
+        return  # a read-only home still works, just without the cache
+
+
+# --- building -----------------------------------------------------------------------------------
+
+
+def _usable_superset(source: str) -> bytes | None:
+    from ddpdoctor.explain.prefilter import PrefilterError, superset_regex
+
+    try:
+        body = superset_regex(source)
+        compiled = re.compile(body)
+    except (PrefilterError, re.error, RecursionError):
+        return None
+    return None if compiled.search(b"") else body
+
+
+def _literals(source: str) -> list[tuple[bytes, bool]] | None:
+    from ddpdoctor.explain.prefilter import PrefilterError, required_literals
+
+    try:
+        found = required_literals(source)
+    except PrefilterError:
+        return None
+    if found is None:
+        return None
+    return [(text.encode("utf-8"), caseless) for text, caseless in found.options]
+
+
+def _compile_hyperscan(expressions: Sequence[bytes], ids: Sequence[int]) -> Any:
+    import hyperscan
+
+    flags = hyperscan.HS_FLAG_PREFILTER
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(expressions=list(expressions), ids=list(ids), elements=len(ids), flags=flags)
+    return db
+
+
+def _hyperscan_blob(
+    supersets: Sequence[bytes | None], literals: Sequence[Sequence[tuple[bytes, bool]] | None]
+) -> tuple[bytes | None, list[int]]:
+    """Compile every prefilter into one database; (blob, ids left unfiltered)."""
+    try:
+        import hyperscan
+    except ImportError:
+        return None, list(range(len(supersets)))
+    exprs: dict[int, bytes] = {}
+    for pid, body in enumerate(supersets):
+        if body is not None:
+            exprs[pid] = body
+        elif literals[pid]:
+            exprs[pid] = b"|".join(_literal_regex(text, caseless) for text, caseless in literals[pid] or ())
+    try:
+        db = _compile_hyperscan(list(exprs.values()), list(exprs))
+    except hyperscan.error:
+        for pid in list(exprs):
+            try:
+                _compile_hyperscan([exprs[pid]], [pid])
+            except hyperscan.error:
+                del exprs[pid]
+        db = _compile_hyperscan(list(exprs.values()), list(exprs))
+    unfiltered = [pid for pid in range(len(supersets)) if pid not in exprs]
+    return bytes(hyperscan.dumpb(db)), unfiltered
+
+
+def _literal_regex(text: bytes, caseless: bool) -> bytes:
+    body = b"".join(b"\\x%02x" % b for b in text)
+    return b"(?i:" + body + b")" if caseless else body
+
+
+def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
+    fix = entry.example_fix
+    return {
+        "id": entry.id,
+        "title": entry.title,
+        "framework": entry.framework,
+        "category": entry.category,
+        "kind": entry.kind,
+        "status": entry.status,
+        "meaning": entry.meaning,
+        "solutions": list(entry.solutions),
+        "fix": {
+            "language": fix.language,
+            "before": fix.before,
+            "after": fix.after,
+            **({"note": fix.note} if fix.note else {}),
+        },
+        "rank_group": entry.rank.group,
+        "rank_offset": entry.rank.offset,
+        "rank_fixed": entry.rank.fixed,
+        "pattern_ids": pattern_ids,
+    }
+
+
+def build_index_data(extra: Sequence[str], key: str, *, use_hyperscan: bool = True) -> dict[str, Any]:
+    """Validate the knowledge base with the regular loader and compile its prefilters."""
+    from pathlib import Path
+
+    from ddpdoctor.kb import load_knowledge_base
+
+    kb = load_knowledge_base([Path(d) for d in extra])
+    entries: list[dict[str, Any]] = []
+    sources: list[str] = []
+    owner: list[int] = []
+    for index, entry in enumerate(kb.entries):
+        ids = []
+        for pattern in entry.patterns:
+            ids.append(len(sources))
+            sources.append(pattern.source)
+            owner.append(index)
+        entries.append(_entry_data(entry, ids))
+    all_sources = [*sources, *(a.source for a in ANCHORS)]
+    supersets = [_usable_superset(s) for s in all_sources]
+    literals = [_literals(s) for s in all_sources]
+    if use_hyperscan:
+        blob, unfiltered = _hyperscan_blob(supersets, literals)
+    else:
+        blob, unfiltered = None, []
+    return {
+        "format": INDEX_FORMAT,
+        "key": key,
+        "entries": entries,
+        "categories": dict(kb.categories),
+        "pattern_sources": sources,
+        "pattern_entry": owner,
+        "literals": literals,
+        "literal_search": _minimal(
+            {(t.lower() if c else t, c) for lits in literals if lits for t, c in lits}
+        ),
+        "supersets": supersets,
+        "hs_blob": blob,
+        "unfiltered": unfiltered,
+    }
+
+
+def _minimal(literals: set[tuple[bytes, bool]]) -> list[tuple[bytes, bool]]:
+    """The literals that contain no other literal (a line with a longer one contains the shorter one)."""
+    ordered = sorted(literals, key=lambda lit: (len(lit[0]), lit))
+    kept: list[tuple[bytes, bool]] = []
+    for text, caseless in ordered:
+        folded = text.lower()
+        if any(
+            (short in folded if short_caseless else short in text and not caseless)
+            for short, short_caseless in kept
+        ):
+            continue
+        kept.append((text, caseless))
+    return kept

@@ -1,0 +1,121 @@
+"""Exact matching of candidate text against the indexed knowledge base.
+
+The rules are the reference matcher's (:class:`ddpdoctor.kb.matching.Matcher`): each entry's
+first matching pattern counts, results are ordered wrapper, root, symptom, then longer matches
+first, and a wrapper's `inner` text is matched again until a depth bound. The difference is
+speed: only the entries whose prefilter flagged the text are tried, and their patterns are
+compiled on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ddpdoctor.explain.index import IndexEntry, KbIndex
+from ddpdoctor.explain.lines import MAX_UNWRAP_DEPTH, clean_line
+
+if TYPE_CHECKING:
+    from ddpdoctor.explain.scan import Engine
+
+INNER_GROUP = "inner"
+_KIND_PREFERENCE = {"wrapper": 0, "root": 1, "symptom": 2}
+
+
+class Hit:
+    """One entry matching one piece of text."""
+
+    __slots__ = ("depth", "end", "entry", "groups", "pattern", "start", "text")
+
+    def __init__(
+        self,
+        entry: IndexEntry,
+        pattern: int,
+        text: str,
+        start: int,
+        end: int,
+        groups: dict[str, str],
+        depth: int,
+    ) -> None:
+        self.entry = entry
+        self.pattern = pattern
+        self.text = text
+        self.start = start
+        self.end = end
+        self.groups = groups
+        self.depth = depth
+
+    @property
+    def rank(self) -> int | None:
+        """The rank the entry's rank rule reads from this match."""
+        return self.entry.rank_from(self.groups)
+
+    @property
+    def inner(self) -> str | None:
+        """The wrapped message, for wrapper entries that capture it."""
+        value = self.groups.get(INNER_GROUP)
+        return value.strip() if value and value.strip() else None
+
+    def preference(self) -> tuple[int, int, str]:
+        """Sort key: wrappers, then roots, then symptoms; longer matches first."""
+        return (_KIND_PREFERENCE.get(self.entry.kind, 3), -(self.end - self.start), self.entry.id)
+
+
+class FastMatcher:
+    """Matches text against the entries its prefilter selects."""
+
+    def __init__(self, index: KbIndex, engine: Engine) -> None:
+        self.index = index
+        self.engine = engine
+        self._cache: dict[tuple[str, int], list[Hit]] = {}
+
+    def candidates(self, text: str) -> frozenset[int]:
+        """Prefilter hits for arbitrary text (not read through the scanner)."""
+        return self.engine.candidates(text.encode("utf-8", "replace"))
+
+    def match(self, text: str, candidates: Iterable[int] | None = None, *, depth: int = 0) -> list[Hit]:
+        """Every selected entry that matches this one line, most specific first."""
+        text = clean_line(text)
+        if not text:
+            return []
+        if candidates is None:
+            candidates = self.candidates(text)
+        base = self.index.anchor_base
+        owners = sorted({self.index.pattern_entry[pid] for pid in candidates if 0 <= pid < base})
+        if not owners:
+            return []
+        key = (text, depth)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        found: list[Hit] = []
+        for owner in owners:
+            entry = self.index.entry(owner)
+            for number, pid in enumerate(entry.pattern_ids):
+                m = self.index.regex(pid).search(text)
+                if m is None:
+                    continue
+                groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                found.append(Hit(entry, number, text, m.start(), m.end(), groups, depth))
+                break
+        found.sort(key=Hit.preference)
+        if len(self._cache) < 4096:
+            self._cache[key] = found
+        return found
+
+    def unwrap(self, hit: Hit, candidates: Iterable[int] | None = None) -> list[Hit]:
+        """The chain from `hit` inwards, outermost first, following each wrapper's inner message.
+
+        `candidates` may be the prefilter hits of the line `hit` came from: an inner message is
+        part of that line, so the same candidates cover it.
+        """
+        pool = None if candidates is None else frozenset(candidates)
+        chain = [hit]
+        current = hit
+        while current.inner is not None and len(chain) <= MAX_UNWRAP_DEPTH:
+            inner = self.match(current.inner, pool, depth=current.depth + 1)
+            if not inner:
+                break
+            current = inner[0]
+            chain.append(current)
+        return chain

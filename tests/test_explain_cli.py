@@ -1,0 +1,265 @@
+"""`ddpdoctor explain` on the command line: formats, exit codes, errors, and the fast path.
+
+In-process runs go through typer's CliRunner (the documented interface). The fast path is only
+taken by the real entry point, so it is exercised with `python -m ddpdoctor` subprocesses and
+compared with the typer path (`--debug` style environment forces typer) for a matrix of arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from ddpdoctor.cli.app import app
+from ddpdoctor.cli.explain_fast import OPTIONS, parse_fast
+
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
+OOM = str(SAMPLES / "torchrun_oom_table.log")
+
+
+def test_text_output_leads_with_the_root_cause(cli) -> None:
+    result = cli("explain", OOM, "--format", "text")
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("Root cause: CUDA out of memory")
+    assert "rank:           3" in result.stdout
+    assert "Victims and other failures" in result.stdout and "Solutions" in result.stdout
+    assert "Example fix" in result.stdout
+    assert result.stderr == ""
+
+
+def test_json_output_is_the_contract(cli) -> None:
+    result = cli("explain", OOM, "-f", "json")
+    data = json.loads(result.stdout)
+    assert data["schema"] == "ddpdoctor.explain/1"
+    assert data["root_cause"]["entry"] == "cuda-out-of-memory" and data["root_cause"]["rank"] == 3
+
+
+def test_markdown_is_ready_for_an_issue(cli) -> None:
+    result = cli("explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown")
+    assert result.exit_code == 1
+    assert result.stdout.startswith("# Root cause: KeyError")
+    assert "```" in result.stdout and "--format markdown" in result.stdout
+
+
+def test_rich_output_renders(cli) -> None:
+    result = cli("explain", OOM, "--format", "rich")
+    assert result.exit_code == 1 and "Root cause" in result.stdout
+
+
+def test_verbose_lists_every_finding_and_input(cli) -> None:
+    plain = cli("explain", OOM, "-f", "text").stdout
+    verbose = cli("explain", OOM, "-f", "text", "--verbose").stdout
+    assert "Every finding" in verbose and "Every finding" not in plain
+    assert "explain.victim" in verbose and "selected" in verbose
+
+
+def test_clean_log_exits_zero(cli, tmp_path: Path) -> None:
+    log = tmp_path / "ok.log"
+    log.write_text("[rank0]: epoch 1 loss 0.5\n[rank1]: epoch 1 loss 0.6\n")
+    result = cli("explain", str(log), "-f", "text")
+    assert result.exit_code == 0 and "No failure found" in result.stdout
+
+
+def test_stdin(cli) -> None:
+    result = cli("explain", "-", "-f", "json", input=(SAMPLES / "srun_labels.log").read_text())
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    assert data["inputs"][0]["path"] == "<stdin>" and data["root_cause"]["rank"] == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["/no/such/file.log"], "no such file or folder: /no/such/file.log"),
+        (["/dev/null"], "not a regular file: /dev/null"),
+        (["--engine", "python", "{empty}"], "no log files in folder"),
+        (["--kb", "/no/such/kb", OOM], "knowledge folder not found"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(cli, tmp_path: Path, args: list[str], message: str) -> None:
+    args = [a.replace("{empty}", str(tmp_path)) for a in args]
+    result = cli("explain", *args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(f"ddpdoctor: error: {message}")
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_unreadable_file_is_exit_2(cli, tmp_path: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root can read anything")
+    log = tmp_path / "secret.log"
+    log.write_text("x\n")
+    log.chmod(0)
+    result = cli("explain", str(log))
+    assert result.exit_code == 2 and "cannot read" in result.stderr
+
+
+def test_input_files_are_not_modified(cli, tmp_path: Path) -> None:
+    log = tmp_path / "rank3.log"
+    log.write_bytes((SAMPLES / "torchrun_oom_table.log").read_bytes())
+    before = (log.read_bytes(), log.stat().st_mtime_ns)
+    cli("explain", str(log), "-f", "json")
+    assert (log.read_bytes(), log.stat().st_mtime_ns) == before
+
+
+# --- the fast path ----------------------------------------------------------------------------------
+
+
+def typer_options() -> set[str]:
+    command = typer.main.get_command(app).commands["explain"]  # type: ignore[attr-defined]
+    return {opt for param in command.params for opt in param.opts if opt.startswith("-")}
+
+
+def test_fast_path_accepts_exactly_the_typer_options() -> None:
+    assert set(OPTIONS) == typer_options() - {"--help", "-h"}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["--color", "never", OOM],
+        ["--unknown", OOM],
+        ["-f", "bogus", OOM],
+        ["--jobs", "x", OOM],
+        [],
+    ],
+)
+def test_fast_path_declines_what_typer_must_handle(args: list[str]) -> None:
+    assert parse_fast(args) is None
+
+
+def run_cli(args: list[str]) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DDPDOCTOR_DEBUG"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "ddpdoctor", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+MATRIX = [
+    [OOM, "-f", "json"],
+    [OOM, "--format=text"],
+    [OOM, "-f", "markdown", "-v"],
+    [str(SAMPLES / "torchrun_logdir"), "-f", "json", "--jobs", "2"],
+    [str(SAMPLES / "burn_worker_oom.log"), "--engine", "python", "-f", "text"],
+    ["/no/such.log", "-f", "json"],
+    ["--", str(SAMPLES / "srun_labels.log")],
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", MATRIX, ids=[" ".join(Path(a).name for a in m) for m in MATRIX])
+def test_fast_path_and_typer_give_the_same_output(args: list[str]) -> None:
+    fast = run_cli(["explain", *args])
+    # A global option before the command sends the same invocation through typer.
+    slow = run_cli(["--color", "auto", "explain", *args])
+    assert fast == slow
+
+
+@pytest.mark.slow
+def test_fast_path_does_not_import_typer_rich_or_torch(tmp_path: Path) -> None:
+    probe = (
+        "import sys, runpy\n"
+        "sys.argv = ['ddpdoctor', 'explain', sys.argv[1], '-f', 'json']\n"
+        "from ddpdoctor.cli import main\n"
+        "code = main()\n"
+        "heavy = sorted(m for m in ('typer', 'click', 'rich', 'torch', 'yaml') if m in sys.modules)\n"
+        "print('HEAVY', heavy, code)\n"
+    )
+    run_cli(["explain", OOM, "-f", "json"])  # builds the index cache if it is cold
+    proc = subprocess.run(
+        [sys.executable, "-c", probe, OOM], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
+    assert proc.stdout.strip().splitlines()[-1] == "HEAVY [] 1"
+
+
+class FakeTerminal:
+    def __init__(self, tty: bool) -> None:
+        self.tty = tty
+        self.written = ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.written += text
+
+    def flush(self) -> None:
+        pass
+
+
+@pytest.mark.parametrize("tty", [True, False])
+def test_progress_bar_only_on_a_terminal_and_only_after_a_second(
+    tty: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ddpdoctor.cli import explain_fast
+
+    clock = [100.0]
+    monkeypatch.setattr(explain_fast.time, "monotonic", lambda: clock[0])
+    term = FakeTerminal(tty)
+    bar = explain_fast.ProgressBar(term)  # type: ignore[arg-type]
+    bar(10 << 20, 100 << 20)
+    assert term.written == ""  # under a second: nothing
+    clock[0] += 1.5
+    bar(50 << 20, 100 << 20)
+    bar.close()
+    if tty:
+        assert "50.0%" in term.written and "50/100 MiB" in term.written and term.written.endswith("\x1b[2K")
+    else:
+        assert term.written == ""
+
+
+def test_parallel_processes_give_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ddpdoctor.explain import ExplainOptions, api, explain_paths
+
+    for name in ("torchrun_oom_table.log", "burn_worker_oom.log", "srun_labels.log"):
+        (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())
+    one = explain_paths([str(tmp_path)], ExplainOptions(jobs=1)).to_dict()
+    monkeypatch.setattr(api, "PROCESS_MIN_BYTES", 0)
+    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=3)).to_dict()
+    assert many == one
+
+
+def test_team_knowledge_folder_is_used(cli, tmp_path: Path) -> None:
+    import yaml
+
+    entry = yaml.safe_load(
+        (
+            Path(__file__).resolve().parent.parent / "knowledge" / "burn" / "burn-ddp-worker-failed.yaml"
+        ).read_text()
+    )
+    entry.update(
+        id="team-flux-capacitor-empty",
+        title="ZorkError: the flux capacitor is empty",
+        kind="root",
+        category="user_code",
+        patterns=[r"ZorkError: the flux capacitor is (?P<state>empty)"],
+        samples={
+            "match": [{"text": "ZorkError: the flux capacitor is empty"}],
+            "no_match": [{"text": "ZorkError: the flux capacitor is full"}],
+        },
+    )
+    entry.pop("rank", None)
+    entry.pop("related", None)
+    (tmp_path / "team" / "burn").mkdir(parents=True)
+    (tmp_path / "team" / "burn" / "team-flux-capacitor-empty.yaml").write_text(
+        yaml.safe_dump(entry, sort_keys=False)
+    )
+    log = tmp_path / "rank4.log"
+    log.write_text(
+        'Traceback (most recent call last):\n  File "t.py", line 1, in <module>\nZorkError: the flux capacitor is empty\n'
+    )
+    without = json.loads(cli("explain", str(log), "-f", "json").stdout)["root_cause"]
+    with_team = json.loads(cli("explain", str(log), "-f", "json", "--kb", str(tmp_path / "team")).stdout)[
+        "root_cause"
+    ]
+    assert without["entry"] is None and without["rank"] == 4
+    assert with_team["entry"] == "team-flux-capacitor-empty" and with_team["category"] == "user_code"

@@ -1,0 +1,209 @@
+"""The streaming scanner and its prefilters agree with the reference matcher.
+
+`ddpdoctor.kb.matching.Matcher` defines what matches; `explain` only reaches it faster. These
+tests check, on every knowledge-base sample and every real fixture log, that the lines and entries
+the fast path finds are exactly the reference's, whatever the chunk size and engine.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ddpdoctor.explain import ExplainOptions, explain_paths, explain_text
+from ddpdoctor.explain import lines as fast_lines
+from ddpdoctor.explain.index import KbIndex, load_index
+from ddpdoctor.explain.match import FastMatcher
+from ddpdoctor.explain.prefilter import required_literals, superset_regex
+from ddpdoctor.explain.scan import HyperscanEngine, LiteralEngine, Scanner, make_engine
+from ddpdoctor.kb import KnowledgeBase
+from ddpdoctor.kb import matching as reference
+
+Engine = HyperscanEngine | LiteralEngine
+LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
+
+
+@pytest.fixture(scope="module")
+def index() -> KbIndex:
+    return load_index()
+
+
+class Recorder:
+    """A sink that keeps every line it is handed."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[int, bytes, frozenset[int]]] = []
+        self.gaps = 0
+
+    def line(self, number: int, data: bytes, candidates: frozenset[int]) -> None:
+        self.lines.append((number, data, candidates))
+
+    def gap(self) -> None:
+        self.gaps += 1
+
+
+def scan_bytes(data: bytes, engine: Engine, index: KbIndex, chunk: int = 8 << 20) -> Recorder:
+    sink = Recorder()
+    stream = io.BytesIO(data)
+    Scanner(engine, index, sink, chunk_bytes=chunk).run(stream.readinto)
+    return sink
+
+
+def fast_matches(text: str, index: KbIndex, engine: Engine) -> set[tuple[int, str]]:
+    """(0-based line, entry id) of every direct match, through the scanner and the fast matcher."""
+    matcher = FastMatcher(index, engine)
+    found = set()
+    for number, data, cands in scan_bytes(text.encode("utf-8"), engine, index).lines:
+        if not cands:
+            continue
+        for segment in fast_lines.segments(data.decode("utf-8")):
+            found |= {(number - 1, hit.entry.id) for hit in matcher.match(segment, cands)}
+    return found
+
+
+def reference_matches(text: str, kb: KnowledgeBase) -> set[tuple[int, str]]:
+    return {(m.line, m.entry.id) for m in kb.matcher.match_text(text) if m.depth == 0}
+
+
+def corpus(kb: KnowledgeBase) -> list[str]:
+    texts = [s.text for e in kb.entries for s in (*e.samples_match, *e.samples_no_match)]
+    texts += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(LOGS.rglob("*.log"))]
+    texts += [p.read_text(encoding="utf-8") for p in sorted(SAMPLES.glob("*.log"))]
+    return texts
+
+
+@pytest.mark.parametrize("engine_name", ["hyperscan", "python"])
+def test_fast_path_agrees_with_the_reference_matcher(
+    engine_name: str, index: KbIndex, kb: KnowledgeBase
+) -> None:
+    engine = make_engine(index, engine_name)
+    for text in corpus(kb):
+        assert fast_matches(text, index, engine) == reference_matches(text, kb), text[:200]
+
+
+def test_line_cleaning_is_the_reference_rule() -> None:
+    assert fast_lines.MAX_MATCH_CHARS == reference.MAX_MATCH_CHARS
+    assert fast_lines.MAX_UNWRAP_DEPTH == reference.MAX_UNWRAP_DEPTH
+    assert fast_lines.ANSI_RE.pattern == reference.ANSI_RE.pattern
+    for raw in ["\x1b[31mRuntimeError\x1b[0m: boom   ", "x" * 70000, "a\tb \r", "\x1b]0;title\x07ok"]:
+        assert fast_lines.clean_line(raw) == reference.clean_line(raw)
+
+
+@pytest.mark.parametrize("chunk", [64, 1000, 4096])
+def test_chunk_size_does_not_change_what_is_selected(chunk: int, index: KbIndex) -> None:
+    engine = make_engine(index, "auto")
+    data = (SAMPLES / "torchrun_oom_table.log").read_bytes() * 3
+    whole = scan_bytes(data, engine, index)
+    small = scan_bytes(data, engine, index, chunk=chunk)
+    assert [(n, d) for n, d, _ in small.lines] == [(n, d) for n, d, _ in whole.lines]
+    assert [c for _, _, c in small.lines] == [c for _, _, c in whole.lines]
+
+
+def test_context_lines_follow_a_traceback_and_gaps_are_reported(index: KbIndex) -> None:
+    noise = b"".join(b"step %d loss 1.0\n" % i for i in range(200))
+    data = noise + b'Traceback (most recent call last):\n  File "a.py", line 1, in f\nValueError: x\n' + noise
+    sink = scan_bytes(data, make_engine(index, "auto"), index)
+    numbers = [n for n, _, _ in sink.lines]
+    assert 201 in numbers and 203 in numbers  # header and exception line
+    assert numbers == sorted(set(numbers)) and sink.gaps >= 1
+    assert len(numbers) < 700 // 2  # only the region around the hit
+
+
+def test_ansi_crlf_and_progress_bars() -> None:
+    text = (
+        "\x1b[32mepoch 1\x1b[0m\r\n"
+        "  3%|#         | 3/100 [00:01<00:40]\r 45%|####5     | 45/100 [00:10<00:12]"
+        "\x1b[31mRuntimeError\x1b[0m: CUDA error: an illegal memory access was encountered\r\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root["entry"] == "cuda-illegal-memory-access" and root["line"] == 2
+
+
+def test_gzip_is_read_transparently(tmp_path: Path) -> None:
+    path = tmp_path / "rank2.log.gz"
+    path.write_bytes(gzip.compress((SAMPLES / "srun_labels.log").read_bytes()))
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root["entry"] == "cuda-invalid-device-ordinal"
+
+
+def test_an_overlong_line_is_cut_into_its_segments(tmp_path: Path) -> None:
+    path = tmp_path / "train.log"
+    bar = b" 50%|#####     | 5/10 [00:01<00:01]\r" * 200_000  # ~7 MB without a newline
+    path.write_bytes(b"start\n" + bar + b"RuntimeError: CUDA error: device-side assert triggered\nend\n")
+    report = explain_paths([str(path)])
+    assert report.root_cause is not None and report.root_cause["entry"] == "cuda-device-side-assert"
+    assert report.root_cause["line"] == 2 and report.inputs[0]["lines"] == 3
+
+
+# --- prefilters are supersets ----------------------------------------------------------------------
+
+
+def kb_patterns(kb: KnowledgeBase) -> list[str]:
+    return [p.source for e in kb.entries for p in e.patterns]
+
+
+def test_every_sample_is_flagged_by_its_own_prefilter(index: KbIndex, kb: KnowledgeBase) -> None:
+    for entry in kb.entries:
+        for sample in entry.samples_match:
+            for line in sample.text.split("\n"):
+                for segment in fast_lines.segments(line):
+                    for pattern in entry.patterns:
+                        if pattern.regex.search(segment):
+                            body = superset_regex(pattern.source)
+                            assert re.search(body, segment.encode("utf-8")), (entry.id, pattern.source)
+                            lits = required_literals(pattern.source)
+                            if lits is not None:
+                                assert any(
+                                    (t.lower() if caseless else t)
+                                    in (segment.lower() if caseless else segment)
+                                    for t, caseless in lits.options
+                                ), (entry.id, lits)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_prefilter_is_a_superset_on_mutated_samples(data: st.DataObject, kb: KnowledgeBase) -> None:
+    entry = data.draw(st.sampled_from([e for e in kb.entries if e.samples_match]))
+    sample = data.draw(st.sampled_from(entry.samples_match)).text
+    line = data.draw(st.sampled_from([ln for ln in sample.split("\n") if ln.strip()] or [sample]))
+    cut = data.draw(st.integers(0, len(line)))
+    noise = data.draw(st.text(alphabet=st.characters(blacklist_characters="\n\r"), max_size=20))
+    text = fast_lines.clean_line(line[:cut] + noise + line[cut:])
+    for pattern in entry.patterns:
+        if pattern.regex.search(text):
+            assert re.search(superset_regex(pattern.source), text.encode("utf-8")), pattern.source
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(min_size=1, max_size=40))
+def test_prefilter_handles_unicode_classes_and_case(word: str) -> None:
+    for source in (r"(?i)cuda\s+error: (?P<x>\w+)", r"nicht genügend Speicher: .{2,4}!", r"[^\s]+ failed"):
+        regex = re.compile(source)
+        for text in (word, f"CUDA  Error: {word}", f"nicht genügend Speicher: {word[:3]}!", f"{word} failed"):
+            if regex.search(text):
+                assert re.search(superset_regex(source), text.encode("utf-8")), (source, text)
+
+
+def test_without_hyperscan_the_python_engine_gives_the_same_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = str(SAMPLES / "torchrun_oom_table.log")
+    with_hs = explain_paths([path], ExplainOptions(engine="hyperscan")).to_dict()
+    assert with_hs["stats"]["engine"] == "hyperscan"
+    monkeypatch.setitem(sys.modules, "hyperscan", None)  # as if the wheel were missing
+    monkeypatch.setenv("DDPDOCTOR_CACHE_DIR", str(tmp_path))
+    index = load_index()
+    assert index.hs_blob is None
+    without = explain_paths([path]).to_dict()
+    assert without["stats"]["engine"] == "python"
+    for report in (with_hs, without):
+        report["stats"].pop("engine")
+    assert without == with_hs
