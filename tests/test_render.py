@@ -60,6 +60,12 @@ def test_auto_format_is_plain_for_pipes_and_no_color(monkeypatch: pytest.MonkeyP
     assert resolve_format(OutputFormat.AUTO, ColorMode.ALWAYS, io.StringIO()) is OutputFormat.RICH
 
 
+def test_color_never_wins_over_format_rich() -> None:
+    buf = io.StringIO()
+    emit(DOC, {}, OutputFormat.RICH, color=ColorMode.NEVER, stream=buf)
+    assert "\x1b[" not in buf.getvalue() and "A paragraph." in buf.getvalue()
+
+
 def test_color_always_emits_ansi_codes() -> None:
     buf = io.StringIO()
     emit(DOC, {}, OutputFormat.AUTO, color=ColorMode.ALWAYS, stream=buf)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from ddpdoctor.explain import explain_text
 from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.scenarios import (
     SCENARIOS,
@@ -41,15 +42,10 @@ REQUIRED = (
     "torch-port-in-use",
     "torch-main-exception",
 )
+
+
 # Diagnoses that depend on work outside the runtime (knowledge-base categories, explain's
 # handling of a log shape). Each names what is missing; an XPASS means it landed.
-KNOWN_GAPS = {
-    "duplicate-devices": "explain takes the rank of the `Can receive callback` block (an unnamed thread, no rank) "
-    "instead of the wrapper's `worker 0` (devices[1])",
-    "empty-devices": "explain does not yet match burn-ddp-empty-device-list, whose pattern is on the panic header",
-}
-
-
 def _param(name: str) -> pytest.param:  # type: ignore[valid-type]
     marks = [pytest.mark.slow] if SCENARIOS[name].runtime is Runtime.TORCH else []
     return pytest.param(name, marks=marks, id=name)
@@ -87,7 +83,7 @@ def test_catalog_has_the_required_scenarios_with_real_entries() -> None:
         assert scenario.entry is None or scenario.entry in base.by_id, scenario.name
         assert scenario.category is None or scenario.category in categories, scenario.name
         if scenario.entry is not None:
-            assert base.by_id[scenario.entry].category == scenario.category or scenario.name in KNOWN_GAPS
+            assert base.by_id[scenario.entry].category == scenario.category
 
 
 def test_required_ranks() -> None:
@@ -120,12 +116,9 @@ def test_scenario_reproduces_within_its_bound_and_leaves_nothing(name: str) -> N
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_scenario_log_is_diagnosed_as_the_catalog_says(name: str, request: pytest.FixtureRequest) -> None:
-    explain = pytest.importorskip("ddpdoctor.explain")
-    if name in KNOWN_GAPS:
-        request.applymarker(pytest.mark.xfail(reason=KNOWN_GAPS[name], strict=False))
+def test_scenario_log_is_diagnosed_as_the_catalog_says(name: str) -> None:
     run = scenario_run(name)
-    report = explain.explain_text(run.output, name=f"<{name}>").to_dict()
+    report = explain_text(run.output, name=f"<{name}>").to_dict()
     assert diagnosis_mismatches(run.scenario, report) == []
 
 

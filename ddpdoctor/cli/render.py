@@ -233,7 +233,9 @@ def emit(
     elif resolved is OutputFormat.TEXT:
         out.write(render_text(doc))
     else:
-        console = make_console(out, color=color_enabled(color, out) or fmt is OutputFormat.RICH)
+        # An explicit `--format rich` colours even a pipe, unless `--color never` says otherwise.
+        wants_color = color is not ColorMode.NEVER if fmt is OutputFormat.RICH else color_enabled(color, out)
+        console = make_console(out, color=wants_color)
         for renderable in rich_renderables(doc):
             console.print(renderable)
     out.flush()

@@ -1,7 +1,7 @@
 """Exact matching of candidate text against the indexed knowledge base.
 
 The rules are the reference matcher's (:class:`ddpdoctor.kb.matching.Matcher`): each entry's
-first matching pattern counts, results are ordered wrapper, root, symptom, then longer matches
+first matching pattern counts, results are ordered as `_preference` there says, longer matches
 first, and a wrapper's `inner` text is matched again until a depth bound. The difference is
 speed: only the entries whose prefilter flagged the text are tried, and their patterns are
 compiled on first use.
@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from ddpdoctor.explain.scan import Engine
 
 INNER_GROUP = "inner"
-_KIND_PREFERENCE = {"wrapper": 0, "root": 1, "symptom": 2}
+# A wrapper whose inner message is on this line comes first (it is peeled); a wrapper without one
+# (a launcher's summary line) carries nothing here, so a root cause on the same line wins over it.
+_KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
 
 
 class Hit:
@@ -57,8 +59,10 @@ class Hit:
         return value.strip() if value and value.strip() else None
 
     def preference(self) -> tuple[int, int, str]:
-        """Sort key: wrappers, then roots, then symptoms; longer matches first."""
-        return (_KIND_PREFERENCE.get(self.entry.kind, 3), -(self.end - self.start), self.entry.id)
+        """Sort key: wrappers that carry an inner message, roots, other wrappers, symptoms; longer first."""
+        kind = self.entry.kind
+        rank = 0 if kind == "wrapper" and self.inner else _KIND_PREFERENCE.get(kind, 4)
+        return (rank, -(self.end - self.start), self.entry.id)
 
 
 class FastMatcher:

@@ -19,7 +19,9 @@ MAX_MATCH_CHARS = 64 * 1024
 MAX_UNWRAP_DEPTH = 16
 
 ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
-_KIND_PREFERENCE = {"wrapper": 0, "root": 1, "symptom": 2}
+# A wrapper whose inner message is on this line comes first (it is peeled); a wrapper without one
+# (a launcher's summary line) carries nothing here, so a root cause on the same line wins over it.
+_KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
 
 
 def clean_line(line: str) -> str:
@@ -64,7 +66,9 @@ class Match:
 
 
 def _preference(match: Match) -> tuple[int, int, str]:
-    return (_KIND_PREFERENCE[match.entry.kind], -(match.end - match.start), match.entry.id)
+    kind = match.entry.kind
+    rank = 0 if kind == "wrapper" and match.inner else _KIND_PREFERENCE[kind]
+    return (rank, -(match.end - match.start), match.entry.id)
 
 
 class Matcher:
