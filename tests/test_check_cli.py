@@ -121,7 +121,7 @@ def test_list_shows_every_check(cli) -> None:
 
 def test_catalog_ids_are_namespaced_and_listed_in_the_plan_areas() -> None:
     for check in CHECKS:
-        assert check.area in ("device", "memory", "dataloader", "backend", "env")
+        assert check.area in ("device", "memory", "dataloader", "backend", "env", "dist", "collective")
     for required in (
         "device.duplicate",
         "device.unavailable",

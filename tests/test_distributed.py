@@ -9,6 +9,8 @@ from dataclasses import replace
 
 import pytest
 
+from ddpdoctor.check.base import finding
+from ddpdoctor.check.catalog import CHECKS
 from ddpdoctor.devices import GIB
 from ddpdoctor.distributed.analysis import (
     analyse,
@@ -18,7 +20,7 @@ from ddpdoctor.distributed.analysis import (
     version_mismatches,
     world_size,
 )
-from ddpdoctor.distributed.catalog import DIST_CHECKS, dist_finding, rank_list
+from ddpdoctor.distributed.catalog import rank_list
 from ddpdoctor.distributed.collectives import (
     BandwidthRow,
     CollectiveResult,
@@ -182,7 +184,7 @@ def test_analyse_healthy_job_has_no_problem() -> None:
 
 def test_catalog_categories_are_from_the_closed_list() -> None:
     categories = set(load_categories())
-    assert {c.category for c in DIST_CHECKS} <= categories
+    assert {c.category for c in CHECKS} <= categories
     assert rank_list([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7, 8"
 
 
@@ -190,8 +192,8 @@ def test_catalog_categories_are_from_the_closed_list() -> None:
 
 
 def test_rank_findings_fold_passes_and_identical_problems() -> None:
-    ok = [dist_finding("device.unavailable", Severity.OK, "fine", rank=r) for r in range(3)]
-    warn = [dist_finding("dist.env-mismatch", Severity.WARNING, "same", rank=r) for r in (1, 2)]
+    ok = [finding("device.unavailable", Severity.OK, "fine", rank=r) for r in range(3)]
+    warn = [finding("dist.env-mismatch", Severity.WARNING, "same", rank=r) for r in (1, 2)]
     ranks = [facts(r, findings=(ok[r], *([warn[r - 1]] if r else []))) for r in range(3)]
     merged = merge_rank_findings(ranks)
     assert [(f.id, f.rank, f.data.get("ranks")) for f in merged] == [
@@ -199,7 +201,7 @@ def test_rank_findings_fold_passes_and_identical_problems() -> None:
         ("dist.env-mismatch", 1, [1, 2]),
     ]
     assert "(on ranks 1, 2)" in merged[1].message
-    flagged = [*merged, dist_finding("device.unavailable", Severity.ERROR, "gone")]
+    flagged = [*merged, finding("device.unavailable", Severity.ERROR, "gone")]
     assert [f.severity for f in drop_superseded_passes(flagged)] == [Severity.WARNING, Severity.ERROR]
 
 

@@ -18,6 +18,7 @@ from ddpdoctor.explain import explain_paths
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 SIDECARS = sorted(LOGS.glob("*.yaml")) if LOGS.is_dir() else []
 
+
 def _load(sidecar: Path) -> tuple[Path, dict[str, Any]]:
     doc = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
     stem = sidecar.with_suffix("")

@@ -122,6 +122,29 @@ def test_scenario_log_is_diagnosed_as_the_catalog_says(name: str) -> None:
     assert diagnosis_mismatches(run.scenario, report) == []
 
 
+def _reproduced_entries() -> list[object]:
+    entries = [e for e in load_knowledge_base().entries if e.reproducer]
+    return [
+        pytest.param(
+            e.id,
+            e.reproducer,
+            marks=[pytest.mark.slow] if SCENARIOS[e.reproducer].runtime is Runtime.TORCH else [],
+            id=e.id,
+        )
+        for e in entries
+    ]
+
+
+@pytest.mark.parametrize(("entry_id", "scenario"), _reproduced_entries())
+def test_each_reproducer_really_produces_its_entry(entry_id: str, scenario: str) -> None:
+    """An entry that names a scenario appears in the explained log of that scenario: root, chain or victims."""
+    report = explain_text(scenario_run(scenario).output, name=f"<{scenario}>").to_dict()
+    root = report["root_cause"] or {}
+    seen = {root.get("entry")} | {link["entry"] for link in root.get("chain", [])}
+    seen |= {victim["entry"] for victim in report["victims"]} | {f["entry"] for f in report["findings"]}
+    assert entry_id in seen, f"{scenario} shows {sorted(e for e in seen if e)}"
+
+
 def test_burn_outputs_carry_the_exact_supervisor_texts() -> None:
     main_oom = scenario_run("main-oom").output
     assert "Distributed data parallel main worker failed: failed to reserve " in main_oom

@@ -20,7 +20,7 @@ class CheckSpec:
 
     @property
     def area(self) -> str:
-        """The namespace before the dot: device, memory, dataloader, backend or env."""
+        """The namespace before the dot: device, memory, dataloader, backend, env, dist or collective."""
         return self.id.split(".", 1)[0]
 
     def to_dict(self) -> dict[str, str]:
@@ -120,8 +120,75 @@ CHECKS: tuple[CheckSpec, ...] = (
         "WORLD_SIZE is valid and matches the devices of this node",
         "a distributed launch",
     ),
+    # Checks only `check --distributed` makes: the job as a whole, and the collectives it tests.
+    CheckSpec(
+        "dist.rendezvous",
+        "rendezvous",
+        "every rank reaches the rendezvous store within --timeout; missing ranks are named",
+        "--distributed",
+    ),
+    CheckSpec(
+        "dist.world-size",
+        "rendezvous",
+        "WORLD_SIZE agrees on every rank and equals nodes x ranks per node; local ranks are distinct",
+        "--distributed",
+    ),
+    CheckSpec(
+        "dist.versions",
+        "version_mismatch",
+        "torch, CUDA, NCCL and Python versions are the same on every rank",
+        "--distributed",
+    ),
+    CheckSpec(
+        "dist.env-mismatch",
+        "other",
+        "NCCL_*, GLOO_* and TORCH_NCCL_* settings are the same on every rank",
+        "--distributed",
+    ),
+    CheckSpec(
+        "dist.memory-imbalance",
+        "oom_gpu",
+        "free GPU memory is about the same on every rank",
+        "--distributed",
+    ),
+    CheckSpec(
+        "dist.process-group",
+        "backend_unsupported",
+        "torch.distributed.init_process_group succeeds on every rank",
+        "--distributed",
+    ),
+    CheckSpec(
+        "dist.rank-lost",
+        "collective_timeout",
+        "every rank reports back after the collective tests",
+        "--distributed",
+    ),
+    CheckSpec(
+        "collective.barrier",
+        "collective_timeout",
+        "every rank reaches a barrier within --timeout (monitored_barrier on gloo, a store check otherwise)",
+        "--distributed",
+    ),
+    CheckSpec(
+        "collective.all_reduce",
+        "collective_mismatch",
+        "all_reduce returns the correct sum on every rank",
+        "--distributed",
+    ),
+    CheckSpec(
+        "collective.broadcast",
+        "collective_mismatch",
+        "broadcast from rank 0 delivers the same tensor to every rank",
+        "--distributed",
+    ),
+    CheckSpec(
+        "collective.bandwidth",
+        "other",
+        "all_reduce algorithm and bus bandwidth over a range of sizes (as nccl-tests reports them)",
+        "--distributed",
+    ),
 )
 
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in CHECKS)
 BY_ID: dict[str, CheckSpec] = {c.id: c for c in CHECKS}
-AREAS: tuple[str, ...] = ("device", "memory", "dataloader", "backend", "env")
+AREAS: tuple[str, ...] = ("device", "memory", "dataloader", "backend", "env", "dist", "collective")

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ddpdoctor.check.base import finding
 from ddpdoctor.devices import GIB, format_size
-from ddpdoctor.distributed.catalog import dist_finding, rank_list, ranks_phrase
+from ddpdoctor.distributed.catalog import rank_list, ranks_phrase
 from ddpdoctor.distributed.facts import SHARED_ENV_PREFIXES, RankFacts
 from ddpdoctor.findings import Finding, Severity
 
@@ -47,7 +48,7 @@ def duplicate_devices(ranks: Sequence[RankFacts]) -> list[Finding]:
         numbers = [m.rank for m in members]
         where = ", ".join(f"rank {m.rank} (local rank {m.local_rank}, {m.device})" for m in members)
         out.append(
-            dist_finding(
+            finding(
                 "device.duplicate",
                 Severity.ERROR,
                 f"{ranks_phrase(numbers)} share one GPU on {host}",
@@ -73,7 +74,7 @@ def duplicate_devices(ranks: Sequence[RankFacts]) -> list[Finding]:
             )
         )
     if not out and any(f.gpu_uuid for f in ranks):
-        out.append(dist_finding("device.duplicate", Severity.OK, "every rank has its own GPU"))
+        out.append(finding("device.duplicate", Severity.OK, "every rank has its own GPU"))
     return out
 
 
@@ -87,7 +88,7 @@ def version_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
             continue
         strict = key in STRICT_VERSIONS
         out.append(
-            dist_finding(
+            finding(
                 "dist.versions",
                 Severity.ERROR if strict else Severity.WARNING,
                 f"{key} versions differ across ranks",
@@ -109,7 +110,7 @@ def version_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
     if not out:
         shown = {k: ranks[0].versions.get(k) for k in STRICT_VERSIONS if ranks and ranks[0].versions.get(k)}
         text = ", ".join(f"{k} {v}" for k, v in shown.items())
-        out.append(dist_finding("dist.versions", Severity.OK, f"every rank runs the same versions ({text})"))
+        out.append(finding("dist.versions", Severity.OK, f"every rank runs the same versions ({text})"))
     return out
 
 
@@ -119,7 +120,7 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
     sizes = _groups({f.rank: str(f.world_size) for f in ranks})
     if len(sizes) > 1 or (sizes and int(next(iter(sizes))) != expected):
         out.append(
-            dist_finding(
+            finding(
                 "dist.world-size",
                 Severity.ERROR,
                 "ranks disagree on WORLD_SIZE",
@@ -138,7 +139,7 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
         clashes = sorted({lr for lr in local if local.count(lr) > 1})
         if clashes:
             out.append(
-                dist_finding(
+                finding(
                     "dist.world-size",
                     Severity.ERROR,
                     f"two ranks on {host} have the same LOCAL_RANK",
@@ -156,7 +157,7 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
         declared = {m.local_world_size for m in members if m.local_world_size is not None}
         if complete and declared and declared != {len(members)}:
             out.append(
-                dist_finding(
+                finding(
                     "dist.world-size",
                     Severity.ERROR,
                     f"{host} runs {len(members)} rank(s) but LOCAL_WORLD_SIZE says {rank_list(sorted(declared))}",
@@ -177,7 +178,7 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
     counts = {h: len(m) for h, m in hosts.items()}
     if complete and len(set(counts.values())) > 1:
         out.append(
-            dist_finding(
+            finding(
                 "dist.world-size",
                 Severity.WARNING,
                 "nodes run different numbers of ranks",
@@ -189,7 +190,7 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
     if not out and complete:
         per_node = next(iter(counts.values())) if counts else 0
         out.append(
-            dist_finding(
+            finding(
                 "dist.world-size",
                 Severity.OK,
                 f"{len(counts)} node(s) x {per_node} rank(s) = world size {expected}",
@@ -210,7 +211,7 @@ def env_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
     if not differing:
         return []
     return [
-        dist_finding(
+        finding(
             "dist.env-mismatch",
             Severity.WARNING,
             f"{len(differing)} communication setting(s) differ across ranks",
@@ -231,7 +232,7 @@ def memory_imbalance(ranks: Sequence[RankFacts]) -> list[Finding]:
     most, least = max(free.values()), min(free.values())
     if most - least <= max(IMBALANCE_BYTES, IMBALANCE_SHARE * most):
         return [
-            dist_finding(
+            finding(
                 "dist.memory-imbalance",
                 Severity.OK,
                 f"free GPU memory is balanced ({format_size(least)} to {format_size(most)})",
@@ -240,7 +241,7 @@ def memory_imbalance(ranks: Sequence[RankFacts]) -> list[Finding]:
     poorest = sorted(r for r, v in free.items() if v == least)
     by_rank = {f.rank: f for f in ranks}
     return [
-        dist_finding(
+        finding(
             "dist.memory-imbalance",
             Severity.WARNING,
             f"{ranks_phrase(poorest)} has {format_size(most - least)} less free GPU memory than the best rank",

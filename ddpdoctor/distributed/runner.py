@@ -25,12 +25,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ddpdoctor.check.base import finding
+from ddpdoctor.check.catalog import BY_ID
 from ddpdoctor.check.devices import parse_device_list
 from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.check.runner import CHECK_SCHEMA, CheckOptions, link_findings, run_checks
 from ddpdoctor.devices import DeviceProbe, Inventory, SimulatedProbe, probe_from_spec, visible_mapping
 from ddpdoctor.distributed.analysis import analyse
-from ddpdoctor.distributed.catalog import check_title, dist_finding, ranks_phrase
+from ddpdoctor.distributed.catalog import ranks_phrase
 from ddpdoctor.distributed.collectives import (
     CPU_SIZES,
     GPU_SIZES,
@@ -123,7 +125,7 @@ def merge_rank_findings(ranks: Sequence[RankFacts]) -> list[Finding]:
             out.append(first)
         elif first.severity is Severity.OK:
             same = len({m.title for m in members}) == 1
-            title = first.title if same else f"{check_title(first.id)} (every rank)"
+            title = first.title if same else f"{BY_ID[first.id].title} (every rank)"
             out.append(replace(first, rank=None, title=title, message=title, data={"ranks": numbers}))
         elif first.severity is Severity.INFO:
             out.append(replace(first, rank=None, data={**first.data, "ranks": numbers}))
@@ -143,13 +145,13 @@ def drop_superseded_passes(findings: Sequence[Finding]) -> list[Finding]:
 
 def _rendezvous_finding(missing: list[int], world_size: int, timeout: float, launch: LaunchInfo) -> Finding:
     if not missing:
-        return dist_finding(
+        return finding(
             "dist.rendezvous",
             Severity.OK,
             f"all {world_size} ranks joined the rendezvous",
             data={"missing": [], "store": f"{launch.master_addr}:{launch.master_port}"},
         )
-    return dist_finding(
+    return finding(
         "dist.rendezvous",
         Severity.ERROR,
         f"{ranks_phrase(missing)} never joined the rendezvous",
@@ -177,7 +179,7 @@ def _store_failure(problem: str, launch: LaunchInfo) -> Finding:
     else:
         title = f"rank 0 never answered rank {launch.rank}"
         cause = ". Rank 0 never started, crashed, or MASTER_ADDR/MASTER_PORT do not point at it."
-    return dist_finding(
+    return finding(
         "dist.rendezvous",
         Severity.ERROR,
         title,
@@ -244,7 +246,7 @@ def collective_findings(
                 else f"{test} failed on {ranks_phrase(list(failed))}"
             )
             out.append(
-                dist_finding(
+                finding(
                     check_id,
                     Severity.ERROR,
                     title,
@@ -263,7 +265,7 @@ def collective_findings(
         elif test == "bandwidth" and bandwidth:
             peak = _peak(bandwidth)
             out.append(
-                dist_finding(
+                finding(
                     check_id,
                     Severity.INFO,
                     f"all_reduce bus bandwidth up to {peak.busbw:.3f} GB/s ({backend}, {len(heard)} ranks)",
@@ -274,7 +276,7 @@ def collective_findings(
             )
         elif heard and all(x is not None and x.status == "ok" for x in by_rank.values()):
             out.append(
-                dist_finding(
+                finding(
                     check_id,
                     Severity.OK,
                     _OK_TITLES[test].format(backend=backend, n=len(heard)),
@@ -283,10 +285,10 @@ def collective_findings(
             )
         elif heard and all(x is not None and x.status == "skipped" for x in by_rank.values()):
             reason = next(x.detail for x in by_rank.values() if x is not None)
-            out.append(dist_finding(check_id, Severity.INFO, f"{test} skipped: {reason}"))
+            out.append(finding(check_id, Severity.INFO, f"{test} skipped: {reason}"))
     if lost:
         out.append(
-            dist_finding(
+            finding(
                 "dist.rank-lost",
                 Severity.ERROR,
                 f"{ranks_phrase(list(lost))} never reported after the collective tests",
@@ -409,7 +411,7 @@ class _Rank:
             )
         else:
             findings.append(
-                dist_finding(
+                finding(
                     "dist.process-group",
                     Severity.INFO,
                     "collective tests skipped: fix the errors above first",
@@ -437,7 +439,7 @@ class _Rank:
             coordinator.publish("bye")
         except StoreUnavailable as exc:
             own.append(
-                dist_finding(
+                finding(
                     "dist.rendezvous",
                     Severity.ERROR,
                     f"rank {self.launch.rank} lost contact with rank 0",
