@@ -17,10 +17,17 @@ REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
+HEADINGS = {
+    "check": "## Check a setup before the job starts",
+    "preflight": "## In the training script",
+}
+
+
 def section(name: str) -> str:
-    start = README.index(f"<!-- section:{name} -->")
-    end = README.index("<!-- section:", start + 1)
-    return README[start:end]
+    """The README text from a level-2 heading to the next one."""
+    start = README.index(HEADINGS[name])
+    end = README.find("\n## ", start + 1)
+    return README[start : end if end != -1 else len(README)]
 
 
 def blocks(text: str, language: str) -> list[str]:
