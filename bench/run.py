@@ -19,7 +19,9 @@ def main(argv: list[str]) -> int:
     names = argv or available
     unknown = [n for n in names if n not in available]
     if unknown:
-        print(f"unknown benchmark(s): {', '.join(unknown)}; choose from {', '.join(available)}", file=sys.stderr)
+        print(
+            f"unknown benchmark(s): {', '.join(unknown)}; choose from {', '.join(available)}", file=sys.stderr
+        )
         return 2
     missed = []
     for name in names:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -245,3 +247,15 @@ def test_textwrap_sample_keeps_multiline_text(tmp_path: Path) -> None:
     write_entry(tmp_path, doc)
     base = load_knowledge_base([tmp_path])
     assert [m.line for m in base.matcher.match_text(text) if m.entry.id == "team-widget-crash"] == [1]
+
+
+def test_loading_is_cached_until_a_file_changes(tmp_path: Path) -> None:
+    path = write_entry(tmp_path, GOOD)
+    first = load_knowledge_base([tmp_path])
+    assert load_knowledge_base([tmp_path]) is first
+    doc = variant(solutions=["Create a new widget per step."])
+    path.write_text(yaml.safe_dump(doc, sort_keys=False), encoding="utf-8")
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 1_000_000_000))
+    second = load_knowledge_base([tmp_path])
+    assert second is not first
+    assert second.get("team-widget-crash").solutions == ("Create a new widget per step.",)

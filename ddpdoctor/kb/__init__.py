@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from ddpdoctor.errors import InputError
-from ddpdoctor.kb.loader import extra_dirs, load_entries
+from ddpdoctor.kb.loader import bundled_root, extra_dirs, load_entries
 from ddpdoctor.kb.matching import Match, Matcher
 from ddpdoctor.kb.schema import Entry
 
@@ -45,9 +46,34 @@ class KnowledgeBase:
         ]
 
 
+# Loaded knowledge bases by the stat of every file they were read from: a long-lived process (the
+# test suite, a guarded training job) parses and compiles the YAML once, and sees any edit at once.
+_LOADED: dict[tuple[object, ...], KnowledgeBase] = {}
+
+
+def _stat_key(folder: object) -> tuple[tuple[str, int, int], ...] | None:
+    """(path, mtime, size) of every file under a real folder; None when it is not a plain folder."""
+    if not isinstance(folder, Path) or not folder.is_dir():
+        return None
+    out = []
+    for root, _dirs, files in os.walk(folder, followlinks=True):
+        for name in files:
+            st = os.stat(os.path.join(root, name))
+            out.append((os.path.join(root, name), st.st_mtime_ns, st.st_size))
+    return tuple(sorted(out))
+
+
 def load_knowledge_base(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> KnowledgeBase:
     """Load the bundled entries plus team folders (`--kb`, DDPDOCTOR_KB_PATH); raise on the first invalid file."""
-    result = load_entries(extra_dirs(dirs), include_bundled=include_bundled)
+    folders = extra_dirs(dirs)
+    parts = [_stat_key(f) for f in ([bundled_root()] if include_bundled else []) + folders]
+    key = None if any(p is None for p in parts) else (include_bundled, *parts)
+    if key is not None and key in _LOADED:
+        return _LOADED[key]
+    result = load_entries(folders, include_bundled=include_bundled)
     if result.problems:
         raise result.problems[0]
-    return KnowledgeBase(result.entries, result.categories)
+    kb = KnowledgeBase(result.entries, result.categories)
+    if key is not None:
+        _LOADED[key] = kb
+    return kb
