@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from typing import Annotated
 
@@ -17,6 +18,9 @@ from ddpdoctor.cli import reproduce as reproduce_commands
 from ddpdoctor.cli.common import ENV_DEBUG, SETTINGS
 from ddpdoctor.cli.render import ColorMode
 from ddpdoctor.errors import ExitCode
+
+# A CPU-only torch without numpy warns about it on import; it says nothing about the user's job.
+warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)
 
 app = typer.Typer(
     name="ddpdoctor",
