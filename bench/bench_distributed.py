@@ -26,9 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from ddpdoctor.distributed.collectives import CPU_SIZES, GPU_SIZES, TARGET_SECONDS
+
 REPO = Path(__file__).resolve().parent.parent
 TOLERANCE = 0.10
-DEFAULT_SIZES = {"gloo": "65536,1048576,16777216", "nccl": "1048576,16777216,134217728"}
+# The sizes `check --distributed` sweeps by default on each backend.
+DEFAULT_SIZES = {"gloo": CPU_SIZES, "nccl": GPU_SIZES}
 
 
 def plain_all_reduce(
@@ -150,12 +153,12 @@ def main() -> int:
     )
     parser.add_argument("--sizes", help="comma-separated byte sizes (default per backend)")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; medians are compared")
-    parser.add_argument("--target", type=float, default=0.25, help="seconds per size and round")
+    parser.add_argument("--target", type=float, default=TARGET_SECONDS, help="seconds per size and round")
     parser.add_argument("--limit", type=float, default=600, help="seconds one torchrun job may take")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    args.sizes = args.sizes or DEFAULT_SIZES[args.backend]
+    args.sizes = args.sizes or ",".join(map(str, DEFAULT_SIZES[args.backend]))
     if min(args.nproc) < 2:
         parser.error("every world size must be at least 2: a single rank sends nothing")
     if args.worker:

@@ -26,7 +26,7 @@ import time
 import warnings
 from dataclasses import dataclass
 
-from ddpdoctor.runtime import DdpRuntime, Fault, RuntimeConfig, RustPanic
+from ddpdoctor.runtime import DdpRuntime, Fault, FaultKind, RuntimeConfig, RustPanic
 from ddpdoctor.runtime.sync import Halted
 
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
@@ -46,11 +46,12 @@ class Sample:
     stopped: float | None
 
 
-def _measure(fault: str, faithful: bool, timeout: float, bound: float) -> Sample:
-    config = RuntimeConfig(devices=DEVICES, faults=(Fault.parse(fault),), faithful=faithful, timeout=timeout)
+def _measure(spec: str, faithful: bool, timeout: float, bound: float) -> Sample:
+    fault = Fault.parse(spec)
+    config = RuntimeConfig(devices=DEVICES, faults=(fault,), faithful=faithful, timeout=timeout)
     runtime = DdpRuntime(config, io.StringIO())
-    stalled = f"ddp-worker-{Fault.parse(fault).device}" if "stall" in fault else None
-    others = [f"ddp-worker-{i}" for i in range(len(DEVICES)) if f"ddp-worker-{i}" != stalled]
+    stalled = fault.device if fault.kind is FaultKind.STALL else None
+    others = [f"ddp-worker-{i}" for i in range(len(DEVICES)) if i != stalled]
 
     def fit() -> None:
         with contextlib.suppress(RustPanic, Halted):

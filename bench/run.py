@@ -1,7 +1,7 @@
 """Run the benchmarks under bench/ (`make bench`), or the ones named: `python bench/run.py explain runtime`.
 
-Each `bench_<name>.py` measures ddpdoctor against a baseline in the same run, prints the ratios and
-exits non-zero when it misses a target; this runner exits non-zero when any of them did.
+Each `bench_<name>.py` measures ddpdoctor against a baseline in the same run, prints the
+comparison and exits non-zero when it misses a target; this runner exits non-zero when any of them did.
 """
 
 from __future__ import annotations

@@ -596,6 +596,20 @@ def nvml_driver_version() -> str | None:
             return None
 
 
+def torch_nccl_version(torch: Any) -> str | None:
+    """The NCCL version this torch build carries (`2.21.5`), or None without CUDA or NCCL."""
+    if torch.version.cuda is None:
+        return None
+    try:
+        nccl: Any = torch.cuda.nccl
+        raw = nccl.version()
+    except Exception:
+        return None
+    if isinstance(raw, tuple):
+        return ".".join(map(str, raw))
+    return str(raw) if raw else None
+
+
 def _torch_uuid(props: Any) -> str | None:
     uuid = getattr(props, "uuid", None)
     if uuid is None:
@@ -695,8 +709,13 @@ def _torch_backends(torch: Any) -> tuple[str, ...]:
     return tuple(found)
 
 
-def probe_from_spec(spec: str | None, environ: Mapping[str, str] | None = None) -> DeviceProbe:
-    """`--inventory` / DDPDOCTOR_INVENTORY: a simulated probe for `builtin:NAME` or a file; the real one otherwise."""
+def probe_from_spec(spec: str | Inventory | None, environ: Mapping[str, str] | None = None) -> DeviceProbe:
+    """`--inventory` / DDPDOCTOR_INVENTORY: a simulated probe for an Inventory, `builtin:NAME` or a file.
+
+    The real probe when neither `spec` nor DDPDOCTOR_INVENTORY (in `environ`, else os.environ) names one.
+    """
+    if isinstance(spec, Inventory):
+        return SimulatedProbe(spec)
     env = os.environ if environ is None else environ
     chosen = spec or env.get(ENV_INVENTORY) or None
     if chosen:

@@ -25,13 +25,16 @@ import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any, TypeVar, cast, overload
+from typing import IO, TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import DeviceProbe, Inventory, SimulatedProbe, load_inventory, parse_size
+from ddpdoctor.devices import DeviceProbe, Inventory, parse_size, probe_from_spec
 from ddpdoctor.errors import DdpDoctorError, ExitCode
 from ddpdoctor.findings import Severity
+
+if TYPE_CHECKING:
+    from ddpdoctor.explain.report import ExplainReport
 
 GUARD_SCHEMA = "ddpdoctor.guard/1"
 ENV_REPORT_DIR = "DDPDOCTOR_REPORT_DIR"
@@ -79,7 +82,7 @@ def preflight(
     a size such as "20GiB". `inventory` (a file, `builtin:NAME` or an Inventory) simulates a machine.
     """
     if probe is None and inventory is not None:
-        probe = SimulatedProbe(inventory if isinstance(inventory, Inventory) else load_inventory(inventory))
+        probe = probe_from_spec(inventory)
     options = CheckOptions(
         devices=devices,
         min_free=parse_size(min_free) if isinstance(min_free, str) else min_free,
@@ -122,7 +125,7 @@ class Guard:
         self.rank = _rank(rank)
         self.name = name
         self.stream = stream
-        self.diagnosis: Any = None
+        self.diagnosis: ExplainReport | None = None
         self.report_path: Path | None = None
         self.fallback_result: Any = None
 
@@ -176,14 +179,16 @@ class Guard:
         except Exception:
             return
 
-    def diagnose(self, exc: BaseException) -> Any:
+    def diagnose(self, exc: BaseException) -> ExplainReport | None:
         """Explain `exc` (message, chained causes and traceback), print it, write the rank's report.
 
         Returns the explain report, or None when the diagnosis itself failed (a one-line note
-        is printed instead; this method never raises).
+        is printed instead; this method never raises). `.diagnosis` and `.report_path` describe
+        the latest failure only.
         """
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         error: str | None = None
+        self.diagnosis, self.report_path = None, None
         try:
             from ddpdoctor.cli.hooks import print_diagnosis
             from ddpdoctor.explain import explain_text
@@ -201,7 +206,6 @@ class Guard:
 
     def _write(self, exc: BaseException, text: str, error: str | None) -> None:
         try:
-            to_dict = getattr(self.diagnosis, "to_dict", None)
             record = {
                 "schema": GUARD_SCHEMA,
                 "rank": self.rank,
@@ -209,7 +213,7 @@ class Guard:
                 "pid": os.getpid(),
                 "time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
                 "exception": {"type": type(exc).__name__, "message": str(exc), "traceback": text},
-                "diagnosis": to_dict() if callable(to_dict) else None,
+                "diagnosis": None if self.diagnosis is None else self.diagnosis.to_dict(),
                 "diagnosis_error": error,
                 "fallback": self._may_fall_back(),
             }

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,8 +11,13 @@ from typer.testing import CliRunner
 from ddpdoctor.cli.app import app
 from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 
-REPO = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Stop at once, with one line, when the log fixtures are missing (a partial checkout)."""
+    if not (FIXTURES / "logs").is_dir():
+        raise pytest.UsageError(f"missing {FIXTURES / 'logs'}: the fixture logs are part of the repository")
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +45,3 @@ def cli(monkeypatch: pytest.MonkeyPatch):
         return CliResult(result.exit_code, result.stdout, result.stderr)
 
     return invoke
-
-
-def entry_ids(kb_: KnowledgeBase) -> Sequence[str]:
-    return [e.id for e in kb_.entries]

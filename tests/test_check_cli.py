@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 
 import pytest
@@ -120,13 +119,15 @@ def test_list_shows_every_check(cli) -> None:
 
 
 def test_catalog_ids_are_namespaced_and_listed_in_the_plan_areas() -> None:
-    for check in CHECKS:
-        assert check.area in ("device", "memory", "dataloader", "backend", "env", "dist", "collective")
+    areas = ("device", "memory", "dataloader", "backend", "env", "dist", "collective")
+    assert {check.area for check in CHECKS} == set(areas)
+    assert len(CHECK_IDS) == len(CHECKS)
     for required in (
         "device.duplicate",
         "device.unavailable",
         "dataloader.first-batch",
         "dataloader.timeout",
+        "dataloader.num-workers",
     ):
         assert required in CHECK_IDS
 
@@ -175,5 +176,15 @@ def test_kb_lint_knows_the_check_ids(cli, tmp_path: Path) -> None:
     assert unknown and "device.teleport" in unknown[0]["title"]
 
 
-def test_fixture_args_split_like_a_shell() -> None:
-    assert shlex.split("--devices Cuda(0),Cuda(0)") == ["--devices", "Cuda(0),Cuda(0)"]
+def test_env_reports_a_failing_device_probe_instead_of_crashing(cli, monkeypatch) -> None:
+    def broken(self, *, cuda_ordinals=None):
+        raise RuntimeError("CUDA driver initialization failed, you might not have a CUDA gpu.")
+
+    monkeypatch.setattr("ddpdoctor.devices.TorchProbe.inventory", broken)
+    result = cli("env", "--format", "json")
+    assert result.exit_code == 0
+    data = json.loads(result.stdout)
+    assert data["problems"] == [
+        "reading the devices failed: RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."
+    ]
+    assert data["versions"]["torch"]

@@ -117,6 +117,21 @@ def test_model_code_error_is_one_finding_not_a_crash(in_helpers) -> None:
     assert errors[0].category == "user_code"
 
 
+def test_model_factory_exception_is_a_finding_not_a_crash(in_helpers) -> None:
+    report = run("0,1", tiny_gpus(GIB), model="ddpd_models:factory_raises", batch_size=4)
+    (error,) = of(report, "memory.model-step")
+    assert error.severity is Severity.ERROR and error.category == "user_code"
+    assert error.title == "the model factory failed: FileNotFoundError: checkpoint /models/base.pt is missing"
+    assert error.evidence and error.evidence[-1].file and error.evidence[-1].file.endswith("ddpd_models.py")
+
+
+def test_a_missing_dependency_of_the_model_module_is_not_a_usage_error(in_helpers) -> None:
+    """`ddpd_needs_extra` exists but imports `ddpd`, which does not: the user's error, not a bad --model."""
+    report = run("0", tiny_gpus(GIB), model="ddpd_needs_extra:mlp", batch_size=4)
+    (error,) = of(report, "memory.model-step")
+    assert error.title == "the model factory failed: ModuleNotFoundError: No module named 'ddpd'"
+
+
 def test_cpu_only_list_runs_the_step_without_a_memory_verdict(in_helpers) -> None:
     report = run("cpu", Inventory(source="cpu", simulated=True), model="ddpd_models:mlp", batch_size=4)
     assert of(report, "memory.model-step")[0].severity is Severity.OK

@@ -76,6 +76,26 @@ def test_internal_bug_gives_one_line_exit_3_and_a_crash_report(cli, monkeypatch,
     assert "ddpdoctor 0.1.0" in body and "python " in body and "RuntimeError: simulated bug" in body
 
 
+def test_internal_bug_stays_one_line_when_the_crash_report_cannot_be_written(
+    cli, monkeypatch, tmp_path
+) -> None:
+    def explode(*_a, **_k):
+        raise RuntimeError("simulated bug")
+
+    monkeypatch.setattr("ddpdoctor.cli.kb.load_knowledge_base", explode)
+    monkeypatch.setattr("ddpdoctor.cli.common.crash_dir", lambda: tmp_path / "absent")
+    result = cli("kb", "list")
+    assert result.exit_code == 3
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 2
+    assert (
+        lines[0]
+        == "ddpdoctor: error: internal error (RuntimeError: simulated bug); this is a bug in ddpdoctor"
+    )
+    assert lines[1].startswith("ddpdoctor: hint: no crash report could be written (")
+    assert "rerun with --debug" in lines[1]
+
+
 def test_debug_flag_shows_the_traceback(cli, monkeypatch) -> None:
     def explode(*_a, **_k):
         raise RuntimeError("simulated bug")
@@ -90,7 +110,8 @@ def test_ctrl_c_exits_130(cli, monkeypatch) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr("ddpdoctor.cli.kb.load_knowledge_base", interrupt)
-    assert cli("kb", "list").exit_code == 130
+    result = cli("kb", "list")
+    assert result.exit_code == 130 and result.stderr == "ddpdoctor: interrupted\n"
 
 
 def test_run_returns_exit_codes_instead_of_exiting(capsys) -> None:
@@ -110,13 +131,20 @@ def test_kb_search_finds_the_seed_message(cli) -> None:
 
 
 def test_kb_search_reads_stdin_and_exits_1_without_a_match(cli) -> None:
-    result = cli("kb", "search", "-", input="all good, nothing failed\n")
+    result = cli("kb", "search", "-", "--format", "text", input="all good, nothing failed\n")
     assert result.exit_code == 1
+    assert result.stdout == "No knowledge-base entry matches this text.\n"
+    result = cli(
+        "kb", "search", "-", "--format", "json", input="Distributed data parallel main worker failed: boom\n"
+    )
+    assert result.exit_code == 0
+    assert [f["id"] for f in json.loads(result.stdout)["findings"]] == ["burn-ddp-main-worker-failed"]
 
 
-def test_kb_list_json_contract(cli) -> None:
+def test_kb_list_json_contract(cli, kb) -> None:
     data = json.loads(cli("kb", "list", "--format", "json").stdout)
-    assert set(data) >= {"entries"}
+    assert set(data) == {"schema", "entries"} and data["schema"] == "ddpdoctor.kb-list/1"
+    assert [item["id"] for item in data["entries"]] == [e.id for e in kb.entries]
     for item in data["entries"]:
         assert set(item) == {"id", "title", "framework", "category", "kind", "status"}
 
@@ -125,7 +153,14 @@ def test_kb_list_filters(cli, kb) -> None:
     data = json.loads(cli("kb", "list", "--framework", "burn", "--format", "json").stdout)
     assert data["entries"] and all(e["framework"] == "burn" for e in data["entries"])
     assert len(data["entries"]) == len(kb.select(framework="burn"))
-    assert cli("kb", "list", "--framework", "tensorflow").exit_code == 2
+    data = json.loads(cli("kb", "list", "--category", "rendezvous", "--format", "json").stdout)
+    assert [e["id"] for e in data["entries"]] == [e.id for e in kb.select(category="rendezvous")]
+    assert data["entries"] and all(e["category"] == "rendezvous" for e in data["entries"])
+    for option, value in (("--framework", "tensorflow"), ("--category", "gpu_melted")):
+        result = cli("kb", "list", option, value)
+        assert result.exit_code == 2
+        assert result.stderr.startswith(f"ddpdoctor: error: unknown {option[2:]} {value!r}\n")
+        assert "ddpdoctor: hint: use one of: " in result.stderr
 
 
 def test_help_and_kb_never_import_torch() -> None:

@@ -20,7 +20,6 @@ from ddpdoctor.distributed.analysis import (
     version_mismatches,
     world_size,
 )
-from ddpdoctor.distributed.catalog import rank_list
 from ddpdoctor.distributed.collectives import (
     BandwidthRow,
     CollectiveResult,
@@ -33,6 +32,7 @@ from ddpdoctor.distributed.launch import LaunchInfo, expand_device_template, lau
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, open_store
 from ddpdoctor.distributed.report import DistributedCheckReport
 from ddpdoctor.distributed.runner import collective_findings, drop_superseded_passes, merge_rank_findings
+from ddpdoctor.distributed.wording import rank_list
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Severity
 from ddpdoctor.kb.loader import load_categories
@@ -179,7 +179,12 @@ def test_env_mismatch_and_memory_imbalance() -> None:
 
 def test_analyse_healthy_job_has_no_problem() -> None:
     found = analyse([facts(r) for r in range(4)], 4)
-    assert all(f.severity in (Severity.OK, Severity.INFO) for f in found)
+    assert [(f.id, f.severity) for f in found] == [
+        ("device.duplicate", Severity.OK),
+        ("dist.world-size", Severity.OK),
+        ("dist.versions", Severity.OK),
+        ("dist.memory-imbalance", Severity.OK),
+    ]
 
 
 def test_catalog_categories_are_from_the_closed_list() -> None:
@@ -244,7 +249,21 @@ def test_report_json_has_ranks_and_nonzero_rank_follows_verdict() -> None:
     ranks = [facts(0), facts(1)]
     report = DistributedCheckReport(schema="ddpdoctor.check/1", world_size=2, backend="nccl", ranks=ranks)
     data = json.loads(json.dumps(report.to_dict()))
-    assert data["schema"] == "ddpdoctor.check/1" and data["ok"] is True
+    assert list(data) == [
+        "schema",
+        "ok",
+        "findings",
+        "devices",
+        "inventory",
+        "rank",
+        "world_size",
+        "backend",
+        "timeout_s",
+        "ranks",
+        "bandwidth",
+    ]
+    assert data["schema"] == "ddpdoctor.check/1" and data["ok"] is True and data["inventory"] is None
+    assert report.summary() == "all checks passed; 2 of 2 rank(s) reported"
     assert [r["rank"] for r in data["ranks"]] == [0, 1] and data["devices"][1]["device"] == "cuda:1"
     follower = DistributedCheckReport(schema="ddpdoctor.check/1", rank=1, job_ok=False)
     assert follower.ok and int(follower.exit_code()) == 1

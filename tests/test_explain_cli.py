@@ -17,7 +17,10 @@ import pytest
 import typer.main
 
 from ddpdoctor.cli.app import app
-from ddpdoctor.cli.explain_fast import OPTIONS, parse_fast
+from ddpdoctor.cli.explain import EngineChoice
+from ddpdoctor.cli.explain_fast import OPTIONS, FastArgs, parse_fast
+from ddpdoctor.cli.render import OutputFormat
+from ddpdoctor.explain.options import ENGINES
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
 OOM = str(SAMPLES / "torchrun_oom_table.log")
@@ -36,6 +39,7 @@ def test_text_output_leads_with_the_root_cause(cli) -> None:
 
 def test_json_output_is_the_contract(cli) -> None:
     result = cli("explain", OOM, "-f", "json")
+    assert result.exit_code == 1 and result.stderr == ""
     data = json.loads(result.stdout)
     assert data["schema"] == "ddpdoctor.explain/1"
     assert data["root_cause"]["entry"] == "cuda-out-of-memory" and data["root_cause"]["rank"] == 3
@@ -50,7 +54,8 @@ def test_markdown_is_ready_for_an_issue(cli) -> None:
 
 def test_rich_output_renders(cli) -> None:
     result = cli("explain", OOM, "--format", "rich")
-    assert result.exit_code == 1 and "Root cause" in result.stdout
+    assert result.exit_code == 1 and result.stderr == ""
+    assert "Root cause: CUDA out of memory" in result.stdout and "Victims and other failures" in result.stdout
 
 
 def test_verbose_lists_every_finding_and_input(cli) -> None:
@@ -120,6 +125,37 @@ def test_fast_path_accepts_exactly_the_typer_options() -> None:
     assert set(OPTIONS) == typer_options() - {"--help", "-h"}
 
 
+def test_engine_choices_are_the_engines() -> None:
+    assert tuple(choice.value for choice in EngineChoice) == ENGINES
+
+
+def test_fast_path_reads_every_option() -> None:
+    args = [
+        "a.log",
+        "-f",
+        "json",
+        "--kb",
+        "k1",
+        "--kb=k2",
+        "-j",
+        "3",
+        "--engine",
+        "python",
+        "-v",
+        "-",
+        "--",
+        "-x",
+    ]
+    assert parse_fast(args) == FastArgs(
+        logs=["a.log", "-", "-x"],
+        fmt=OutputFormat.JSON,
+        verbose=True,
+        kb=["k1", "k2"],
+        engine="python",
+        jobs=3,
+    )
+
+
 @pytest.mark.parametrize(
     "args",
     [
@@ -128,6 +164,10 @@ def test_fast_path_accepts_exactly_the_typer_options() -> None:
         ["--unknown", OOM],
         ["-f", "bogus", OOM],
         ["--jobs", "x", OOM],
+        ["--jobs", "\u00b2", OOM],  # a Unicode digit that int() rejects
+        ["--verbose=yes", OOM],
+        ["--engine", "grep", OOM],
+        [OOM, "--kb"],
         [],
     ],
 )
@@ -219,12 +259,37 @@ def test_progress_bar_only_on_a_terminal_and_only_after_a_second(
 def test_parallel_processes_give_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from ddpdoctor.explain import ExplainOptions, api, explain_paths
 
-    for name in ("torchrun_oom_table.log", "burn_worker_oom.log", "srun_labels.log"):
+    names = ("torchrun_oom_table.log", "burn_worker_oom.log", "srun_labels.log")
+    for name in names:
         (tmp_path / name).write_bytes((SAMPLES / name).read_bytes())
+    total = sum((SAMPLES / name).stat().st_size for name in names)
     one = explain_paths([str(tmp_path)], ExplainOptions(jobs=1)).to_dict()
     monkeypatch.setattr(api, "PROCESS_MIN_BYTES", 0)
-    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=3)).to_dict()
+    calls = tmp_path / "progress.txt"
+
+    def progress(done: int, seen_total: int | None) -> None:
+        with open(calls, "a") as fh:  # a file, so that calls made in a forked child show up too
+            fh.write(f"{os.getpid()} {done} {seen_total}\n")
+
+    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=3), progress=progress).to_dict()
     assert many == one
+    reports = [line.split() for line in calls.read_text().splitlines()]
+    assert {pid for pid, _, _ in reports} == {str(os.getpid())}  # only the parent draws the bar
+    assert reports[-1][1:] == [str(total), str(total)]
+
+
+def test_progress_counts_every_byte_once(tmp_path: Path) -> None:
+    from ddpdoctor.explain import explain_paths
+
+    # A .json argument is tried as a torchelastic error file first; this one is not one, so its
+    # bytes are scanned as a log: they must not be counted twice.
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"loss": 0.5}\nRuntimeError: CUDA error: device-side assert triggered\n')
+    seen: list[tuple[int, int | None]] = []
+    report = explain_paths([str(notes)], progress=lambda done, total: seen.append((done, total)))
+    assert report.root_cause is not None and report.root_cause["entry"] == "cuda-device-side-assert"
+    size = notes.stat().st_size
+    assert seen[-1] == (size, size)
 
 
 def test_team_knowledge_folder_is_used(cli, tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ddpdoctor.cli.render import render_text
 from ddpdoctor.explain import SCHEMA, ExplainOptions, explain_paths, explain_text
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
@@ -28,7 +29,7 @@ EXPECTED = {
     "torchrun_oom_table.log": ("cuda-out-of-memory", "oom_gpu", 3, "root"),
     "burn_worker_oom.log": ("burn-cubecl-out-of-device-memory", "oom_gpu", 1, "root"),
     "burn_metric_panic.log": (None, "other", None, "unknown"),
-    "burn_svd_main.log": ("burn-svd-fallback-failed", None, 0, "root"),
+    "burn_svd_main.log": ("burn-svd-fallback-failed", "user_code", 0, "root"),
     "burn_legacy_tch.log": ("cuda-out-of-memory", "oom_gpu", None, "root"),
     "rust_old_panic.log": ("burn-ddp-main-worker-failed", "other", 0, "unknown"),
     "watchdog_silent_rank.log": ("nccl-watchdog-timeout", "collective_timeout", 2, "symptom"),
@@ -47,16 +48,13 @@ def test_root_cause(name: str) -> None:
     entry, category, rank, kind = EXPECTED[name]
     root = explain(name)["root_cause"]
     assert root is not None
-    assert (root["entry"], root["rank"], root["kind"]) == (entry, rank, kind)
-    if category is not None:
-        assert root["category"] == category
+    assert (root["entry"], root["category"], root["rank"], root["kind"]) == (entry, category, rank, kind)
 
 
 def test_contract_keys_and_types() -> None:
     data = explain("torchrun_oom_table.log")
-    assert list(data)[:1] == ["schema"] and data["schema"] == SCHEMA
-    for key in ("inputs", "root_cause", "victims", "findings"):
-        assert key in data
+    assert list(data) == ["schema", "ok", "inputs", "root_cause", "victims", "findings", "stats"]
+    assert data["schema"] == SCHEMA and data["ok"] is False
     root = data["root_cause"]
     for key in ("entry", "category", "rank", "file", "line", "text", "chain", "solutions"):
         assert key in root
@@ -171,3 +169,16 @@ def test_engines_agree_on_every_sample() -> None:
         fast["stats"].pop("engine")
         slow["stats"].pop("engine")
         assert fast == slow, name
+
+
+def test_experimental_entries_are_labelled(kb) -> None:
+    """House style: a diagnosis that rests on an experimental entry says so."""
+    entry = kb.get("burn-ddp-empty-device-list")
+    assert entry.status == "experimental"
+    report = explain_text(entry.samples_match[0].text)
+    assert report.root_cause is not None and report.root_cause["entry"] == entry.id
+    assert report.root_cause["status"] == "experimental"
+    assert "entry status:" in render_text(report.to_document())
+    stable = explain_text("[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
+    assert stable.root_cause is not None and stable.root_cause["status"] == "stable"
+    assert "entry status:" not in render_text(stable.to_document())

@@ -167,8 +167,28 @@ def test_internal_error_is_exit_3_with_a_crash_report(
     monkeypatch.setattr(api, "diagnose", broken)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
     result = cli("explain", str(SAMPLES / "srun_labels.log"))
-    assert result.exit_code == 3
-    assert "internal error (ZeroDivisionError: simulated bug)" in result.stderr
+    assert result.exit_code == 3 and result.stdout == ""
+    assert result.stderr.startswith("ddpdoctor: error: internal error (ZeroDivisionError: simulated bug)")
+    assert "Traceback" not in result.stderr
+    assert list(tmp_path.rglob("crash-*.log"))
+
+
+def test_fast_path_internal_error_is_exit_3_with_a_crash_report(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import ddpdoctor.explain.api as api
+    from ddpdoctor.cli.explain_fast import fast_main
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise ZeroDivisionError("simulated bug")
+
+    monkeypatch.setattr(api, "diagnose", broken)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    monkeypatch.delenv("DDPDOCTOR_DEBUG", raising=False)
+    assert fast_main(["explain", str(SAMPLES / "srun_labels.log"), "-f", "json"]) == 3
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    assert err.startswith("ddpdoctor: error: internal error (ZeroDivisionError: simulated bug)")
     assert list(tmp_path.rglob("crash-*.log"))
 
 

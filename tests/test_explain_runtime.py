@@ -26,3 +26,7 @@ def test_runtime_log_is_diagnosed_as_the_catalog_says(log: Path) -> None:
     assert (root["entry"], root["category"]) == (scenario.entry, scenario.category)
     if not scenario.any_rank:
         assert root["rank"] == scenario.rank
+
+
+def test_runtime_logs_are_present() -> None:
+    assert RUNTIME_LOGS, "tests/fixtures/explain/runtime/ has no logs"

@@ -22,7 +22,7 @@ from ddpdoctor.explain import lines as fast_lines
 from ddpdoctor.explain.index import KbIndex, load_index
 from ddpdoctor.explain.match import FastMatcher
 from ddpdoctor.explain.prefilter import required_literals, superset_regex
-from ddpdoctor.explain.scan import HyperscanEngine, LiteralEngine, Scanner, make_engine
+from ddpdoctor.explain.scan import BEFORE_LINES, HyperscanEngine, LiteralEngine, Scanner, make_engine
 from ddpdoctor.kb import KnowledgeBase
 from ddpdoctor.kb import matching as reference
 
@@ -112,9 +112,9 @@ def test_context_lines_follow_a_traceback_and_gaps_are_reported(index: KbIndex) 
     data = noise + b'Traceback (most recent call last):\n  File "a.py", line 1, in f\nValueError: x\n' + noise
     sink = scan_bytes(data, make_engine(index, "auto"), index)
     numbers = [n for n, _, _ in sink.lines]
-    assert 201 in numbers and 203 in numbers  # header and exception line
-    assert numbers == sorted(set(numbers)) and sink.gaps >= 1
-    assert len(numbers) < 700 // 2  # only the region around the hit
+    # A few lines before the header (line 201) for timestamps, then the traceback's long tail
+    # (which reaches the end here); the noise before that is skipped, and said to be.
+    assert numbers == list(range(201 - BEFORE_LINES, 404)) and sink.gaps == 1
 
 
 def test_ansi_crlf_and_progress_bars() -> None:
@@ -134,6 +134,21 @@ def test_gzip_is_read_transparently(tmp_path: Path) -> None:
     assert root is not None and root["entry"] == "cuda-invalid-device-ordinal"
 
 
+def test_a_gzipped_error_file_is_read_as_one(tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "logs"
+    shutil.copytree(SAMPLES / "torchrun_logdir", folder)
+    (error_json,) = folder.rglob("error.json")
+    error_json.with_name("error.json.gz").write_bytes(gzip.compress(error_json.read_bytes()))
+    error_json.unlink()
+    report = explain_paths([str(folder)])
+    root = report.root_cause
+    assert root is not None and (root["entry"], root["rank"]) == ("cuda-illegal-memory-access", 1)
+    assert root["file"].endswith("attempt_0/1/error.json.gz")
+    assert [i["kind"] for i in report.inputs if i["path"].endswith(".gz")] == ["error-file"]
+
+
 def test_an_overlong_line_is_cut_into_its_segments(tmp_path: Path) -> None:
     path = tmp_path / "train.log"
     bar = b" 50%|#####     | 5/10 [00:01<00:01]\r" * 200_000  # ~7 MB without a newline
@@ -144,10 +159,6 @@ def test_an_overlong_line_is_cut_into_its_segments(tmp_path: Path) -> None:
 
 
 # --- prefilters are supersets ----------------------------------------------------------------------
-
-
-def kb_patterns(kb: KnowledgeBase) -> list[str]:
-    return [p.source for e in kb.entries for p in e.patterns]
 
 
 def test_every_sample_is_flagged_by_its_own_prefilter(index: KbIndex, kb: KnowledgeBase) -> None:
@@ -175,7 +186,12 @@ def test_prefilter_is_a_superset_on_mutated_samples(data: st.DataObject, kb: Kno
     sample = data.draw(st.sampled_from(entry.samples_match)).text
     line = data.draw(st.sampled_from([ln for ln in sample.split("\n") if ln.strip()] or [sample]))
     cut = data.draw(st.integers(0, len(line)))
-    noise = data.draw(st.text(alphabet=st.characters(blacklist_characters="\n\r"), max_size=20))
+    # Log text arrives as bytes: lone surrogates (category Cs) have no UTF-8 form.
+    noise = data.draw(
+        st.text(
+            alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=20
+        )
+    )
     text = fast_lines.clean_line(line[:cut] + noise + line[cut:])
     for pattern in entry.patterns:
         if pattern.regex.search(text):

@@ -57,10 +57,15 @@ def test_entry_has_every_prose_section(entry) -> None:
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
-def test_wrapper_entries_capture_or_locate_their_inner_message(entry) -> None:
+def test_wrapper_entries_capture_or_locate_their_inner_message(entry, kb: KnowledgeBase) -> None:
     groups = set().union(*(p.regex.groupindex for p in entry.patterns))
-    if "inner" in groups:
-        assert entry.kind == "wrapper"
+    if "inner" not in groups:
+        return
+    assert entry.kind == "wrapper"
+    inners = [
+        m.inner for s in entry.samples_match for m in kb.matcher.match_text(s.text) if m.entry.id == entry.id
+    ]
+    assert any(inners), "no match sample shows the wrapped message the `inner` group captures"
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))

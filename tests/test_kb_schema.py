@@ -199,10 +199,11 @@ def test_lint_reports_sample_mismatches_and_unused_patterns(tmp_path: Path) -> N
     )
     write_entry(tmp_path, doc)
     report = lint_knowledge_base([tmp_path], check_speed=False)
-    problems = {(f.id, f.title.split(" ")[0]) for f in report.findings}
-    assert ("kb.sample-match", "samples.match[0]") in problems
-    assert ("kb.pattern-unused", "patterns[1]") in problems
-    assert ("kb.sample-no-match", "samples.no_match[0]") in problems
+    assert sorted((f.id, f.title) for f in report.findings) == [
+        ("kb.pattern-unused", "patterns[1] 'gizmo imploded' is matched by no sample"),
+        ("kb.sample-match", "samples.match[0] captured what='gears', expected 'cogs'"),
+        ("kb.sample-no-match", "samples.no_match[0] matches the entry"),
+    ]
     assert report.exit_code() == 1
 
 
@@ -210,8 +211,10 @@ def test_lint_reports_keys_out_of_order_and_bad_python_fix(tmp_path: Path) -> No
     doc = {"title": GOOD["title"], **{k: v for k, v in GOOD.items() if k != "title"}}
     doc["example_fix"] = {"language": "python", "before": "def broken(:", "after": "ok = 1"}
     write_entry(tmp_path, doc)
-    rules = {f.id for f in lint_knowledge_base([tmp_path], check_speed=False).findings}
-    assert {"kb.key-order", "kb.fix-parse"} <= rules
+    findings = lint_knowledge_base([tmp_path], check_speed=False).findings
+    assert sorted(f.id for f in findings) == ["kb.fix-parse", "kb.key-order"]
+    (parse,) = [f.title for f in findings if f.id == "kb.fix-parse"]
+    assert parse.startswith("example_fix.before does not parse: ") and parse.endswith("(line 1)")
 
 
 def test_lint_catches_catastrophic_backtracking(tmp_path: Path) -> None:
@@ -259,3 +262,22 @@ def test_loading_is_cached_until_a_file_changes(tmp_path: Path) -> None:
     second = load_knowledge_base([tmp_path])
     assert second is not first
     assert second.get("team-widget-crash").solutions == ("Create a new widget per step.",)
+
+
+@pytest.mark.parametrize("kind", ["not-utf8", "dangling-link"])
+def test_an_unreadable_team_file_is_a_one_line_kb_error(tmp_path: Path, cli, kind: str) -> None:
+    folder = tmp_path / "python"
+    folder.mkdir()
+    path = folder / "team-widget-crash.yaml"
+    if kind == "not-utf8":
+        path.write_bytes(b"id: team-widget-crash\ntitle: \xff\xfe\n")
+    else:
+        path.symlink_to(tmp_path / "gone.yaml")
+    with pytest.raises(KnowledgeError) as info:
+        load_knowledge_base([tmp_path])
+    assert info.value.path.endswith("python/team-widget-crash.yaml")
+    assert info.value.problem.startswith("cannot be read: ")
+    result = cli("kb", "list", "--kb", str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ddpdoctor: error: ") and "cannot be read: " in result.stderr
+    assert "Traceback" not in result.stderr

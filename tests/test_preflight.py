@@ -109,12 +109,20 @@ def test_guard_context_manager_explains_and_reraises(tmp_path: Path) -> None:
     assert record["diagnosis"]["root_cause"]["entry"] == "burn-ddp-worker-failed"
 
 
-def test_bare_decorator_and_return_value() -> None:
+def test_bare_decorator_returns_the_value_and_explains_a_failure(capsys: pytest.CaptureFixture[str]) -> None:
     @ddpdoctor.guard
     def fine(x: int) -> int:
         return x + 1
 
+    @ddpdoctor.guard
+    def broken() -> None:
+        failing()
+
     assert fine(1) == 2
+    assert capsys.readouterr().err == ""
+    with pytest.raises(RuntimeError, match="worker 2 failed"):
+        broken()
+    assert "ddpdoctor: diagnosis of RuntimeError on rank" in capsys.readouterr().err
 
 
 def test_guard_own_failure_never_masks_the_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -130,6 +138,27 @@ def test_guard_own_failure_never_masks_the_error(monkeypatch: pytest.MonkeyPatch
     assert "could not diagnose the failure (OSError: index cache unreadable)" in stream.getvalue()
     record = json.loads((tmp_path / "x" / "y" / "ddpdoctor-rank0.json").read_text())
     assert record["diagnosis"] is None and "OSError" in record["diagnosis_error"]
+
+
+def test_a_reused_guard_reports_only_the_latest_failure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import ddpdoctor.explain
+
+    hook = ddpdoctor.guard(stream=io.StringIO(), report_dir=tmp_path)
+    with pytest.raises(RuntimeError), hook:
+        failing()
+    assert hook.diagnosis is not None and hook.report_path == tmp_path / "ddpdoctor-rank0.json"
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("index cache unreadable")
+
+    monkeypatch.setattr(ddpdoctor.explain, "explain_text", broken)
+    with pytest.raises(KeyError), hook:
+        raise KeyError("labels")
+    assert hook.diagnosis is None
+    record = json.loads((tmp_path / "ddpdoctor-rank0.json").read_text())
+    assert record["exception"]["type"] == "KeyError" and record["diagnosis"] is None
 
 
 def test_unwritable_report_dir_is_a_note_not_an_exception(tmp_path: Path) -> None:

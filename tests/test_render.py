@@ -33,14 +33,11 @@ def test_plain_text_keeps_text_verbatim_and_has_no_escape_codes() -> None:
 def test_markdown_fences_survive_backticks_and_tables_escape_pipes() -> None:
     out = render_markdown(DOC)
     assert "# Title" in out
+    assert "**A paragraph.**" in out
+    assert "1. first\n2. second\n   with a second line" in out
+    assert "- **rank:** 3\n- **device:** cuda:1" in out
     assert "````\nline with ``` fences\nsecond\n````" in out
     assert "| x\\|y | z |" in out
-
-
-def test_rich_output_does_not_interpret_markup_in_text() -> None:
-    buf = io.StringIO()
-    emit(DOC, {}, OutputFormat.RICH, color=ColorMode.NEVER, stream=buf)
-    assert "Title [bold]not markup[/bold]" in buf.getvalue()
 
 
 def test_auto_format_is_plain_for_pipes_and_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -60,10 +57,11 @@ def test_auto_format_is_plain_for_pipes_and_no_color(monkeypatch: pytest.MonkeyP
     assert resolve_format(OutputFormat.AUTO, ColorMode.ALWAYS, io.StringIO()) is OutputFormat.RICH
 
 
-def test_color_never_wins_over_format_rich() -> None:
+def test_color_never_wins_over_format_rich_and_text_is_never_markup() -> None:
     buf = io.StringIO()
     emit(DOC, {}, OutputFormat.RICH, color=ColorMode.NEVER, stream=buf)
     assert "\x1b[" not in buf.getvalue() and "A paragraph." in buf.getvalue()
+    assert "Title [bold]not markup[/bold]" in buf.getvalue()
 
 
 def test_color_always_emits_ansi_codes() -> None:

@@ -32,6 +32,7 @@ from ddpdoctor.runtime.panic import (
     PanicHook,
     panic_message,
 )
+from ddpdoctor.runtime.sync import Halted
 
 torch = pytest.importorskip("torch")
 
@@ -314,6 +315,7 @@ def test_legacy_in_order_join_hangs_when_an_earlier_worker_is_blocked() -> None:
     watched.join(timeout=5.0)
     assert hung, "the legacy supervisor should block on worker 0, which waits for the dead worker 1"
     assert left == []
+    assert len(outcome) == 1 and isinstance(outcome[0], Halted), "fit unwinds only when the run is closed"
     assert OUTER not in stream.getvalue()
     assert stream.getvalue().count("panicked at") == 1
 

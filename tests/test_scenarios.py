@@ -44,14 +44,12 @@ REQUIRED = (
 )
 
 
-# Diagnoses that depend on work outside the runtime (knowledge-base categories, explain's
-# handling of a log shape). Each names what is missing; an XPASS means it landed.
+# torchrun jobs start real processes and take seconds each: they are marked `slow`.
 def _param(name: str) -> pytest.param:  # type: ignore[valid-type]
     marks = [pytest.mark.slow] if SCENARIOS[name].runtime is Runtime.TORCH else []
     return pytest.param(name, marks=marks, id=name)
 
 
-BURN = [_param(n) for n, s in SCENARIOS.items() if s.runtime is Runtime.BURN]
 ALL = [_param(n) for n in SCENARIOS]
 
 _runs: dict[str, ScenarioRun] = {}
@@ -168,14 +166,25 @@ def test_reproduce_list_names_every_scenario_and_entry(cli) -> None:
         assert scenario.name in result.stdout
     data = json.loads(cli("reproduce", "--list", "--format", "json").stdout)
     assert data["schema"] == "ddpdoctor.reproduce-list/1"
-    entries = {s["name"]: s["entry"] for s in data["scenarios"]}
-    assert entries["worker-oom"] == "burn-cubecl-out-of-device-memory"
+    listed = [(s["name"], s["entry"], s["category"], s["rank"]) for s in data["scenarios"]]
+    assert listed == [(s.name, s.entry, s.category, s.rank) for s in SCENARIOS.values()]
+    assert ("worker-oom", "burn-cubecl-out-of-device-memory", "oom_gpu", 2) in listed
 
 
-def test_reproduce_usage_errors(cli) -> None:
-    assert cli("reproduce").exit_code == 2
+def test_reproduce_usage_errors(cli, tmp_path: Path) -> None:
+    result = cli("reproduce")
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ddpdoctor: error: name a scenario to reproduce\n")
     result = cli("reproduce", "no-such-scenario")
-    assert result.exit_code == 2 and "no scenario 'no-such-scenario'" in result.stderr
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ddpdoctor: error: no scenario 'no-such-scenario'\n")
+    assert "ddpdoctor: hint: use one of: main-oom, " in result.stderr
+    result = cli("reproduce", "main-oom", "--log", str(tmp_path))
+    assert result.exit_code == 2 and f"--log {tmp_path} is a folder" in result.stderr
+    result = cli("reproduce", "main-oom", "--log", str(tmp_path / "absent" / "run.log"))
+    assert result.exit_code == 2
+    assert f"the folder {tmp_path / 'absent'} does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
 
 
 def test_reproduce_shows_and_writes_the_raw_log(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -194,12 +203,22 @@ def test_reproduce_shows_and_writes_the_raw_log(cli, tmp_path: Path, monkeypatch
 
 def test_reproduce_json_explains_the_run(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    pytest.importorskip("ddpdoctor.explain")
     result = cli("reproduce", "worker-oom", "--format", "json")
     data = json.loads(result.stdout)
     assert data["schema"] == "ddpdoctor.reproduce/1"
     assert data["reproduced"] is True and data["exit_status"] == 101
-    assert data["explain"]["root_cause"]["rank"] == 2
+    assert "Distributed data parallel worker 1 failed: " in data["output"]
+    root = data["explain"]["root_cause"]
+    assert (root["entry"], root["category"], root["rank"]) == (
+        "burn-cubecl-out-of-device-memory",
+        "oom_gpu",
+        2,
+    )
+    assert data["expected"] == {"entry": "burn-cubecl-out-of-device-memory", "category": "oom_gpu", "rank": 2}
+    assert [(f["id"], f["severity"]) for f in data["findings"]] == [
+        ("reproduce.reproduced", "ok"),
+        ("reproduce.diagnosis", "ok"),
+    ]
     assert result.exit_code == 0
 
 

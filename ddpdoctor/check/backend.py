@@ -6,11 +6,14 @@ from ddpdoctor.check.base import CheckContext, finding, passed
 from ddpdoctor.findings import Finding, Severity
 
 BACKEND_CHOICES: tuple[str, ...] = ("auto", "nccl", "gloo", "mpi", "ucc", "xccl")
-_NATIVE = {"cuda": "nccl", "rocm": "nccl", "cpu": "gloo", "xpu": "xccl"}
+_NATIVE = {"cuda": "nccl", "rocm": "nccl", "xpu": "xccl"}
 
 
-def _families(ctx: CheckContext) -> list[str]:
-    return list(dict.fromkeys("cuda" if d.spec.type == "rocm" else d.spec.type for d in ctx.devices))
+def choose_backend(requested: str | None, device_type: str) -> str:
+    """The requested backend, or NCCL for CUDA (and ROCm) devices, xccl for XPU and gloo otherwise."""
+    if requested not in (None, "auto"):
+        return str(requested)
+    return _NATIVE.get(device_type, "gloo")
 
 
 def _needs_backend(ctx: CheckContext, backend: str | None) -> bool:
@@ -40,12 +43,12 @@ def _burn_findings(ctx: CheckContext) -> list[Finding]:
     ]
 
 
-def backend_findings(ctx: CheckContext, backend: str | None) -> list[Finding]:
+def backend_findings(ctx: CheckContext) -> list[Finding]:
     """backend.*: the torch.distributed backend for these devices (auto: NCCL for CUDA, gloo for CPU)."""
-    if not _needs_backend(ctx, backend):
+    if not _needs_backend(ctx, ctx.backend):
         return []
     out = _burn_findings(ctx)
-    families = _families(ctx)
+    families = list(dict.fromkeys(d.family for d in ctx.devices))
     available = ctx.inventory.backends
     if not available:
         return [
@@ -61,7 +64,7 @@ def backend_findings(ctx: CheckContext, backend: str | None) -> list[Finding]:
                 ),
             ),
         ]
-    chosen = backend if backend not in (None, "auto") else _NATIVE.get(families[0], "gloo")
+    chosen = choose_backend(ctx.backend, families[0])
     if "cuda" in families:
         if chosen == "gloo":
             out.append(

@@ -9,11 +9,11 @@ import re
 import sys
 import sysconfig
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, cast
 
 from ddpdoctor.check.catalog import BY_ID
-from ddpdoctor.devices import Gpu, Inventory, VisibleMapping, format_size
+from ddpdoctor.devices import Gpu, Inventory, VisibleMapping
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Evidence, Finding, Severity
 
@@ -59,9 +59,9 @@ class ResolvedDevice:
         return self.spec.label
 
     @property
-    def is_gpu(self) -> bool:
-        """True for devices that address the GPU list."""
-        return self.spec.type in GPU_TYPES
+    def family(self) -> str:
+        """The device type, with ROCm counted as CUDA (torch addresses both as `cuda`)."""
+        return "cuda" if self.spec.type == "rocm" else self.spec.type
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: position, how it was written, what it resolved to."""
@@ -84,24 +84,19 @@ class ResolvedDevice:
             },
         }
 
-    def describe(self) -> str:
-        """`cuda:1 (written '1', GPU 1 NVIDIA A100, 75.0 GiB free)`."""
-        parts = [f"written {self.spec.token!r}"] if self.spec.token != self.label else []
-        if self.gpu is not None:
-            parts.append(f"GPU {self.gpu.index} {self.gpu.name}, {format_size(self.gpu.memory_free)} free")
-        return f"{self.label} ({', '.join(parts)})" if parts else self.label
-
 
 @dataclass(frozen=True)
 class CheckContext:
-    """Everything a check reads: the machine, the environment, the visible mapping, the devices."""
+    """Everything a check reads: the machine, the environment, the visible mapping, the devices, the backend.
+
+    `backend` is the `--backend` choice as given (None or `auto`: the devices' native one).
+    """
 
     inventory: Inventory
     environ: Mapping[str, str]
     mapping: VisibleMapping
     devices: tuple[ResolvedDevice, ...]
     backend: str | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def burn(self) -> bool:
@@ -170,7 +165,7 @@ def load_factory(spec: str, what: str) -> Callable[[], Any]:
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
-        if exc.name is not None and module_name.startswith(exc.name):
+        if exc.name is not None and (module_name + ".").startswith(exc.name + "."):
             raise InputError(
                 f"cannot import {what} module {module_name!r}: {exc}",
                 hint="run from the folder that holds it, or add its folder to PYTHONPATH",

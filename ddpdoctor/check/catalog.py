@@ -142,7 +142,7 @@ CHECKS: tuple[CheckSpec, ...] = (
     CheckSpec(
         "dist.env-mismatch",
         "other",
-        "NCCL_*, GLOO_* and TORCH_NCCL_* settings are the same on every rank",
+        "NCCL_*, GLOO_*, TORCH_NCCL_* and TORCH_DISTRIBUTED_* settings are the same on every rank",
         "--distributed",
     ),
     CheckSpec(
@@ -191,4 +191,3 @@ CHECKS: tuple[CheckSpec, ...] = (
 
 CHECK_IDS: frozenset[str] = frozenset(c.id for c in CHECKS)
 BY_ID: dict[str, CheckSpec] = {c.id: c for c in CHECKS}
-AREAS: tuple[str, ...] = ("device", "memory", "dataloader", "backend", "env", "dist", "collective")

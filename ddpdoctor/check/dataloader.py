@@ -262,10 +262,13 @@ def _apply(event: dict[str, Any], run: LoaderRun) -> None:
         raise InputError(str(event["message"]), hint=event.get("hint"))
 
 
-def run_in_child(
-    spec: str, *, batches: int = 2, timeout: float = 60.0, environ: Mapping[str, str] | None = None
-) -> LoaderRun:
-    """Import `module:factory` and iterate its loader in a child process; each stage gets `timeout` seconds."""
+def run_in_child(spec: str, *, batches: int = 2, timeout: float = 60.0) -> LoaderRun:
+    """Import `module:factory` and iterate its loader in a child process.
+
+    Each stage gets :func:`stage_timeout` seconds (`timeout` for the batches, at least
+    SETUP_MIN_S for import and build). InputError when the spec names no factory (malformed,
+    module missing, no such attribute).
+    """
     read_fd, write_fd = os.pipe()
     proc = subprocess.Popen(
         [sys.executable, "-m", "ddpdoctor.check.dataloader", str(write_fd), spec, str(batches), str(timeout)],
@@ -274,7 +277,6 @@ def run_in_child(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
-        env=dict(os.environ if environ is None else environ),
     )
     os.close(write_fd)
     run = LoaderRun(timeout=timeout)
@@ -452,9 +454,7 @@ def first_batch_findings(run: LoaderRun) -> list[Finding]:
         stack = frames_of(run.stack)
         if "Thread 0x" in run.stack or "Current thread" in run.stack:
             stack = list(reversed(stack))  # faulthandler lists the innermost frame first
-        waiting = any("_try_get_data" in e.text or "_get_data" in e.text for e in stack) and (
-            not stack or is_internal(stack[-1])
-        )
+        waiting = any("_get_data" in e.text for e in stack) and is_internal(stack[-1])
         shown = [e for e in stack if not is_internal(e)][-3:]
         where = f" It was at {shown[-1].location}: {shown[-1].text}." if shown and shown[-1].location else ""
         if waiting:

@@ -68,9 +68,13 @@ def _range(token: str, device_type: str, first: str, last: str | None) -> list[D
     start = int(first)
     stop = int(last) if last is not None else start
     if stop < start or stop - start >= MAX_RANGE:
+        fix = (
+            "write the lower bound first, e.g. 0-3"
+            if stop < start
+            else f"it names more than {MAX_RANGE} devices"
+        )
         raise DeviceError(
-            f"cannot read device range {token!r}: write the lower bound first, e.g. 0-3",
-            hint=f"accepted forms: {ACCEPTED_FORMS}",
+            f"cannot read device range {token!r}: {fix}", hint=f"accepted forms: {ACCEPTED_FORMS}"
         )
     return [DeviceSpec(token, device_type, i) for i in range(start, stop + 1)]
 
@@ -403,16 +407,12 @@ def check_duplicates(ctx: CheckContext) -> list[Finding]:
     return out
 
 
-def _family(device: ResolvedDevice) -> str:
-    return "cuda" if device.spec.type in ("cuda", "rocm") else device.spec.type
-
-
 def check_mixed_types(ctx: CheckContext) -> list[Finding]:
     """device.mixed-types: a list that mixes device types."""
-    families = list(dict.fromkeys(_family(d) for d in ctx.devices))
+    families = list(dict.fromkeys(d.family for d in ctx.devices))
     if len(families) < 2:
         return [passed("device.mixed-types", f"every device is of type {families[0]}")]
-    by_family = {f: [d.spec.token for d in ctx.devices if _family(d) == f] for f in families}
+    by_family = {f: [d.spec.token for d in ctx.devices if d.family == f] for f in families}
     return [
         finding(
             "device.mixed-types",
@@ -428,7 +428,7 @@ def check_mixed_types(ctx: CheckContext) -> list[Finding]:
             device=ctx.devices[0].label,
             solutions=(
                 f"Use only {families[0]} devices, e.g. --devices "
-                + ",".join(d.label for d in ctx.devices if _family(d) == families[0]),
+                + ",".join(d.label for d in ctx.devices if d.family == families[0]),
             ),
             data={"types": families},
         )

@@ -19,7 +19,7 @@ from typing import Any
 
 from ddpdoctor import __version__
 from ddpdoctor.check.base import CheckContext, finding, passed
-from ddpdoctor.devices import Inventory, TorchProbe, format_size, nvml_driver_version
+from ddpdoctor.devices import Inventory, TorchProbe, format_size, nvml_driver_version, torch_nccl_version
 from ddpdoctor.document import Document, Fields, Heading, Table, Text
 from ddpdoctor.findings import Finding, Severity
 
@@ -282,12 +282,13 @@ def _port(ctx: CheckContext, addresses: list[str]) -> list[Finding]:
         return [_bad("env.master-port", "MASTER_PORT", raw, "a port number between 1 and 65535")]
     port = int(text)
     agent = env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
-    rank = _int(env, "RANK")
-    local = [
-        a for a in addresses if a in _local_addresses() or ipaddress.ip_address(a.split("%")[0]).is_loopback
-    ]
-    if agent or rank not in (None, 0) or not local:
-        return [passed("env.master-port", f"MASTER_PORT={port} is a valid port")]
+    valid = passed("env.master-port", f"MASTER_PORT={port} is a valid port")
+    if agent or _int(env, "RANK") not in (None, 0) or not addresses:
+        return [valid]  # the port is the agent's or rank 0's to hold, or MASTER_ADDR names no host
+    own = _local_addresses()
+    local = [a for a in addresses if a in own or ipaddress.ip_address(a.split("%")[0]).is_loopback]
+    if not local:
+        return [valid]
     busy = port_in_use(local[0], port)
     if busy is None:
         return [passed("env.master-port", f"MASTER_PORT={port} is free on {local[0]}")]
@@ -391,14 +392,7 @@ def _torch_versions(versions: dict[str, str | None]) -> None:
         versions["cudnn"] = str(cudnn.version()) if cudnn is not None and cudnn.is_available() else None
     except Exception:
         versions["cudnn"] = None
-    try:
-        nccl_module: Any = torch.cuda.nccl
-        nccl = nccl_module.version() if torch.version.cuda else None
-        versions["nccl"] = (
-            ".".join(map(str, nccl)) if isinstance(nccl, tuple) else (str(nccl) if nccl else None)
-        )
-    except Exception:
-        versions["nccl"] = None
+    versions["nccl"] = torch_nccl_version(torch)
 
 
 def collect_environment(environ: Mapping[str, str]) -> EnvReport:
@@ -412,10 +406,14 @@ def collect_environment(environ: Mapping[str, str]) -> EnvReport:
     inventory: Inventory | None = None
     try:
         _torch_versions(versions)
-        inventory = TorchProbe().inventory()
     except ImportError:
         versions["torch"] = None
         problems.append("torch is not installed: install torch to see CUDA, NCCL and device details.")
+    else:
+        try:
+            inventory = TorchProbe().inventory()
+        except Exception as exc:  # a broken driver or CUDA set-up is exactly what `env` is run to show
+            problems.append(f"reading the devices failed: {type(exc).__name__}: {exc}")
     versions["driver"] = nvml_driver_version()
     versions["pynvml"] = _package("nvidia-ml-py") or _package("pynvml")
     variables = {

@@ -210,7 +210,7 @@ def _estimated_step(model: Any, make_batch: Callable[[int], Any], batch_size: in
     import torch
 
     replica = copy.deepcopy(model).to(device)
-    params = [p for p in replica.parameters()]
+    params = list(replica.parameters())
     param_ids = {id(p) for p in params}
     param_bytes = sum(p.numel() * p.element_size() for p in params)
     grad_bytes = sum(p.numel() * p.element_size() for p in params if p.requires_grad)
@@ -288,18 +288,26 @@ def _measure_cuda(model: Any, make_batch: Callable[[int], Any], batch_size: int,
     return _fit(batch_size, small, small_bytes, peak, _static_bytes(model), f"measured on {device}")
 
 
-def _step_error(exc: BaseException, device: str) -> Finding:
+def _step_error(exc: BaseException, device: str | None) -> Finding:
+    """The user's own exception, raised by the model factory (`device` None) or by the step on `device`."""
+    if device is None:
+        what, where, culprit = "model factory", "Building the model", "the model factory"
+    else:
+        what, where, culprit = (
+            "model step",
+            f"One forward/backward step on {device}",
+            "the model or in make_batch",
+        )
     text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    evidence = user_frames(frames_of(text), limit=3)
     return finding(
         "memory.model-step",
         Severity.ERROR,
-        f"the model step failed: {type(exc).__name__}: {exc}".splitlines()[0][:300],
-        f"One forward/backward step on {device} raised {type(exc).__name__}; training would fail the same way.",
+        f"the {what} failed: {type(exc).__name__}: {exc}".splitlines()[0][:300],
+        f"{where} raised {type(exc).__name__}; training would fail the same way.",
         category="user_code",
         device=device,
-        evidence=evidence,
-        solutions=("Fix the error in the model or in make_batch; the evidence shows where it was raised.",),
+        evidence=user_frames(frames_of(text), limit=3),
+        solutions=(f"Fix the error in {culprit}; the evidence shows where it was raised.",),
     )
 
 
@@ -308,8 +316,17 @@ def _real_cuda(ctx: CheckContext, device: ResolvedDevice) -> bool:
 
 
 def model_step(ctx: CheckContext, source: ModelSource, batch_size: int) -> list[Finding]:
-    """memory.model-step: measure (or estimate) one step per GPU and suggest the largest batch that fits."""
-    model, make_batch = model_pair(source)
+    """memory.model-step: measure (or estimate) one step per GPU and suggest the largest batch that fits.
+
+    InputError when `source` names no factory or returns no pair; any other exception of the
+    user's factory or step becomes an error finding.
+    """
+    try:
+        model, make_batch = model_pair(source)
+    except InputError:
+        raise
+    except Exception as exc:
+        return [_step_error(exc, None)]
     distinct: list[ResolvedDevice] = []
     for device in ctx.gpu_devices():
         if device.gpu is not None and all(d.gpu is None or d.gpu.uuid != device.gpu.uuid for d in distinct):
@@ -323,8 +340,6 @@ def model_step(ctx: CheckContext, source: ModelSource, batch_size: int) -> list[
             else:
                 estimate = estimate or _measure_estimate(model, make_batch, batch_size)
                 measures[device.position] = estimate
-        except InputError:
-            raise
         except Exception as exc:
             return [_step_error(exc, device.label)]
     return _step_findings(distinct, measures, batch_size) if distinct else _cpu_step(measures, batch_size)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ddpdoctor.check.backend import backend_findings
-from ddpdoctor.check.base import CheckContext, ResolvedDevice
+from ddpdoctor.check.base import CheckContext, DeviceSpec, ResolvedDevice
 from ddpdoctor.check.catalog import BY_ID
 from ddpdoctor.check.dataloader import dataloader_findings, run_loader
 from ddpdoctor.check.devices import device_findings, parse_device_list, resolve_devices
@@ -97,16 +97,24 @@ class CheckReport(Report):
             "inventory": None if inv is None else {"source": inv.source, "simulated": inv.simulated},
         }
 
-    def summary(self) -> str:
-        """One line: how many errors and warnings, or that all checks passed."""
+    def _problem_count(self) -> str | None:
+        """`2 error(s), 1 warning(s)`, or None when there are neither."""
         errors = sum(f.severity is Severity.ERROR for f in self.findings)
         warnings = sum(f.severity is Severity.WARNING for f in self.findings)
-        if not errors and not warnings:
-            return f"all checks passed on {len(self.devices)} device(s)"
-        return f"{errors} error(s), {warnings} warning(s) on {len(self.devices)} device(s)"
+        return f"{errors} error(s), {warnings} warning(s)" if errors or warnings else None
+
+    def summary(self) -> str:
+        """One line: how many errors and warnings, or that all checks passed."""
+        problems = self._problem_count()
+        return f"{problems or 'all checks passed'} on {len(self.devices)} device(s)"
 
     def to_document(self) -> Document:
-        """The device table, a summary line, then the findings."""
+        """The tables (:meth:`_tables`), a summary line, then the findings."""
+        line = Text(self.summary(), tone="ok" if self.ok and not self.has_warnings() else "strong")
+        return [*self._tables(), line, *report_document(self)]
+
+    def _tables(self) -> Document:
+        """The device table."""
         rows = tuple(
             (
                 str(d.position),
@@ -120,17 +128,13 @@ class CheckReport(Report):
             for d in self.devices
         )
         source = "" if self.inventory is None else f" ({self.inventory.source})"
-        doc: Document = [
-            Table(("#", "device", "written", "gpu", "free / total"), rows, title=f"devices{source}")
-        ]
-        doc.append(Text(self.summary(), tone="ok" if self.ok and not self.has_warnings() else "strong"))
-        return doc + report_document(self)
+        return [Table(("#", "device", "written", "gpu", "free / total"), rows, title=f"devices{source}")]
 
 
-def _cuda_ordinals(devices: Sequence[Any]) -> set[int] | None:
+def _cuda_ordinals(specs: Sequence[DeviceSpec]) -> set[int] | None:
     """Which visible GPUs a real probe may touch (None: all, for `all` or a bare `cuda`)."""
     ordinals: set[int] = set()
-    for spec in devices:
+    for spec in specs:
         if spec.type == "all" or (spec.type == "cuda" and spec.index is None):
             return None
         if spec.type == "cuda" and spec.index is not None:
@@ -163,7 +167,7 @@ def run_checks(options: CheckOptions, probe: DeviceProbe | None = None) -> Check
     if options.dataloader is not None:
         run = run_loader(options.dataloader, batches=options.batches, timeout=options.timeout)
         findings += dataloader_findings(ctx, run)
-    findings += backend_findings(ctx, options.backend)
+    findings += backend_findings(ctx)
     findings += env_findings(ctx)
     if options.link_kb:
         findings = link_findings(findings, burn=ctx.burn, kb_dirs=options.kb_dirs)

@@ -59,7 +59,8 @@ def _global_options(
 ) -> None:
     """Diagnose multi-device (data-parallel) training failures.
 
-    Exit codes: 0 healthy, 1 problem found, 2 usage/input/knowledge-base error, 3 internal bug.
+    Exit codes: 0 healthy, 1 problem found, 2 usage/input/knowledge-base error, 3 internal bug,
+    130 interrupted.
     """
     SETTINGS.debug = debug or os.environ.get(ENV_DEBUG, "") not in ("", "0")
     SETTINGS.color = color

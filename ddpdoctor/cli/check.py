@@ -151,33 +151,36 @@ def check(
 
     if backend not in BACKEND_CHOICES:
         raise InputError(f"unknown backend {backend!r}", hint=f"use one of: {', '.join(BACKEND_CHOICES)}")
+    if distributed and devices is not None:
+        raise InputError(
+            "--devices cannot be combined with --distributed",
+            hint="each rank checks the one device --device gives it, e.g. --device 'cuda:{local_rank}'",
+        )
+    if not distributed and device is not None:
+        raise InputError("--device needs --distributed", hint="to check this machine's devices use --devices")
     environ = _environ(env or [])
+    min_free_bytes = parse_size(min_free) if min_free is not None else None
+    kb_dirs = [Path(p) for p in kb or []]
+    probe = probe_from_spec(inventory, environ)
     if distributed:
         from ddpdoctor.distributed.runner import DistributedOptions
 
-        if devices is not None:
-            raise InputError(
-                "--devices cannot be combined with --distributed",
-                hint="each rank checks the one device --device gives it, e.g. --device 'cuda:{local_rank}'",
-            )
         distributed_options = DistributedOptions(
             device_template=device,
             timeout=timeout,
             backend=backend,
-            min_free=parse_size(min_free) if min_free is not None else None,
+            min_free=min_free_bytes,
             model=model,
             batch_size=batch_size,
             dataloader=dataloader,
             batches=batches,
             environ=environ,
-            kb_dirs=[Path(p) for p in kb or []],
+            kb_dirs=kb_dirs,
         )
-        return _distributed(distributed_options, probe_from_spec(inventory, environ), fmt, strict)
-    if device is not None:
-        raise InputError("--device needs --distributed", hint="to check this machine's devices use --devices")
+        return _distributed(distributed_options, probe, fmt, strict)
     options = CheckOptions(
         devices=devices,
-        min_free=parse_size(min_free) if min_free is not None else None,
+        min_free=min_free_bytes,
         model=model,
         batch_size=batch_size,
         dataloader=dataloader,
@@ -185,8 +188,8 @@ def check(
         batches=batches,
         backend=backend,
         environ=environ,
-        kb_dirs=[Path(p) for p in kb or []],
+        kb_dirs=kb_dirs,
     )
-    report = run_checks(options, probe_from_spec(inventory, environ))
+    report = run_checks(options, probe)
     emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code(strict=strict)

@@ -72,11 +72,7 @@ def handle_errors(fn: F) -> F:
         except Exception as exc:
             if SETTINGS.debug:
                 raise
-            path = write_crash_report(exc)
-            error_line(
-                f"internal error ({type(exc).__name__}: {exc}); this is a bug in ddpdoctor",
-                f"details were written to {path}; please attach it to a bug report",
-            )
+            report_internal_error(exc)
             raise typer.Exit(int(ExitCode.INTERNAL)) from None
         raise typer.Exit(int(code) if code is not None else 0)
 
@@ -96,7 +92,7 @@ def crash_dir() -> Path:
 
 
 def environment_lines() -> list[str]:
-    """Versions a bug report needs; torch is only asked if it is already imported."""
+    """Versions a bug report needs; never imports torch (its CUDA version is read only if it is loaded)."""
     lines = [
         f"ddpdoctor {__version__}",
         f"python {platform.python_version()} ({sys.executable})",
@@ -111,6 +107,17 @@ def environment_lines() -> list[str]:
         cuda = getattr(getattr(torch, "version", None), "cuda", None)
         lines.append(f"torch.version.cuda {cuda}")
     return lines
+
+
+def report_internal_error(exc: BaseException) -> None:
+    """The one line (plus hint) for a bug: where its crash report went, or why none was written."""
+    try:
+        path = write_crash_report(exc)
+    except OSError as failure:
+        hint = f"no crash report could be written ({failure}); rerun with --debug to see the traceback"
+    else:
+        hint = f"details were written to {path}; please attach it to a bug report"
+    error_line(f"internal error ({type(exc).__name__}: {exc}); this is a bug in ddpdoctor", hint)
 
 
 def write_crash_report(exc: BaseException) -> Path:

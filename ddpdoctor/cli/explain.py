@@ -52,5 +52,5 @@ def explain(
     Exit codes: 0 no failure in the logs, 1 a failure was found, 2 usage error or unreadable input,
     3 internal error.
     """
-    options = build_options([str(k) for k in kb or []], engine.value, jobs)
+    options = build_options(kb or [], engine.value, jobs)
     return run_explain(logs, options, fmt, verbose=verbose, color=SETTINGS.color)

@@ -16,6 +16,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import IO
 
 from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, error_line, resolve_format
@@ -37,9 +38,9 @@ ENV_DEBUG = "DDPDOCTOR_DEBUG"
 PROGRESS_AFTER_S = 1.0
 
 
-def build_options(kb: Sequence[str], engine: str, jobs: int) -> ExplainOptions:
+def build_options(kb: Sequence[str | os.PathLike[str]], engine: str, jobs: int) -> ExplainOptions:
     """The ExplainOptions both command-line paths build from their arguments."""
-    return ExplainOptions(kb_dirs=tuple(str(k) for k in kb), engine=engine, jobs=jobs)
+    return ExplainOptions(kb_dirs=tuple(os.fspath(k) for k in kb), engine=engine, jobs=jobs)
 
 
 class ProgressBar:
@@ -101,24 +102,28 @@ def run_explain(
     return int(report.exit_code())
 
 
-def parse_fast(args: Sequence[str]) -> tuple[list[str], dict[str, object]] | None:
-    """(logs, option values) for a plain `explain` argument list, or None when typer must handle it."""
-    logs: list[str] = []
-    values: dict[str, object] = {
-        "fmt": OutputFormat.AUTO,
-        "verbose": False,
-        "kb": [],
-        "engine": "auto",
-        "jobs": 0,
-    }
-    items = list(args)
+@dataclass
+class FastArgs:
+    """A plain `explain` argument list, read by :func:`parse_fast`."""
+
+    logs: list[str] = field(default_factory=list)
+    fmt: OutputFormat = OutputFormat.AUTO
+    verbose: bool = False
+    kb: list[str] = field(default_factory=list)
+    engine: str = "auto"
+    jobs: int = 0
+
+
+def parse_fast(args: Sequence[str]) -> FastArgs | None:
+    """The logs and options of a plain `explain` argument list, or None when typer must handle it."""
+    parsed = FastArgs()
     i = 0
     only_paths = False
-    while i < len(items):
-        arg = items[i]
+    while i < len(args):
+        arg = args[i]
         i += 1
         if only_paths or arg == "-" or not arg.startswith("-"):
-            logs.append(arg)
+            parsed.logs.append(arg)
             continue
         if arg == "--":
             only_paths = True
@@ -131,38 +136,37 @@ def parse_fast(args: Sequence[str]) -> tuple[list[str], dict[str, object]] | Non
         if not takes_value:
             if eq:
                 return None
-            values[dest] = True
+            parsed.verbose = True
             continue
         if eq:
             value = inline
-        elif i < len(items):
-            value = items[i]
+        elif i < len(args):
+            value = args[i]
             i += 1
         else:
             return None
-        if not _store(values, dest, value):
+        if not _store(parsed, dest, value):
             return None
-    return (logs, values) if logs else None
+    return parsed if parsed.logs else None
 
 
-def _store(values: dict[str, object], dest: str, value: str) -> bool:
+def _store(parsed: FastArgs, dest: str, value: str) -> bool:
+    """Store one option value; False when it is invalid (typer then reports it)."""
     if dest == "fmt":
         try:
-            values["fmt"] = OutputFormat(value)
+            parsed.fmt = OutputFormat(value)
         except ValueError:
             return False
     elif dest == "kb":
-        kb = values["kb"]
-        assert isinstance(kb, list)
-        kb.append(value)
+        parsed.kb.append(value)
     elif dest == "engine":
         if value not in ENGINES:
             return False
-        values["engine"] = value
+        parsed.engine = value
     elif dest == "jobs":
-        if not value.isdigit():
+        if not (value.isascii() and value.isdigit()):  # int() rejects some Unicode digits, e.g. "²"
             return False
-        values["jobs"] = int(value)
+        parsed.jobs = int(value)
     return True
 
 
@@ -170,19 +174,12 @@ def fast_main(argv: Sequence[str]) -> int | None:
     """Run `explain` without typer when the arguments allow it; None means "use the typer app"."""
     if not argv or argv[0] != "explain" or os.environ.get(ENV_DEBUG, "") not in ("", "0"):
         return None
-    parsed = parse_fast(argv[1:])
-    if parsed is None:
+    args = parse_fast(argv[1:])
+    if args is None or resolve_format(args.fmt, ColorMode.AUTO, sys.stdout) is OutputFormat.RICH:
         return None
-    logs, values = parsed
-    fmt = values["fmt"]
-    assert isinstance(fmt, OutputFormat)
-    if resolve_format(fmt, ColorMode.AUTO, sys.stdout) is OutputFormat.RICH:
-        return None
-    kb, engine, jobs = values["kb"], values["engine"], values["jobs"]
-    assert isinstance(kb, list) and isinstance(engine, str) and isinstance(jobs, int)
-    options = build_options(kb, engine, jobs)
+    options = build_options(args.kb, args.engine, args.jobs)
     try:
-        return run_explain(logs, options, fmt, verbose=bool(values["verbose"]))
+        return run_explain(args.logs, options, args.fmt, verbose=args.verbose)
     except DdpDoctorError as exc:
         error_line(exc.message, exc.hint)
         return int(exc.exit_code)
@@ -190,11 +187,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
         sys.stderr.write("ddpdoctor: interrupted\n")
         return int(ExitCode.INTERRUPTED)
     except Exception as exc:
-        from ddpdoctor.cli.common import write_crash_report
+        from ddpdoctor.cli.common import report_internal_error  # imports typer: only on this path
 
-        path = write_crash_report(exc)
-        error_line(
-            f"internal error ({type(exc).__name__}: {exc}); this is a bug in ddpdoctor",
-            f"details were written to {path}; please attach it to a bug report",
-        )
+        report_internal_error(exc)
         return int(ExitCode.INTERNAL)

@@ -74,14 +74,19 @@ def _indent(text: str, prefix: str, first: str | None = None) -> str:
     return "\n".join([head + lines[0], *(prefix + line if line else "" for line in lines[1:])])
 
 
+def _bullets(block: Bullets) -> str:
+    """`1. item` or `- item` lines, continuation lines indented under the text (text and Markdown)."""
+    marks = [f"{i}. " if block.ordered else "- " for i in range(1, len(block.items) + 1)]
+    return "\n".join(_indent(item, " " * len(m), m) for m, item in zip(marks, block.items, strict=True))
+
+
 def _text_block(block: Block) -> str:
     if isinstance(block, Heading):
         return f"{block.text}\n{('=' if block.level == 1 else '-') * min(len(block.text), 100)}"
     if isinstance(block, Text):
         return block.text
     if isinstance(block, Bullets):
-        marks = [f"{i}. " if block.ordered else "- " for i in range(1, len(block.items) + 1)]
-        return "\n".join(_indent(item, " " * len(m), m) for m, item in zip(marks, block.items, strict=True))
+        return _bullets(block)
     if isinstance(block, Code):
         body = _indent(block.text, "    ")
         return f"{block.title}:\n{body}" if block.title else body
@@ -128,8 +133,7 @@ def _md_block(block: Block) -> str:
     if isinstance(block, Text):
         return f"**{block.text}**" if block.tone in ("error", "strong") else block.text
     if isinstance(block, Bullets):
-        marks = [f"{i}. " if block.ordered else "- " for i in range(1, len(block.items) + 1)]
-        return "\n".join(_indent(item, " " * len(m), m) for m, item in zip(marks, block.items, strict=True))
+        return _bullets(block)
     if isinstance(block, Code):
         fence = _fence(block.text)
         lang = "" if block.language == "text" else block.language

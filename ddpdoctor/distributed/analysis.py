@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from ddpdoctor.check.base import finding
 from ddpdoctor.devices import GIB, format_size
-from ddpdoctor.distributed.catalog import rank_list, ranks_phrase
 from ddpdoctor.distributed.facts import SHARED_ENV_PREFIXES, RankFacts
+from ddpdoctor.distributed.wording import rank_list, ranks_phrase
 from ddpdoctor.findings import Finding, Severity
 
 # A version that differs here breaks the job (error); the others only deserve a warning.
@@ -201,7 +201,7 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
 
 
 def env_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
-    """dist.env-mismatch: NCCL_*/GLOO_*/TORCH_NCCL_* settings that differ (or are missing) across ranks."""
+    """dist.env-mismatch: settings under SHARED_ENV_PREFIXES that differ (or are missing) across ranks."""
     names = sorted({k for f in ranks for k in f.env if k.startswith(SHARED_ENV_PREFIXES)})
     differing = {}
     for name in names:

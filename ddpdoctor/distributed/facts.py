@@ -12,7 +12,7 @@ from typing import Any
 
 from ddpdoctor import __version__
 from ddpdoctor.check.base import ResolvedDevice
-from ddpdoctor.devices import nvml_driver_version
+from ddpdoctor.devices import nvml_driver_version, torch_nccl_version
 from ddpdoctor.distributed.launch import LaunchInfo
 from ddpdoctor.findings import Evidence, Finding, Severity
 
@@ -129,19 +129,12 @@ def torch_versions(*, want_driver: bool) -> dict[str, str | None]:
     """torch, CUDA, NCCL, Python and ddpdoctor versions (plus the NVIDIA driver for GPU ranks)."""
     import torch
 
-    nccl: str | None = None
     dist = getattr(torch, "distributed", None)
-    if torch.version.cuda is not None and dist is not None and dist.is_nccl_available():
-        try:
-            nccl_module: Any = torch.cuda.nccl
-            raw = nccl_module.version()
-            nccl = ".".join(str(p) for p in raw) if isinstance(raw, tuple) else str(raw)
-        except Exception:
-            nccl = None
+    nccl_built = dist is not None and dist.is_nccl_available()
     return {
         "torch": str(torch.__version__),
         "cuda": torch.version.cuda,
-        "nccl": nccl,
+        "nccl": torch_nccl_version(torch) if nccl_built else None,
         "python": platform.python_version(),
         "ddpdoctor": __version__,
         "driver": nvml_driver_version() if want_driver else None,
@@ -164,7 +157,6 @@ def gather_facts(
     findings: tuple[Finding, ...] = (),
 ) -> RankFacts:
     """This rank's facts from its launch numbers, resolved device, versions and environment."""
-    gpu = device.gpu
     return RankFacts(
         rank=launch.rank,
         local_rank=launch.local_rank,
@@ -175,16 +167,7 @@ def gather_facts(
         pid=os.getpid(),
         device=device.label,
         device_type=device.spec.type,
-        gpu=None
-        if gpu is None
-        else {
-            "index": gpu.index,
-            "name": gpu.name,
-            "uuid": gpu.uuid,
-            "pci_bus_id": gpu.pci_bus_id,
-            "memory_total": gpu.memory_total,
-            "memory_free": gpu.memory_free,
-        },
+        gpu=device.to_dict()["gpu"],
         versions=dict(versions),
         env=relevant_env(environ),
         inventory=inventory_source,

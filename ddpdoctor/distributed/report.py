@@ -9,9 +9,9 @@ from ddpdoctor.check.runner import CheckReport
 from ddpdoctor.devices import format_size
 from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
-from ddpdoctor.document import Document, Table, Text, report_document
+from ddpdoctor.document import Document, Table
 from ddpdoctor.errors import ExitCode
-from ddpdoctor.findings import Finding, Report, Severity
+from ddpdoctor.findings import Finding, Severity
 
 
 def _size_text(num_bytes: int) -> str:
@@ -55,7 +55,7 @@ class DistributedCheckReport(CheckReport):
     def to_dict(self) -> dict[str, Any]:
         """The check report's keys (devices: one per rank) plus ranks, backend and bandwidth."""
         return {
-            **Report.to_dict(self),
+            **super().to_dict(),
             "devices": [
                 {
                     "position": r.rank,
@@ -67,9 +67,6 @@ class DistributedCheckReport(CheckReport):
                 }
                 for r in self.ranks
             ],
-            "inventory": None
-            if self.inventory is None
-            else {"source": self.inventory.source, "simulated": self.inventory.simulated},
             "rank": self.rank,
             "world_size": self.world_size,
             "backend": self.backend,
@@ -79,16 +76,12 @@ class DistributedCheckReport(CheckReport):
         }
 
     def summary(self) -> str:
-        """One line: ranks heard from, errors and warnings."""
-        errors = sum(f.severity is Severity.ERROR for f in self.findings)
-        warnings = sum(f.severity is Severity.WARNING for f in self.findings)
-        heard = f"{len(self.ranks)} of {self.world_size} rank(s) reported"
-        if not errors and not warnings:
-            return f"all checks passed; {heard}"
-        return f"{errors} error(s), {warnings} warning(s); {heard}"
+        """One line: errors and warnings, and how many ranks were heard from."""
+        problems = self._problem_count()
+        return f"{problems or 'all checks passed'}; {len(self.ranks)} of {self.world_size} rank(s) reported"
 
-    def to_document(self) -> Document:
-        """A table of ranks, the bandwidth table, a summary line, then the findings."""
+    def _tables(self) -> Document:
+        """A table of ranks and, when measured, the bandwidth table."""
         rows = tuple(
             (
                 str(r.rank),
@@ -127,5 +120,4 @@ class DistributedCheckReport(CheckReport):
                     title=f"all_reduce bandwidth ({self.world_size} ranks, float32, sum)",
                 )
             )
-        doc.append(Text(self.summary(), tone="ok" if self.ok and not self.has_warnings() else "strong"))
-        return doc + report_document(self)
+        return doc

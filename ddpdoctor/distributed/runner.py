@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ddpdoctor.check.backend import choose_backend
 from ddpdoctor.check.base import finding
 from ddpdoctor.check.catalog import BY_ID
 from ddpdoctor.check.devices import parse_device_list
@@ -32,7 +33,6 @@ from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.check.runner import CHECK_SCHEMA, CheckOptions, link_findings, run_checks
 from ddpdoctor.devices import DeviceProbe, Inventory, SimulatedProbe, probe_from_spec, visible_mapping
 from ddpdoctor.distributed.analysis import analyse
-from ddpdoctor.distributed.catalog import ranks_phrase
 from ddpdoctor.distributed.collectives import (
     CPU_SIZES,
     GPU_SIZES,
@@ -52,6 +52,7 @@ from ddpdoctor.distributed.launch import (
 )
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, open_store
 from ddpdoctor.distributed.report import DistributedCheckReport
+from ddpdoctor.distributed.wording import ranks_phrase
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Finding, Severity
 
@@ -62,7 +63,6 @@ FOLLOW_SLACK_SECONDS = 30.0
 # A failing non-zero rank waits this long after its release, so that rank 0 (the one with the
 # report) exits first and a launcher such as torchrun names it as the root cause.
 EXIT_GRACE_SECONDS = 2.0
-_NATIVE_BACKEND = {"cuda": "nccl", "rocm": "nccl", "xpu": "xccl"}
 
 
 @dataclass(frozen=True)
@@ -101,13 +101,6 @@ def default_template(probe: DeviceProbe, environ: Mapping[str, str]) -> str:
         torch = _import_torch()
         has_gpu = bool(torch.cuda.is_available() and torch.cuda.device_count() > 0)
     return DEFAULT_CUDA_TEMPLATE if has_gpu else DEFAULT_CPU_TEMPLATE
-
-
-def choose_backend(requested: str | None, device_type: str) -> str:
-    """The requested backend, or NCCL for CUDA devices, xccl for XPU and gloo otherwise."""
-    if requested not in (None, "auto"):
-        return str(requested)
-    return _NATIVE_BACKEND.get(device_type, "gloo")
 
 
 def merge_rank_findings(ranks: Sequence[RankFacts]) -> list[Finding]:

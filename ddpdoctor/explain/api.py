@@ -6,18 +6,26 @@ import _thread
 import io
 import os
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import IO, Any
 
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.diagnose import Diagnosis, diagnose
-from ddpdoctor.explain.index import KbIndex, load_index
+from ddpdoctor.explain.index import IndexEntry, KbIndex, load_index
 from ddpdoctor.explain.match import FastMatcher
 from ddpdoctor.explain.model import Event
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
 from ddpdoctor.explain.parse import FileParser, error_file_events
-from ddpdoctor.explain.report import ExplainReport, event_finding
+from ddpdoctor.explain.report import MAX_EVIDENCE, ExplainReport, event_finding
 from ddpdoctor.explain.scan import ReadInto, Scanner, make_engine
-from ddpdoctor.explain.sources import MAX_ERROR_FILE_BYTES, Source, discover, open_source, reader
+from ddpdoctor.explain.sources import (
+    ERROR_FILE,
+    MAX_ERROR_FILE_BYTES,
+    STDIN,
+    Source,
+    discover,
+    open_source,
+    reader,
+)
 from ddpdoctor.findings import Finding, Severity
 
 Progress = Callable[[int, "int | None"], None]
@@ -52,7 +60,12 @@ class _Context:
         self._done = 0
         self._lock = _thread.allocate_lock()
 
+    def silence(self) -> None:
+        """Stop reporting progress (in a forked scan process)."""
+        self._progress = None
+
     def advance(self, n: int) -> None:
+        """Count `n` more bytes read and report the total."""
         if self._progress is None:
             return
         with self._lock:
@@ -99,31 +112,56 @@ def _scan(
     return events, info
 
 
+def _read_stream(
+    ctx: _Context,
+    label: str,
+    index: int,
+    stream: IO[bytes],
+    rank: int | None,
+    rank_source: str | None,
+    *,
+    error_file: bool,
+    size: int | None,
+) -> tuple[list[Event], dict[str, Any], bool]:
+    """(events, read statistics, whether it was read as a torchelastic error file) of one input.
+
+    A candidate error file is read whole (up to MAX_ERROR_FILE_BYTES); when it is not one, those
+    bytes are scanned as a log, followed by the rest of the stream.
+    """
+    head = b""
+    if error_file and (size or 0) <= MAX_ERROR_FILE_BYTES:
+        head = stream.read(MAX_ERROR_FILE_BYTES + 1)
+        if len(head) <= MAX_ERROR_FILE_BYTES:
+            events = error_file_events(ctx.matcher, label, index, head, rank, rank_source)
+            if events is not None:
+                ctx.advance(len(head))
+                lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
+                return events, {"bytes": len(head), "lines": lines, "selected_lines": 0}, True
+    events, stats = _scan(ctx, label, index, reader(stream, head), rank, rank_source, size)
+    return events, stats, False
+
+
 def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Event], dict[str, Any]]:
     info: dict[str, Any] = {
         "path": source.display,
-        "kind": "stdin" if source.path == "-" else "file",
+        "kind": "stdin" if source.path == STDIN else "file",
         "rank": source.rank,
         "rank_source": source.rank_source,
     }
     with open_source(source) as stream:
-        read_into = reader(stream)
-        if source.error_file and (source.size or 0) <= MAX_ERROR_FILE_BYTES:
-            data = stream.read(MAX_ERROR_FILE_BYTES + 1)
-            ctx.advance(len(data))
-            events = None
-            if len(data) <= MAX_ERROR_FILE_BYTES:
-                events = error_file_events(
-                    ctx.matcher, source.display, index, data, source.rank, source.rank_source
-                )
-            if events is not None:
-                info.update(kind="error-file", bytes=len(data), lines=data.count(b"\n") + 1, selected_lines=0)
-                return events, info
-            read_into = reader(io.BytesIO(data + stream.read()))
-        size_hint = None if source.compressed else source.size
-        events, stats = _scan(
-            ctx, source.display, index, read_into, source.rank, source.rank_source, size_hint
+        events, stats, as_error_file = _read_stream(
+            ctx,
+            source.display,
+            index,
+            stream,
+            source.rank,
+            source.rank_source,
+            error_file=source.error_file,
+            size=None if source.compressed else source.size,
         )
+    if as_error_file:
+        info["kind"] = "error-file"
+    else:
         info["gzip"] = source.compressed
     info.update(stats)
     return events, info
@@ -150,9 +188,7 @@ def explain_paths(
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ddpdoctor-scan") as pool:
             results = list(pool.map(lambda pair: _read_source(ctx, pair[1], pair[0]), enumerate(sources)))
     events = [e for found, _ in results for e in found]
-    return build_report(
-        diagnose(events, ctx.index), [info for _, info in results], ctx.index, ctx.engine.name
-    )
+    return build_report(diagnose(events, ctx.index), [info for _, info in results], ctx.engine.name)
 
 
 def _can_fork() -> bool:
@@ -167,8 +203,13 @@ Result = tuple[list[Event], dict[str, Any]]
 
 
 def _read_in_worker(item: tuple[int, Source]) -> Result | tuple[str, str | None]:
-    """Scan one source in a forked process; expected errors come back as (message, hint)."""
+    """Scan one source in a forked process; expected errors come back as (message, hint).
+
+    Only the parent reports progress (as each result arrives): a child's copy of the progress
+    callback would draw its own bar on the same terminal.
+    """
     assert _WORKER_CONTEXT is not None
+    _WORKER_CONTEXT.silence()
     try:
         return _read_source(_WORKER_CONTEXT, item[1], item[0])
     except InputError as exc:
@@ -203,31 +244,49 @@ def explain_text(text: str, *, name: str = "<text>", options: ExplainOptions | N
     data = text.encode("utf-8", "surrogateescape")
     ctx = _Context(options or ExplainOptions(), None, len(data))
     info: dict[str, Any] = {"path": name, "kind": "text", "rank": None, "rank_source": None}
-    events: list[Event] | None = None
-    if os.path.basename(name) == "error.json":
-        events = error_file_events(ctx.matcher, name, 0, data, None, None)
-    if events is None:
-        events, stats = _scan(ctx, name, 0, reader(io.BytesIO(data)), None, None, len(data))
-        info.update(stats)
-    return build_report(diagnose(events, ctx.index), [info], ctx.index, ctx.engine.name)
+    events, stats, _ = _read_stream(
+        ctx,
+        name,
+        0,
+        io.BytesIO(data),
+        None,
+        None,
+        error_file=os.path.basename(name) == ERROR_FILE,
+        size=len(data),
+    )
+    info.update(stats)
+    return build_report(diagnose(events, ctx.index), [info], ctx.engine.name)
 
 
 # --- report -------------------------------------------------------------------------------------
 
 
-def _event_dict(event: Event) -> dict[str, Any]:
-    return {
-        "rank": event.rank,
-        "file": event.file,
-        "line": event.line,
-        "text": event.text,
-        "source": event.source,
-        "exit_code": event.exit_code,
-        "count": event.count,
-    }
+def _other_finding(
+    event: Event, finding_id: str, severity: Severity, category: str, entry: IndexEntry | None
+) -> Finding:
+    """The finding for an event that is not the root cause (a victim, another failure, a warning)."""
+    return event_finding(
+        finding_id,
+        severity,
+        category=category,
+        title=entry.title if entry is not None else event.innermost_text()[:200],
+        message=event.text,
+        rank=event.rank,
+        evidence=event.evidence,
+        entry=entry.id if entry is not None else None,
+        data={
+            "rank": event.rank,
+            "file": event.file,
+            "line": event.line,
+            "text": event.text,
+            "source": event.source,
+            "exit_code": event.exit_code,
+            "count": event.count,
+        },
+    )
 
 
-def build_report(diag: Diagnosis, inputs: list[dict[str, Any]], index: KbIndex, engine: str) -> ExplainReport:
+def build_report(diag: Diagnosis, inputs: list[dict[str, Any]], engine: str) -> ExplainReport:
     """Turn a diagnosis into the report (JSON contract plus findings)."""
     report = ExplainReport(inputs=inputs, stats={"engine": engine, "events": len(diag.events)})
     findings: list[Finding] = []
@@ -251,6 +310,7 @@ def build_report(diag: Diagnosis, inputs: list[dict[str, Any]], index: KbIndex, 
             "chain": [link.to_dict() for link in culprit.chain],
             "solutions": solutions,
             "kind": culprit.kind,
+            "status": entry.status if entry is not None else None,
             "title": title,
             "rank_note": culprit.rank_note,
             "rank_source": event.rank_source,
@@ -260,7 +320,7 @@ def build_report(diag: Diagnosis, inputs: list[dict[str, Any]], index: KbIndex, 
             "exit_code": event.exit_code,
             "suspect_ranks": culprit.suspects,
             "advice": culprit.advice,
-            "evidence": [{"file": f, "line": n, "text": t} for f, n, t in event.evidence[:12]],
+            "evidence": [{"file": f, "line": n, "text": t} for f, n, t in event.evidence[:MAX_EVIDENCE]],
             "example_fix": dict(entry.fix) if entry is not None else None,
         }
         report.root_cause = root
@@ -293,34 +353,17 @@ def build_report(diag: Diagnosis, inputs: list[dict[str, Any]], index: KbIndex, 
                 "exit_code": event.exit_code,
             }
         )
-        findings.append(
-            event_finding(
-                f"explain.{role}",
-                Severity.WARNING,
-                category=category,
-                title=entry.title if entry is not None else event.innermost_text()[:200],
-                message=event.text,
-                rank=event.rank,
-                evidence=event.evidence,
-                entry=entry.id if entry is not None else None,
-                data=_event_dict(event),
-            )
-        )
+        findings.append(_other_finding(event, f"explain.{role}", Severity.WARNING, category, entry))
     for event in [*diag.events, *diag.warnings]:
         if id(event) in shown:
             continue
-        entry = event.known()
         findings.append(
-            event_finding(
+            _other_finding(
+                event,
                 "explain.warning" if event.warning else "explain.event",
                 Severity.WARNING if event.warning else Severity.INFO,
-                category=event.category(),
-                title=entry.title if entry is not None else event.innermost_text()[:200],
-                message=event.text,
-                rank=event.rank,
-                evidence=event.evidence,
-                entry=entry.id if entry is not None else None,
-                data=_event_dict(event),
+                event.category(),
+                event.known(),
             )
         )
     report.findings = findings

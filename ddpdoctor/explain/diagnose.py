@@ -2,16 +2,18 @@
 
 The order of precedence:
 
-1. the earliest *root-kind* failure across ranks (a knowledge-base root entry, or an exception /
-   panic the knowledge base does not know, raised by a rank's own code);
+1. the earliest *root-kind* failure across ranks (a knowledge-base root entry, or an error the
+   knowledge base does not know: a traceback, panic, C++ exception, fatal signal, error file or
+   failure-table entry);
 2. a rank killed by SIGKILL without any Python error (the host's out-of-memory killer);
 3. a rank that exited with an error code and left no text;
 4. only timeouts and other symptoms: the earliest symptom, plus the ranks the watchdogs point at;
 5. only launcher wrappers (e.g. ChildFailedError alone).
 
-"Earliest" uses timestamps when every candidate has one, log order within one file, and prefers
-known root causes over unknown text otherwise. Ranks that died of timeouts, SIGTERM/SIGABRT sent
-by the launcher or the watchdog, or a closed peer connection are the root cause's victims.
+"Earliest" uses timestamps when every candidate has one, log order within one file, and otherwise
+puts known root causes before unknown text; an unknown message also gives way to a known root
+cause of the same rank. Ranks that died of timeouts, SIGTERM/SIGABRT sent by the launcher or the
+watchdog, or a closed peer connection are the root cause's victims.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import Any
 
 from ddpdoctor.explain import advice
 from ddpdoctor.explain.index import IndexEntry, KbIndex
-from ddpdoctor.explain.model import COLLATERAL_EXIT_CODES, Event, Link
+from ddpdoctor.explain.match import INNER_GROUP
+from ddpdoctor.explain.model import COLLATERAL_EXIT_CODES, TORCHRUN_ROOT_NOTE, Event, Link
 
 _EXIT_ENTRIES = {
     -9: "torchelastic-signal-sigkill",
@@ -69,9 +72,7 @@ class Diagnosis:
 def _category(event: Event, kind: str, entry: IndexEntry | None) -> str:
     if kind == "host-kill":
         return "oom_host"
-    if kind == "unknown":
-        return event.category()
-    if entry is not None:
+    if kind != "unknown" and entry is not None:
         return entry.category
     return event.category()
 
@@ -308,7 +309,7 @@ def _carrier(event: Event) -> IndexEntry | None:
     """For an unknown message: the wrapper entry that carried it as its inner text, if any."""
     if len(event.chain) >= 2 and event.chain[-1].entry is None:
         outer = event.chain[-2]
-        if outer.entry is not None and outer.entry.kind == "wrapper" and outer.groups.get("inner"):
+        if outer.entry is not None and outer.entry.kind == "wrapper" and outer.groups.get(INNER_GROUP):
             return outer.entry
     return None
 
@@ -337,14 +338,14 @@ def _symptom_preference(event: Event) -> int:
     texts = [event.text, *(link.text for link in event.chain)]
     if any("WorkNCCL(" in t for t in texts):
         return 0
-    if "torchrun listed it as the root cause (first observed failure)" in event.notes:
+    if TORCHRUN_ROOT_NOTE in event.notes:
         return 1
     return 2
 
 
 def _symptom_rank(symptoms: list[Event], chosen: Event) -> int | None:
     """The rank of a symptom-only failure: torchrun's root cause, the one rank that reported it, else unknown."""
-    if "torchrun listed it as the root cause (first observed failure)" in chosen.notes:
+    if TORCHRUN_ROOT_NOTE in chosen.notes:
         return chosen.rank
     ranks = {e.rank for e in symptoms if e.rank is not None}
     return ranks.pop() if len(ranks) == 1 else None
@@ -394,10 +395,9 @@ def _add_advice(culprit: Culprit, failures: list[Event]) -> None:
                     f"The collective timeouts on rank(s) {waiting} are a consequence: they waited for "
                     f"rank {culprit.rank}, which had already failed."
                 )
-    if culprit.kind == "root" and event.known() is not None and event.category() == "oom_host":
-        culprit.advice += advice.kill_advice(event) if event.exit_code in _KILL_CODES else []
-    for note in event.notes:
-        culprit.advice.append(note)
+    if culprit.kind == "root" and category == "oom_host" and event.exit_code in _KILL_CODES:
+        culprit.advice += advice.kill_advice(event)
+    culprit.advice += event.notes
     if culprit.kind == "unknown":
         culprit.advice.append(
             "ddpdoctor does not know this message yet. Run `ddpdoctor explain --format markdown LOG... > "

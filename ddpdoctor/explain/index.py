@@ -6,8 +6,9 @@ validates the knowledge base as usual (the same loader as `kb`), then stores wha
 in a cache file: the entries' ids, titles, categories, kinds, rank rules, solutions and example
 fixes, the pattern sources, their byte prefilters and the compiled hyperscan database. Later runs
 read that file with :mod:`marshal` and compile only the patterns a candidate line needs. The cache
-key is the size and modification time of every knowledge file (bundled and `--kb`), the package
-and Python versions and the hyperscan version, so an edited entry is picked up on the next run.
+key is the size and modification time of every knowledge file (bundled, `--kb` and
+DDPDOCTOR_KB_PATH) and of the index compiler itself, the package and Python versions, the anchors
+and the hyperscan installation, so an edited entry is picked up on the next run.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
 
-INDEX_FORMAT = 4
+INDEX_FORMAT = 5
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -70,7 +71,6 @@ class IndexEntry:
         "framework",
         "id",
         "kind",
-        "meaning",
         "pattern_ids",
         "rank_fixed",
         "rank_group",
@@ -87,7 +87,6 @@ class IndexEntry:
         self.category: str = data["category"]
         self.kind: str = data["kind"]
         self.status: str = data["status"]
-        self.meaning: str = data["meaning"]
         self.solutions: tuple[str, ...] = tuple(data["solutions"])
         self.fix: dict[str, str] = dict(data["fix"])
         self.rank_group: str | None = data["rank_group"]
@@ -112,7 +111,6 @@ class KbIndex:
         self._entry_data: list[dict[str, Any]] = data["entries"]
         self._entries: dict[int, IndexEntry] = {}
         self.ids: tuple[str, ...] = tuple(e["id"] for e in self._entry_data)
-        self.categories: dict[str, str] = dict(data["categories"])
         self.pattern_sources: list[str] = data["pattern_sources"]
         self.pattern_entry: list[int] = data["pattern_entry"]
         self.anchor_base: int = len(self.pattern_sources)
@@ -122,7 +120,6 @@ class KbIndex:
         self.literal_search: list[tuple[bytes, bool]] = data["literal_search"]
         self.hs_blob: bytes | None = data["hs_blob"]
         self.unfiltered: tuple[int, ...] = tuple(data["unfiltered"])
-        self.key: str = data["key"]
         self._compiled: dict[int, re.Pattern[str]] = {}
 
     def entry(self, number: int) -> IndexEntry:
@@ -131,11 +128,6 @@ class KbIndex:
         if found is None:
             found = self._entries[number] = IndexEntry(self._entry_data[number])
         return found
-
-    @property
-    def entries(self) -> list[IndexEntry]:
-        """Every entry, in id order."""
-        return [self.entry(i) for i in range(len(self.ids))]
 
     def get(self, entry_id: str) -> IndexEntry | None:
         """The entry with this id, if the knowledge base has it."""
@@ -150,10 +142,6 @@ class KbIndex:
         if compiled is None:
             compiled = self._compiled[pattern_id] = re.compile(self.pattern_sources[pattern_id])
         return compiled
-
-    def entry_of(self, pattern_id: int) -> IndexEntry:
-        """The entry a knowledge-base pattern belongs to."""
-        return self.entry(self.pattern_entry[pattern_id])
 
 
 # --- cache --------------------------------------------------------------------------------------
@@ -232,18 +220,17 @@ def index_key(bundled: str | None, extra: Sequence[str], hs_version: str) -> str
     return repr(parts)
 
 
-def load_index(kb_dirs: Sequence[str] = (), *, use_hyperscan: bool = True) -> KbIndex:
+def load_index(kb_dirs: Sequence[str] = ()) -> KbIndex:
     """The compiled index for the bundled knowledge base plus team folders, from the cache when fresh."""
     extra = knowledge_dirs(kb_dirs)
     bundled = bundled_dir()
-    hs_version = hyperscan_version() if use_hyperscan else "none"
     if bundled is None:
-        return KbIndex(build_index_data(extra, "", use_hyperscan=use_hyperscan))
-    key = index_key(bundled, extra, hs_version)
+        return KbIndex(build_index_data(extra, ""))
+    key = index_key(bundled, extra, hyperscan_version())
     path = os.path.join(cache_dir(), f"kb-{zlib.crc32(key.encode()):08x}-{len(key)}.idx")
     data = _read_cache(path, key)
     if data is None:
-        data = build_index_data(extra, key, use_hyperscan=use_hyperscan)
+        data = build_index_data(extra, key)
         _write_cache(path, data)
     return KbIndex(data)
 
@@ -354,7 +341,6 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "category": entry.category,
         "kind": entry.kind,
         "status": entry.status,
-        "meaning": entry.meaning,
         "solutions": list(entry.solutions),
         "fix": {
             "language": fix.language,
@@ -369,8 +355,8 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
     }
 
 
-def build_index_data(extra: Sequence[str], key: str, *, use_hyperscan: bool = True) -> dict[str, Any]:
-    """Validate the knowledge base with the regular loader and compile its prefilters."""
+def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
+    """Validate the knowledge base with the regular loader and compile its prefilters (and hyperscan database, when installed)."""
     from pathlib import Path
 
     from ddpdoctor.kb import load_knowledge_base
@@ -389,15 +375,11 @@ def build_index_data(extra: Sequence[str], key: str, *, use_hyperscan: bool = Tr
     all_sources = [*sources, *(a.source for a in ANCHORS)]
     supersets = [_usable_superset(s) for s in all_sources]
     literals = [_literals(s) for s in all_sources]
-    if use_hyperscan:
-        blob, unfiltered = _hyperscan_blob(supersets, literals)
-    else:
-        blob, unfiltered = None, []
+    blob, unfiltered = _hyperscan_blob(supersets, literals)
     return {
         "format": INDEX_FORMAT,
         "key": key,
         "entries": entries,
-        "categories": dict(kb.categories),
         "pattern_sources": sources,
         "pattern_entry": owner,
         "literals": literals,

@@ -59,10 +59,6 @@ class LazyRegex:
         """Like re.Pattern.search."""
         return self.compiled.search(text, pos)
 
-    def fullmatch(self, text: str) -> re.Match[str] | None:
-        """Like re.Pattern.fullmatch."""
-        return self.compiled.fullmatch(text)
-
     def findall(self, text: str) -> list[Any]:
         """Like re.Pattern.findall."""
         return self.compiled.findall(text)

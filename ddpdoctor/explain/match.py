@@ -27,30 +27,14 @@ _KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
 class Hit:
     """One entry matching one piece of text."""
 
-    __slots__ = ("depth", "end", "entry", "groups", "pattern", "start", "text")
+    __slots__ = ("end", "entry", "groups", "start", "text")
 
-    def __init__(
-        self,
-        entry: IndexEntry,
-        pattern: int,
-        text: str,
-        start: int,
-        end: int,
-        groups: dict[str, str],
-        depth: int,
-    ) -> None:
+    def __init__(self, entry: IndexEntry, text: str, start: int, end: int, groups: dict[str, str]) -> None:
         self.entry = entry
-        self.pattern = pattern
         self.text = text
         self.start = start
         self.end = end
         self.groups = groups
-        self.depth = depth
-
-    @property
-    def rank(self) -> int | None:
-        """The rank the entry's rank rule reads from this match."""
-        return self.entry.rank_from(self.groups)
 
     @property
     def inner(self) -> str | None:
@@ -71,13 +55,13 @@ class FastMatcher:
     def __init__(self, index: KbIndex, engine: Engine) -> None:
         self.index = index
         self.engine = engine
-        self._cache: dict[tuple[str, int], list[Hit]] = {}
+        self._cache: dict[tuple[str, tuple[int, ...]], list[Hit]] = {}  # (text, entries tried) -> hits
 
     def candidates(self, text: str) -> frozenset[int]:
         """Prefilter hits for arbitrary text (not read through the scanner)."""
         return self.engine.candidates(text.encode("utf-8", "replace"))
 
-    def match(self, text: str, candidates: Iterable[int] | None = None, *, depth: int = 0) -> list[Hit]:
+    def match(self, text: str, candidates: Iterable[int] | None = None) -> list[Hit]:
         """Every selected entry that matches this one line, most specific first."""
         text = clean_line(text)
         if not text:
@@ -85,22 +69,22 @@ class FastMatcher:
         if candidates is None:
             candidates = self.candidates(text)
         base = self.index.anchor_base
-        owners = sorted({self.index.pattern_entry[pid] for pid in candidates if 0 <= pid < base})
+        owners = tuple(sorted({self.index.pattern_entry[pid] for pid in candidates if 0 <= pid < base}))
         if not owners:
             return []
-        key = (text, depth)
+        key = (text, owners)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         found: list[Hit] = []
         for owner in owners:
             entry = self.index.entry(owner)
-            for number, pid in enumerate(entry.pattern_ids):
+            for pid in entry.pattern_ids:
                 m = self.index.regex(pid).search(text)
                 if m is None:
                     continue
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
-                found.append(Hit(entry, number, text, m.start(), m.end(), groups, depth))
+                found.append(Hit(entry, text, m.start(), m.end(), groups))
                 break
         found.sort(key=Hit.preference)
         if len(self._cache) < 4096:
@@ -117,7 +101,7 @@ class FastMatcher:
         chain = [hit]
         current = hit
         while current.inner is not None and len(chain) <= MAX_UNWRAP_DEPTH:
-            inner = self.match(current.inner, pool, depth=current.depth + 1)
+            inner = self.match(current.inner, pool)
             if not inner:
                 break
             current = inner[0]

@@ -9,6 +9,8 @@ from ddpdoctor.explain.index import IndexEntry
 # Exit codes of processes killed as collateral: by the launcher (SIGTERM, SIGHUP, SIGINT) or by
 # PyTorch's NCCL watchdog (SIGABRT, which torchrun may report as 6 or -6).
 COLLATERAL_EXIT_CODES = frozenset({-15, -1, -2, -6, 6, 143, 134, 130})
+# The note the parser adds to the failure torchrun's table lists under "Root Cause".
+TORCHRUN_ROOT_NOTE = "torchrun listed it as the root cause (first observed failure)"
 SIGNAL_NAMES = {
     1: "SIGHUP",
     2: "SIGINT",

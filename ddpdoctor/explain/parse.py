@@ -27,9 +27,9 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ddpdoctor.explain.lines import LazyRegex, clean_line
-from ddpdoctor.explain.match import FastMatcher, Hit
-from ddpdoctor.explain.model import SIGNAL_NAMES, Event, Link
+from ddpdoctor.explain.lines import LazyRegex, clean_line, segments
+from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
+from ddpdoctor.explain.model import SIGNAL_NAMES, TORCHRUN_ROOT_NOTE, Event, Link
 from ddpdoctor.explain.ranks import (
     Stamp,
     epoch_seconds,
@@ -65,12 +65,13 @@ _BANNER_PATH = LazyRegex(
 )
 _SEPARATOR = LazyRegex(r"[=\-]{10,}$")
 _LOOSE_FIELD = LazyRegex(r"^(?:rank\s*:\s*\d+ \(local_rank: \d+\)|exitcode\s*:\s*-?\d+ \(pid: \d+\))$")
-# Lines that start a new log record: NCCL's `host:pid:tid [dev] `, c10's `[E ProcessGroupNCCL.cpp:...]`.
-_FIELD_NAMES = ("time", "host", "rank", "exitcode", "error_file", "traceback")
 _FATAL_WORDS = ("Fatal Python error", "Segmentation fault", "Bus error")
+# Lines that start a new log record: NCCL's `host:pid:tid [dev] `, c10's `[E ProcessGroupNCCL.cpp:...]`.
 _NCCL_RECORD = LazyRegex(r"\S+:\d+:\d+ \[\d+\] |\[[IWEF](?:\d{3,4} \d\d:\d\d|\s)")
+# The fields of one item of torchrun's failure table.
+_FIELD_NAMES = ("time", "host", "rank", "exitcode", "error_file", "traceback")
 _TABLE_ITEM = LazyRegex(r"\[(\d+)\]:$")
-_TABLE_FIELD = LazyRegex(r"(time|host|rank|exitcode|error_file|traceback)\s*:\s?(.*)$")
+_TABLE_FIELD = LazyRegex(rf"({'|'.join(_FIELD_NAMES)})\s*:\s?(.*)$")
 _TABLE_RANK = LazyRegex(r"(-?\d+)(?: \(local_rank: (\d+)\))?")
 _TABLE_EXIT = LazyRegex(r"(-?\d+)(?: \(pid: (\d+)\))?")
 _AGENT_FAILED = LazyRegex(r"failed \(exitcode: (-?\d+)\) local_rank: (\d+) \(pid: (\d+)\)")
@@ -84,9 +85,6 @@ _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 _FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation fault|Bus error)\b.*)")
 _WARNING_TEXT = LazyRegex(r"\b\w*Warning\b:|\bwarnings\.warn\b")
 _SITE = ("site-packages", "dist-packages", "/torch/", "\\torch\\", "<frozen", "/lib/python")
-
-
-INNER = "inner"
 
 
 def is_user_frame(path: str) -> bool:
@@ -121,13 +119,12 @@ class _Exception:
 class _Failure:
     """One `[i]:` item of torchrun's failure table."""
 
-    __slots__ = ("error_file", "exit", "host", "line", "local", "pid", "rank", "root", "time", "trace")
+    __slots__ = ("error_file", "exit", "line", "local", "pid", "rank", "root", "time", "trace")
 
     def __init__(self, line: int, root: bool) -> None:
         self.line = line
         self.root = root
         self.time: float | None = None
-        self.host = ""
         self.rank: int | None = None
         self.local: int | None = None
         self.exit: int | None = None
@@ -143,6 +140,7 @@ class _Stream:
         "banner",
         "chain",
         "chain_marker",
+        "cpp",
         "exc",
         "frames",
         "local",
@@ -165,6 +163,7 @@ class _Stream:
         self.chain_marker: str | None = None
         self.since_exc = 0
         self.panic: dict[str, Any] | None = None
+        self.cpp: tuple[str, int] | None = None  # (exception type, line) of `terminate called ...`
         self.banner: str | None = None
         self.table: dict[str, Any] | None = None
 
@@ -201,14 +200,12 @@ class FileParser:
         """One selected line."""
         if self._srun is None:
             self._srun = looks_srun_labelled(self._head()) if self._head is not None else False
-        text = data.decode("utf-8", "replace")
-        pieces = [clean_line(piece) for piece in text.split("\r")]
-        if not any(pieces):
+        pieces = list(segments(data.decode("utf-8", "replace")))
+        if not pieces:
             self._blank(None)
             return
         for piece in pieces:
-            if piece:
-                self._segment(number, piece, candidates)
+            self._segment(number, piece, candidates)
 
     def gap(self) -> None:
         """Lines were skipped: every open block ends here."""
@@ -280,7 +277,7 @@ class FileParser:
         elif mode == "cpp":
             m = _WHAT.search(rest)
             stream.mode = "idle"
-            if m and stream.panic is not None:
+            if m and stream.cpp is not None:
                 self._cpp_event(stream, number, m.group("msg"), cands)
                 return
         elif mode == "banner":
@@ -323,7 +320,7 @@ class FileParser:
         m = _TERMINATE.search(rest) if "terminate called" in rest else None
         if m:
             stream.mode = "cpp"
-            stream.panic = {"type": m.group("type"), "line": number}
+            stream.cpp = (m.group("type"), number)
             return
         field = _TABLE_FIELD.match(stripped) if stripped.startswith(_FIELD_NAMES) else None
         if field and _LOOSE_FIELD.search(stripped):
@@ -463,11 +460,7 @@ class FileParser:
             links = self._links(text, cands, known_only=True)
             event.chain += _new_links(event.chain, links)
             if event.rank is None:
-                for link in links:
-                    rank = link.entry.rank_from(link.groups) if link.entry is not None else None
-                    if rank is not None and link.entry is not None:
-                        event.rank, event.rank_source = rank, f"message ({link.entry.id})"
-                        break
+                self._rank_from_chain(event, links)
         self._add(event)
 
     def _on_blank(self, stream: _Stream) -> None:
@@ -477,14 +470,10 @@ class FileParser:
             self._end_panic(stream)
 
     def _close(self, stream: _Stream) -> None:
-        if stream.mode == "message":
-            self._end_exception(stream)
-        elif stream.mode in ("panic", "backtrace"):
-            self._end_panic(stream)
-        elif stream.mode == "table":
+        self._on_blank(stream)
+        if stream.mode == "table":
             self._end_table(stream)
-        elif stream.mode == "traceback" and stream.frames:
-            stream.frames = []
+        stream.frames = []
         stream.mode = "idle"
         self._flush_chain(stream)
 
@@ -555,7 +544,7 @@ class FileParser:
         panic, stream.panic = stream.panic, None
         if stream.mode in ("panic", "backtrace"):
             stream.mode = "idle"
-        if panic is None or "lines" not in panic:
+        if panic is None:
             return
         lines = [(n, t, c) for n, t, c in panic["lines"] if t.strip()]
         if not lines:
@@ -647,8 +636,6 @@ class FileParser:
         value = value.strip()
         if name == "time":
             failure.time = torchrun_time(value)
-        elif name == "host":
-            failure.host = value
         elif name == "rank":
             m = _TABLE_RANK.match(value)
             if m:
@@ -690,7 +677,7 @@ class FileParser:
             )
         ]
         if failure.root:
-            event.notes.append("torchrun listed it as the root cause (first observed failure)")
+            event.notes.append(TORCHRUN_ROOT_NOTE)
         if failure.error_file and failure.error_file != "<N/A>":
             event.notes.append(f"error file: {failure.error_file}")
         if head.startswith("Traceback"):
@@ -740,9 +727,7 @@ class FileParser:
         if "exitcode" in rest and (m := _AGENT_FAILED.search(rest)):
             exit_code, local, pid = int(m.group(1)), int(m.group(2)), int(m.group(3))
         elif "return code" in rest and (m := _DEEPSPEED_EXIT.search(rest)):
-            exit_code = int(m.group(1))
-            lm = _DEEPSPEED_LOCAL.search(rest)
-            local = int(lm.group(1)) if lm else None
+            exit_code = int(m.group(1))  # its `--local_rank=N` is read below
         elif "exit successfully" in rest and (m := _CARGO_EXIT.search(rest)):
             exit_code = int(m.group(1))
         elif "received by PID" in rest and (m := _SIGNAL_PID.search(rest)):
@@ -767,18 +752,14 @@ class FileParser:
         return True
 
     def _cpp_event(self, stream: _Stream, number: int, message: str, cands: frozenset[int]) -> None:
-        start = stream.panic or {}
-        stream.panic = None
+        assert stream.cpp is not None
+        exc_type, start = stream.cpp
+        stream.cpp = None
         event = self._event("cpp", number, message.strip(), stream)
-        event.exc_type = start.get("type")
+        event.exc_type = exc_type
         event.chain = self._links(message.strip(), cands or None)
         event.evidence.insert(
-            0,
-            (
-                self.label,
-                start.get("line", number),
-                f"terminate called after throwing an instance of '{event.exc_type}'",
-            ),
+            0, (self.label, start, f"terminate called after throwing an instance of '{exc_type}'")
         )
         self._add(event)
 
@@ -818,7 +799,7 @@ class FileParser:
         links = self._chain_from_hits(hits, cands)
         top = hits[0]
         before = top.text[: top.start].strip()
-        if top.entry.kind == "wrapper" and INNER not in top.groups and before and len(links) == 1:
+        if top.entry.kind == "wrapper" and INNER_GROUP not in top.groups and before and len(links) == 1:
             # Two messages ran into one line ("...dense" + "torch...ChildFailedError:"): the text
             # in front of the wrapper is the error it reports.
             m = _EXC_LINE.match(before)
@@ -853,11 +834,11 @@ class FileParser:
         return event
 
     @staticmethod
-    def _rank_from_chain(event: Event) -> None:
-        """The rank a message names, unless the printer's own rank (line label, file) is known."""
+    def _rank_from_chain(event: Event, links: Iterable[Link] | None = None) -> None:
+        """The rank a link of the chain (or of `links`) names, unless the printer's own rank (line label, file) is known."""
         if event.rank is not None and not event.local_rank:
             return
-        for link in event.chain:
+        for link in event.chain if links is None else links:
             if link.entry is None:
                 continue
             rank = link.entry.rank_from(link.groups)
@@ -951,7 +932,6 @@ def error_file_events(
         event = Event("error-file", label, file_index, 1, text)
         event.chain = [Link(None, clean_line(text))] if text else []
         events = [event]
-    seconds = None
     try:
         seconds = epoch_seconds(float(stamp)) if stamp is not None else None
     except (TypeError, ValueError):

@@ -11,7 +11,7 @@ must flag too. This module builds such supersets from the parsed pattern:
   case-insensitive letters become classes, and a character class that may match a non-ASCII
   character also accepts a run of high bytes (one UTF-8 character is one to four bytes).
 - :func:`required_literals` finds strings one of which every match must contain; the pure-Python
-  engine looks for those with a single alternation of literals.
+  engine searches for those with `bytes.find`.
 """
 
 from __future__ import annotations

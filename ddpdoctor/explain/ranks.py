@@ -121,13 +121,12 @@ def _seconds(month: int, day: int, hour: int, minute: int, second: int, frac: st
 
 
 class Stamp:
-    """A timestamp and, for glog lines, the severity letter (I, W, E or F)."""
+    """A timestamp found on a line (an object, so that second 0.0 is not mistaken for none)."""
 
-    __slots__ = ("level", "seconds")
+    __slots__ = ("seconds",)
 
-    def __init__(self, seconds: float, level: str | None) -> None:
+    def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.level = level
 
 
 def find_timestamp(text: str) -> Stamp | None:
@@ -135,14 +134,14 @@ def find_timestamp(text: str) -> Stamp | None:
     head = text[:64]
     m = _GLOG.match(head)
     if m:
-        level, month, day, hour, minute, second, frac = m.groups()
+        _level, month, day, hour, minute, second, frac = m.groups()
         value = _seconds(int(month), int(day), int(hour), int(minute), int(second), frac)
-        return Stamp(value, level) if value is not None else None
+        return Stamp(value) if value is not None else None
     m = _ISO.search(head)
     if m:
         _year, month, day, hour, minute, second, frac = m.groups()
         value = _seconds(int(month), int(day), int(hour), int(minute), int(second), frac)
-        return Stamp(value, None) if value is not None else None
+        return Stamp(value) if value is not None else None
     return None
 
 

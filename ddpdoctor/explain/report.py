@@ -6,7 +6,7 @@
      "root_cause": null | {"entry", "category", "rank", "file", "line", "text",
                            "chain": [{"entry", "text"}], "solutions", ...extra keys},
      "victims": [{"rank", "category", "entry", "line", ...extra keys}],
-     "findings": [...]}
+     "findings": [...], "stats": {"engine", "events"}}
 """
 
 from __future__ import annotations
@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ddpdoctor.document import Document
 
 SCHEMA = "ddpdoctor.explain/1"
+_EXPERIMENTAL_NOTE = (
+    "experimental: built from the message's source and documented formats, not yet from a real log; "
+    "please report whether it fit (--format markdown)"
+)
 _KIND_LABEL = {
     "root": "root cause",
     "unknown": "unrecognised failure (innermost error line)",
@@ -29,6 +33,7 @@ _KIND_LABEL = {
     "wrapper": "only a launcher's summary was found",
 }
 _MAX_SHOWN = 600
+MAX_EVIDENCE = 12  # evidence lines kept per root cause and per finding
 
 
 def _short(text: str) -> str:
@@ -85,6 +90,8 @@ class ExplainReport(Report):
             pairs.append(("category", rc["category"]))
             if rc.get("entry"):
                 pairs.append(("knowledge base", f"{rc['entry']} (ddpdoctor kb show {rc['entry']})"))
+                if rc.get("status") == "experimental":
+                    pairs.append(("entry status", _EXPERIMENTAL_NOTE))
             pairs.append(("kind", _KIND_LABEL.get(rc.get("kind", ""), rc.get("kind", ""))))
             pairs.append(("where", f"{rc['file']}:{rc['line']}"))
             if rc.get("frame"):
@@ -173,7 +180,7 @@ def event_finding(
         title=title,
         message=message,
         rank=rank,
-        evidence=tuple(Evidence(_short(text), file, line) for file, line, text in evidence[:12]),
+        evidence=tuple(Evidence(_short(text), file, line) for file, line, text in evidence[:MAX_EVIDENCE]),
         entry=entry,
         solutions=solutions,
         data=data or {},

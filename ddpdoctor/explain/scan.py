@@ -4,8 +4,8 @@ A log is read in fixed-size chunks (memory does not grow with the file). Each ch
 at once for every knowledge-base pattern and every structural anchor by a prefilter engine:
 
 - :class:`HyperscanEngine` runs the compiled hyperscan database (all patterns, one pass);
-- :class:`LiteralEngine` is the pure-Python fallback: one `re` alternation of the literals every
-  pattern requires, then a per-line check of which patterns those literals belong to.
+- :class:`LiteralEngine` is the pure-Python fallback: a substring search (`bytes.find`) for each
+  literal some pattern requires, then a per-line check of which patterns those literals belong to.
 
 Both are supersets of the Python patterns (see :mod:`ddpdoctor.explain.prefilter`), so the exact
 match later loses nothing. A hit line is handed to the sink together with a few lines before it
@@ -114,10 +114,9 @@ class HyperscanEngine:
 
 
 class _SlowPatterns:
-    """Patterns no prefilter could be built for: searched with Python `re` (rare; listed by the benchmark)."""
+    """Patterns the engine has no prefilter for: searched with Python `re`, or flag every line (rare)."""
 
     def __init__(self, index: KbIndex, ids: tuple[int, ...]) -> None:
-        self.ids = ids
         self.active = bool(ids)
         self._each: list[tuple[int, re.Pattern[bytes] | None]] = []
         for pid in ids:
@@ -207,7 +206,7 @@ def make_engine(index: KbIndex, name: str, input_bytes: int | None = None) -> Hy
     """The engine for `--engine`.
 
     `auto` is hyperscan when the index has a database, except for inputs known to be tiny
-    (`input_bytes` under SMALL_INPUT_BYTES), where a few substring searches cost less than
+    (`input_bytes` at most SMALL_INPUT_BYTES), where a few substring searches cost less than
     loading hyperscan.
     """
     small = input_bytes is not None and input_bytes <= SMALL_INPUT_BYTES

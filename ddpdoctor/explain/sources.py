@@ -12,12 +12,13 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import IO, cast
 
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import rank_from_path
+from ddpdoctor.explain.scan import ReadInto
 
 LOG_SUFFIXES = (".log", ".txt", ".out", ".err")
 ERROR_FILE = "error.json"
@@ -36,12 +37,17 @@ class Source:
         self.display = display
         self.size = size
         self.compressed = False  # set when opened: the bytes are gzip
-        self.error_file = os.path.basename(path) == ERROR_FILE or (path.endswith(".json") and path != STDIN)
+        # Any .json (or .json.gz) is tried as a torchelastic error file first.
+        self.error_file = path != STDIN and _strip_gz(path).endswith(".json")
         self.rank, self.rank_source = rank_from_path(display) if path != STDIN else (None, None)
 
 
+def _strip_gz(name: str) -> str:
+    return name[:-3] if name.endswith(".gz") else name
+
+
 def _is_log_name(name: str) -> bool:
-    base = name[:-3] if name.endswith(".gz") else name
+    base = _strip_gz(name)
     return base == ERROR_FILE or base.endswith(LOG_SUFFIXES)
 
 
@@ -100,14 +106,11 @@ def _size(path: str) -> int | None:
         return None
 
 
-ReadInto = Callable[[memoryview], int]
-
-
 class _Peeked(io.RawIOBase):
-    """A binary stream with its first bytes already read (to look for the gzip magic)."""
+    """A binary stream whose first bytes were already read (the gzip magic, an error file's candidate bytes)."""
 
     def __init__(self, head: bytes, rest: IO[bytes]) -> None:
-        self._head = head
+        self._head = memoryview(head)  # sliced as it is consumed, without copying
         self._rest = rest
 
     def readable(self) -> bool:
@@ -155,8 +158,10 @@ def open_source(source: Source) -> Iterator[IO[bytes]]:
             raw.close()
 
 
-def reader(stream: IO[bytes]) -> ReadInto:
-    """A `readinto` callable for the scanner."""
+def reader(stream: IO[bytes], head: bytes = b"") -> ReadInto:
+    """A `readinto` callable for the scanner: `head` (bytes already read from the stream), then the stream."""
+    if head:
+        return _Peeked(head, stream).readinto
     readinto = getattr(stream, "readinto", None)
     if readinto is not None:
         return readinto  # type: ignore[no-any-return]

@@ -52,14 +52,19 @@ _LOADED: dict[tuple[object, ...], KnowledgeBase] = {}
 
 
 def _stat_key(folder: object) -> tuple[tuple[str, int, int], ...] | None:
-    """(path, mtime, size) of every file under a real folder; None when it is not a plain folder."""
+    """(path, mtime, size) of every file under a real folder; None (do not cache) when it is not a
+    plain folder or a file in it cannot be stat'ed (the loader then says what is wrong with it)."""
     if not isinstance(folder, Path) or not folder.is_dir():
         return None
     out = []
     for root, _dirs, files in os.walk(folder, followlinks=True):
         for name in files:
-            st = os.stat(os.path.join(root, name))
-            out.append((os.path.join(root, name), st.st_mtime_ns, st.st_size))
+            path = os.path.join(root, name)
+            try:
+                st = os.stat(path)
+            except OSError:
+                return None
+            out.append((path, st.st_mtime_ns, st.st_size))
     return tuple(sorted(out))
 
 

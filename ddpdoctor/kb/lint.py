@@ -20,8 +20,7 @@ import json
 import selectors
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -255,26 +254,20 @@ _SPEED_PROBE = """
 import json, re, sys, time
 from ddpdoctor.kb.lint import adversarial_lines
 for raw in sys.stdin:
-    label, source, seeds = json.loads(raw)
+    source, seeds = json.loads(raw)
     regex = re.compile(source)
     lines = adversarial_lines(seeds)
     start = time.perf_counter()
     for line in lines:
         regex.search(line)
-    print(json.dumps([label, time.perf_counter() - start]), flush=True)
+    print(json.dumps(time.perf_counter() - start), flush=True)
 """
 
 
 def _lint_speed(entries: Sequence[Entry]) -> list[Finding]:
-    jobs = [
-        (f"{e.path}|{i}", p.source, seed_lines(e), e.path, i)
-        for e in entries
-        for i, p in enumerate(e.patterns)
-    ]
+    jobs = [(e.path, i, p.source, seed_lines(e)) for e in entries for i, p in enumerate(e.patterns)]
     out: list[Finding] = []
-    for path, index, source, seconds in timed_patterns(
-        [(j[0], j[1], j[2]) for j in jobs], {j[0]: (j[3], j[4]) for j in jobs}
-    ):
+    for path, index, source, seconds in timed_patterns(jobs):
         shown = f"over {PATTERN_BUDGET_S * 3:.1f}s (stopped)" if seconds is None else f"{seconds:.2f}s"
         out.append(
             _problem(
@@ -288,13 +281,9 @@ def _lint_speed(entries: Sequence[Entry]) -> list[Finding]:
 
 
 def timed_patterns(
-    jobs: list[tuple[str, str, list[str]]],
-    where: dict[str, tuple[str, int]],
-    *,
-    budget_s: float = PATTERN_BUDGET_S,
-    spawn: Callable[[], subprocess.Popen[str]] | None = None,
+    jobs: Sequence[tuple[str, int, str, list[str]]],
 ) -> list[tuple[str, int, str, float | None]]:
-    """Time each (label, regex, seed lines) job in a child process; return those over budget.
+    """Time each (path, pattern index, regex, seed lines) job in a child process; return those over budget.
 
     A pattern still running after three budgets is killed and reported with seconds=None; the
     child is then restarted for the remaining jobs.
@@ -302,40 +291,30 @@ def timed_patterns(
     slow: list[tuple[str, int, str, float | None]] = []
     pending = list(jobs)
     while pending:
-        proc = (spawn or _spawn_probe)()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _SPEED_PROBE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
         assert proc.stdin is not None and proc.stdout is not None
         sel = selectors.DefaultSelector()
         sel.register(proc.stdout, selectors.EVENT_READ)
         done = 0
         try:
-            for label, source, seeds in pending:
-                proc.stdin.write(json.dumps([label, source, seeds]) + "\n")
+            for path, index, source, seeds in pending:
+                proc.stdin.write(json.dumps([source, seeds]) + "\n")
                 proc.stdin.flush()
-                deadline = time.monotonic() + budget_s * 3
-                if not sel.select(timeout=max(0.0, deadline - time.monotonic())):
-                    path, index = where[label]
-                    slow.append((path, index, source, None))
-                    done += 1
-                    break
-                _, seconds = json.loads(proc.stdout.readline())
-                if seconds > budget_s:
-                    path, index = where[label]
-                    slow.append((path, index, source, seconds))
                 done += 1
-            else:
-                done = len(pending)
+                if not sel.select(timeout=PATTERN_BUDGET_S * 3):
+                    slow.append((path, index, source, None))
+                    break
+                seconds = json.loads(proc.stdout.readline())
+                if seconds > PATTERN_BUDGET_S:
+                    slow.append((path, index, source, seconds))
         finally:
             sel.close()
             proc.kill()
             proc.wait()
         pending = pending[done:]
     return slow
-
-
-def _spawn_probe() -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", _SPEED_PROBE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
 
 
 def lint_knowledge_base(

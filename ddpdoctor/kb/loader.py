@@ -68,7 +68,17 @@ class EntryFile:
     label: str
     folder: str
     stem: str
-    text: str
+    node: Traversable
+
+    def read(self) -> str:
+        """The file's text; a KnowledgeError when it cannot be read as UTF-8."""
+        try:
+            return self.node.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise KnowledgeError(
+                self.label, None, f"cannot be read: {reason}", fix="make it a readable UTF-8 text file"
+            ) from None
 
 
 def bundled_root() -> Traversable:
@@ -94,13 +104,13 @@ def _entry_files(root: Traversable, label: str) -> Iterator[EntryFile]:
             label=f"{label}/{rel}",
             folder=folder.rsplit("/", 1)[-1],
             stem=name[: -len(".yaml")],
-            text=node.read_text(encoding="utf-8"),
+            node=node,
         )
 
 
-def load_categories(root: Traversable | None = None) -> dict[str, str]:
-    """The closed category list: name -> description."""
-    node = (root or bundled_root()).joinpath(CATEGORIES_FILE)
+def load_categories() -> dict[str, str]:
+    """The closed category list of the bundled knowledge base: name -> description."""
+    node = bundled_root().joinpath(CATEGORIES_FILE)
     label = f"{BUNDLED_LABEL}/{CATEGORIES_FILE}"
     doc = read_yaml(node.read_text(encoding="utf-8"), label)
     items = doc.get("categories") if isinstance(doc, dict) else None
@@ -152,7 +162,7 @@ def load_entries(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> 
     for files in sources:
         for f in files:
             try:
-                doc = read_yaml(f.text, f.label)
+                doc = read_yaml(f.read(), f.label)
                 entry = parse_entry(doc, f.label, names)
             except KnowledgeError as exc:
                 problems.append(exc)

@@ -2,8 +2,8 @@
 
 Panics and Burn's terminal log go to stderr. Exit status: 0 when training finished, 101 when the
 caller's thread panicked (Rust's status for a panicking `main`), 2 for a bad argument, 3 for a bug
-in the model itself. A hung run
-never exits by itself, exactly like Burn: the parent bounds it with a timeout.
+in the model itself. A hung run never exits by itself, exactly like Burn: the parent bounds it
+with a timeout.
 """
 
 from __future__ import annotations

@@ -106,11 +106,10 @@ class _Round:
 
     queue: dict[int, list[Any]] = field(default_factory=dict)
     required: dict[int, int] = field(default_factory=dict)
-    registered: int = 0
     syncing: list[Participant] = field(default_factory=list)
     synced: int = 0
     callbacks: dict[str, Oneshot[Callable[[], None]]] = field(default_factory=dict)
-    arrived: set[int] = field(default_factory=set)
+    arrived: set[int] = field(default_factory=set)  # indices of the workers that registered
 
 
 class SyncServer:
@@ -182,7 +181,6 @@ class SyncServer:
             state = self._rounds.setdefault(msg.step, _Round())
             for param in msg.params:
                 state.required[param] = state.required.get(param, 0) + 1
-            state.registered += 1
             state.arrived.add(msg.who.index)
         elif isinstance(msg, _Submit):
             state = self._rounds.setdefault(msg.step, _Round())
@@ -200,15 +198,18 @@ class SyncServer:
 
     def _launch_ready(self, step: int) -> None:
         state = self._rounds[step]
-        if state.registered != len(self._participants):
+        if len(state.arrived) != len(self._participants):
             return
+        launched = False
         for param, needed in list(state.required.items()):
             grads = state.queue.setdefault(param, [])
             if needed == len(grads):
                 _mean_in_place(grads)
                 del state.queue[param]
                 del state.required[param]
-                self._release_syncs(step)
+                launched = True
+        if launched:
+            self._release_syncs(step)
 
     def _release_syncs(self, step: int) -> None:
         state = self._rounds[step]

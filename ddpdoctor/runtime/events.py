@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -73,56 +73,47 @@ class TrainEvent:
     targets: int
 
 
-@dataclass
-class MetricState:
-    """What the metrics have seen: items per device and the running loss."""
-
-    items: dict[int, int] = field(default_factory=dict)
-    train_loss: list[float] = field(default_factory=list)
-    valid_loss: list[float] = field(default_factory=list)
-    splits: list[str] = field(default_factory=list)
-
-
 class EventProcessor:
-    """The async event processor: a `train-worker` thread fed through a bounded(1) channel."""
+    """The async event processor: a `train-worker` thread fed through a bounded(1) channel.
+
+    It counts the training items each device reports (the run's `items_seen`). Split and
+    validation events are only passed through: what matters about them is that sending one can
+    block on the full channel or fail once the thread is gone.
+    """
 
     def __init__(self, scope: Scope, hook: PanicHook, faults: tuple[Fault, ...]) -> None:
         self._scope = scope
         self._hook = hook
         self._faults = {(f.device, f.step): f for f in faults if f.kind is FaultKind.METRIC}
-        self._channel: BoundedChannel[tuple[str, object]] = BoundedChannel(1)
-        self.state = MetricState()
+        self._channel: BoundedChannel[object] = BoundedChannel(1)
+        # What the metrics have seen: training items per device index.
+        self.items_seen: dict[int, int] = {}
         self._handle = scope.spawn(self._run, name="train-worker", rust_name="train-worker")
 
     def _run(self) -> None:
         try:
             while True:
                 try:
-                    kind, event = self._channel.recv(self._scope)
+                    event = self._channel.recv(self._scope)
                 except Disconnected:
                     return
-                self._handle_event(kind, event)
+                self._handle_event(event)
         except BaseException:
             self._channel.drop_receiver()
             raise
 
-    def _handle_event(self, kind: str, event: object) -> None:
+    def _handle_event(self, event: object) -> None:
         if isinstance(event, TrainEvent):
             fault = self._faults.get((event.device, event.step))
             if fault is not None:
                 self._scope.record(f"fault metric on devices[{event.device}]")
                 text = fault.text or metric_panic_text(event.predictions, event.targets - 1)
                 raise panic(self._hook, METRIC_LOCATION, text)
-            self.state.items[event.device] = self.state.items.get(event.device, 0) + event.predictions
-            self.state.train_loss.append(event.loss)
-        elif kind == "valid" and isinstance(event, float):
-            self.state.valid_loss.append(event)
-        elif isinstance(event, str):
-            self.state.splits.append(f"{kind}:{event}")
+            self.items_seen[event.device] = self.items_seen.get(event.device, 0) + event.predictions
 
     def _send(self, kind: str, event: object) -> None:
         try:
-            self._channel.send(self._scope, (kind, event))
+            self._channel.send(self._scope, event)
         except Disconnected:
             raise panic(
                 self._hook,

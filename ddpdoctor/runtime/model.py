@@ -1,7 +1,7 @@
 """The tiny real model and data set every worker trains: a two-layer regression net on CPU tensors.
 
-torch is imported here only, when a runtime starts, so the scenario catalog and the CLI stay
-importable without it.
+torch is imported inside the functions that use it, when a runtime starts, so the scenario catalog
+and the CLI stay importable without it.
 """
 
 from __future__ import annotations

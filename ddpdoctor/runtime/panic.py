@@ -53,9 +53,9 @@ class Location:
         return f"{self.file}:{self.line}:{self.column}"
 
 
-def here(depth: int = 1) -> Location:
+def here() -> Location:
     """The Python file and line of the caller, for panics raised by ddpdoctor's own additions."""
-    frame = sys._getframe(depth)
+    frame = sys._getframe(1)
     path = Path(frame.f_code.co_filename)
     parts = path.parts
     relative = "/".join(parts[parts.index("ddpdoctor") :]) if "ddpdoctor" in parts else path.name
@@ -71,7 +71,7 @@ class RustPanic(Exception):
     """A panic unwinding through a simulated Rust thread; ``payload`` is what ``join`` hands back."""
 
     def __init__(self, payload: object) -> None:
-        super().__init__(payload if isinstance(payload, str) else NON_STRING_PAYLOAD)
+        super().__init__(hook_message(payload))
         self.payload = payload
 
 
@@ -83,11 +83,6 @@ def panic_message(payload: object) -> str:
 def hook_message(payload: object) -> str:
     """The message the default hook prints for a payload."""
     return payload if isinstance(payload, str) else NON_STRING_PAYLOAD
-
-
-def rust_thread_name(name: str | None) -> str:
-    """How the hook names a thread: spawned threads without a name are `<unnamed>`."""
-    return name if name is not None else "<unnamed>"
 
 
 class PanicHook:
@@ -109,11 +104,6 @@ class PanicHook:
         self._experiment_log = experiment_log
         self._lock = threading.Lock()
         self._first = True
-
-    @property
-    def style(self) -> RustStyle:
-        """The format in use."""
-        return self._style
 
     def format_block(self, thread: str, tid: int, location: Location, payload: object) -> str:
         """The text of one panic block, without the banner and the backtrace note."""
@@ -143,12 +133,11 @@ class PanicHook:
 
 
 def current_rust_thread() -> tuple[str, int]:
-    """The hook's name and id for the calling thread: `main` for Python's main thread."""
+    """The hook's name and id for the calling thread: `main`, its Rust name, or `<unnamed>`."""
     thread = threading.current_thread()
-    name = getattr(thread, "rust_name", None)
     if thread is threading.main_thread():
-        name = "main"
-    return rust_thread_name(name), threading.get_native_id()
+        return "main", threading.get_native_id()
+    return getattr(thread, "rust_name", None) or "<unnamed>", threading.get_native_id()
 
 
 def panic(hook: PanicHook, location: Location, payload: object) -> RustPanic:

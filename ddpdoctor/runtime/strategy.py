@@ -39,7 +39,16 @@ from ddpdoctor.runtime.events import (
     TrainEvent,
 )
 from ddpdoctor.runtime.faults import MODEL_LOCATION, OOM_BYTES, Fault, FaultKind, OomBackend, oom_panic
-from ddpdoctor.runtime.model import Batch, DatasetFailure, TinyRegression, batches_of, split_items
+from ddpdoctor.runtime.model import (
+    DatasetFailure,
+    TinyRegression,
+    batches_of,
+    evaluate,
+    loss_and_backward,
+    parameters_of,
+    sgd_step,
+    split_items,
+)
 from ddpdoctor.runtime.panic import PanicHook, RustPanic, RustStyle, crate_location, panic, panic_message
 from ddpdoctor.runtime.sync import Halted, JoinHandle, Outcome, PoisonMutex, Scope
 
@@ -198,8 +207,9 @@ class DdpRuntime:
             model = self._supervise(main, secondaries, server)
         server.close()
         processor.value.finish()
-        reason = interrupter.message() if interrupter.should_stop() else None
-        if interrupter.should_stop():
+        stopped = interrupter.should_stop()
+        reason = interrupter.message() if stopped else None
+        if stopped:
             self.log.write(
                 "INFO" if config.faithful else "WARN",
                 STRATEGY_TARGET,
@@ -209,7 +219,7 @@ class DdpRuntime:
         return TrainingResult(
             model=model,
             steps=dict(self._steps),
-            items_seen=dict(processor.value.state.items),
+            items_seen=dict(processor.value.items_seen),
             reduced_rounds=server.reduced_rounds,
             interrupted=reason,
             checkpoints=list(self._checkpoints),
@@ -350,8 +360,6 @@ class DdpRuntime:
         processor: PoisonMutex[EventProcessor],
         interrupter: Interrupter,
     ) -> int:
-        from ddpdoctor.runtime.model import loss_and_backward, parameters_of, sgd_step
-
         local_fail = fail_at - step if fail_at is not None and fail_at > step else None
         for item in data.loader(items, self.config.batch_size, local_fail):
             step += 1
@@ -407,14 +415,11 @@ class DdpRuntime:
         processor: PoisonMutex[EventProcessor],
         epoch: int,
     ) -> None:
-        from ddpdoctor.runtime.model import evaluate
-
         with processor.lock_unwrap(self.scope, self.hook, LOCK_LOCATIONS["valid-start"]) as events:
             events.process_valid(f"start-split {epoch}")
         with processor.lock_unwrap(self.scope, self.hook, LOCK_LOCATIONS["validation"]) as events:
             for chunk in batches_of(valid, self.config.batch_size):
-                batch: Batch = data.batch(chunk)
-                events.process_valid(evaluate(replica, batch))
+                events.process_valid(evaluate(replica, data.batch(chunk)))
             events.process_valid(f"end-split {epoch}")
 
 

@@ -60,12 +60,11 @@ class Scope:
     timeline: list[tuple[float, str]] = field(default_factory=list)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def record(self, event: str) -> float:
-        """Note `event` with the current `perf_counter` time and return that time."""
+    def record(self, event: str) -> None:
+        """Note `event` with the current `perf_counter` time (read back with :meth:`first`)."""
         now = time.perf_counter()
         with self._lock:
             self.timeline.append((now, event))
-        return now
 
     def first(self, prefix: str) -> float | None:
         """The time of the first recorded event starting with `prefix`."""

@@ -21,6 +21,7 @@ from typing import Any
 from ddpdoctor.scenarios.catalog import (
     SCENARIOS,
     TORCH_WORLD_SIZE,
+    WORKDIR,
     Expect,
     Runtime,
     Scenario,
@@ -95,7 +96,7 @@ def _environment(scenario: Scenario) -> dict[str, str]:
 
 @contextmanager
 def _port_taken() -> Iterator[int]:
-    """A port on which this process listens, chosen by the kernel, for the port-in-use scenario."""
+    """A port on which this process listens, chosen by the kernel, for a scenario that occupies it."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("", 0))
         sock.listen()
@@ -103,19 +104,15 @@ def _port_taken() -> Iterator[int]:
 
 
 def _command(scenario: Scenario, workdir: Path, port: int | None) -> list[str]:
+    args = [arg.replace(WORKDIR, str(workdir)) for arg in scenario.args]
     if scenario.runtime is Runtime.BURN:
-        args = list(scenario.args)
-        if "--banner" in args:
-            args += ["--artifact-dir", str(workdir / "artifacts")]
         return [sys.executable, "-m", "ddpdoctor.runtime", *args]
-    script, *rest = scenario.args
+    script, *rest = args
     launcher = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", str(TORCH_WORLD_SIZE)]
     if port is not None:
         launcher += ["--nnodes", "1", "--master-addr", "127.0.0.1", "--master-port", str(port)]
     else:
         launcher += ["--standalone"]
-    if script == "main_exception.py":
-        rest = [str(workdir / "missing" / "checkpoints"), *rest]
     return [*launcher, str(JOBS / script), *rest]
 
 
@@ -132,7 +129,7 @@ def run_scenario(
             return run_scenario(scenario, on_output=on_output, workdir=Path(tmp))
     env = _environment(scenario)
     with contextlib.ExitStack() as stack:
-        port = stack.enter_context(_port_taken()) if scenario.name == "torch-port-in-use" else None
+        port = stack.enter_context(_port_taken()) if scenario.occupy_port else None
         process = run_bounded(
             _command(scenario, workdir, port),
             env=env,

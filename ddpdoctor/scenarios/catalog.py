@@ -32,7 +32,12 @@ class Expect(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Scenario:
-    """One reproducible failure and the diagnosis its log must get."""
+    """One reproducible failure and the diagnosis its log must get.
+
+    `args` are the runtime's arguments, or the job script and its arguments; `{workdir}` in them
+    stands for the run's working folder. With `occupy_port`, torchrun is pointed at a port that
+    ddpdoctor already listens on.
+    """
 
     name: str
     summary: str
@@ -46,6 +51,7 @@ class Scenario:
     any_rank: bool = False
     bound_s: float = 45.0
     env: tuple[tuple[str, str], ...] = ()
+    occupy_port: bool = False
 
     @property
     def diagnosis(self) -> str:
@@ -60,6 +66,8 @@ class Scenario:
 
 # Every torch scenario runs this many ranks (`--nproc-per-node`).
 TORCH_WORLD_SIZE = 2
+# Stands for the run's working folder in a scenario's `args`.
+WORKDIR = "{workdir}"
 _BURN_OOM = "burn-cubecl-out-of-device-memory"
 
 SCENARIOS: dict[str, Scenario] = {
@@ -76,7 +84,15 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             runtime=Runtime.BURN,
             expect=Expect.PANIC,
-            args=("--devices", "cpu:0,cpu:1", "--fault", "oom@0:2", "--banner"),
+            args=(
+                "--devices",
+                "cpu:0,cpu:1",
+                "--fault",
+                "oom@0:2",
+                "--banner",
+                "--artifact-dir",
+                WORKDIR + "/artifacts",
+            ),
             entry=_BURN_OOM,
             category="oom_gpu",
             rank=0,
@@ -294,6 +310,7 @@ SCENARIOS: dict[str, Scenario] = {
             entry="address-already-in-use",
             category="rendezvous",
             rank=None,
+            occupy_port=True,
         ),
         Scenario(
             name="torch-main-exception",
@@ -305,7 +322,7 @@ SCENARIOS: dict[str, Scenario] = {
             ),
             runtime=Runtime.TORCH,
             expect=Expect.JOB_FAILED,
-            args=("main_exception.py",),
+            args=("main_exception.py", WORKDIR + "/missing/checkpoints"),
             entry=None,
             category="other",
             rank=0,

@@ -99,6 +99,11 @@ def reproduce(
     scenario = get_scenario(options.name)
     if options.log is not None and options.log.is_dir():
         raise InputError(f"--log {options.log} is a folder", hint="give a file name, e.g. --log run.log")
+    if options.log is not None and not options.log.parent.is_dir():
+        raise InputError(
+            f"--log {options.log}: the folder {options.log.parent} does not exist",
+            hint="create it first, or write the log elsewhere",
+        )
     workdir = Path(tempfile.mkdtemp(prefix=f"ddpdoctor-{scenario.name}-"))
     run = run_scenario(scenario, on_output=on_output, workdir=workdir)
     if options.log is not None:

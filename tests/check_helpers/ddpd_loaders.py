@@ -75,10 +75,6 @@ def fine() -> DataLoader:
     return DataLoader(Ones(16), batch_size=4, num_workers=0)
 
 
-def fine_with_workers() -> DataLoader:
-    return DataLoader(Ones(16), batch_size=4, num_workers=2)
-
-
 def uneven() -> DataLoader:
     """11 items, batch 5: split over 2 devices that is 1 batch against 2."""
     return DataLoader(Ones(11), batch_size=5)
@@ -91,10 +87,6 @@ def uneven_drop_last() -> DataLoader:
 def distributed_sampler() -> DataLoader:
     data = Ones(11)
     return DataLoader(data, batch_size=5, sampler=DistributedSampler(data, num_replicas=2, rank=0))
-
-
-def many_workers() -> DataLoader:
-    return DataLoader(Ones(8), batch_size=4, num_workers=6)
 
 
 def big_batches() -> DataLoader:

@@ -31,3 +31,7 @@ def shape_bug():
 
 def not_a_pair():
     return nn.Linear(2, 2)
+
+
+def factory_raises():
+    raise FileNotFoundError("checkpoint /models/base.pt is missing")

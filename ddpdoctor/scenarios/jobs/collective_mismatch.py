@@ -6,12 +6,12 @@ from __future__ import annotations
 import torch
 import torch.distributed as dist
 
-from ddpdoctor.scenarios.jobs.common import batch, init
+from ddpdoctor.scenarios.jobs.common import batch, init, train_step
 
 
 def main() -> None:
     """Train three steps on this rank."""
-    rank, _ = init()
+    rank = init()
     weights = torch.zeros(4, 1)
     for step in range(1, 4):
         inputs, targets = batch(rank, step)
@@ -19,9 +19,7 @@ def main() -> None:
         if rank == 0:
             # Only rank 0 logs the mean loss: the other ranks never enter this all_reduce.
             dist.all_reduce(loss.detach().reshape(1))
-        grad = inputs.t() @ (inputs @ weights - targets) / len(inputs)
-        dist.all_reduce(grad)
-        weights -= 0.05 * grad
+        train_step(weights, inputs, targets)
         print(f"rank {rank} step {step} loss {loss.item():.4f}", flush=True)
 
 

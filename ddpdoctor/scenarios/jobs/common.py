@@ -1,4 +1,4 @@
-"""What every torch job shares: the gloo process group and deterministic batches."""
+"""What every torch job shares: the gloo process group, deterministic batches and the training step."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ import torch.distributed as dist
 COLLECTIVE_TIMEOUT = datetime.timedelta(seconds=20)
 
 
-def init() -> tuple[int, int]:
-    """Join the gloo process group torchrun describes in the environment; return (rank, world size)."""
+def init() -> int:
+    """Join the gloo process group torchrun describes in the environment; return this rank."""
     torch.set_num_threads(1)
     torch.manual_seed(0)
     dist.init_process_group("gloo", timeout=COLLECTIVE_TIMEOUT)
-    return dist.get_rank(), dist.get_world_size()
+    return dist.get_rank()
 
 
 def batch(rank: int, step: int) -> tuple[Any, Any]:
@@ -25,3 +25,10 @@ def batch(rank: int, step: int) -> tuple[Any, Any]:
     generator = torch.Generator().manual_seed(1000 * rank + step)
     inputs = torch.randn(8, 4, generator=generator)
     return inputs, inputs.sum(dim=1, keepdim=True).tanh()
+
+
+def train_step(weights: Any, inputs: Any, targets: Any) -> None:
+    """One least-squares gradient step on `weights`, in place, with the gradient all-reduced over the ranks."""
+    grad = inputs.t() @ (inputs @ weights - targets) / len(inputs)
+    dist.all_reduce(grad)
+    weights -= 0.05 * grad

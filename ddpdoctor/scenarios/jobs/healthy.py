@@ -5,18 +5,16 @@ from __future__ import annotations
 import torch
 import torch.distributed as dist
 
-from ddpdoctor.scenarios.jobs.common import batch, init
+from ddpdoctor.scenarios.jobs.common import batch, init, train_step
 
 
 def main() -> None:
     """Train three steps on this rank."""
-    rank, _ = init()
+    rank = init()
     weights = torch.zeros(4, 1)
     for step in range(1, 4):
         inputs, targets = batch(rank, step)
-        grad = inputs.t() @ (inputs @ weights - targets) / len(inputs)
-        dist.all_reduce(grad)
-        weights -= 0.05 * grad
+        train_step(weights, inputs, targets)
     dist.destroy_process_group()
 
 

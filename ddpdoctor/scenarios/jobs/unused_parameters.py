@@ -30,7 +30,7 @@ class TwoHeads(nn.Module):
 
 def main() -> None:
     """Train three steps on this rank."""
-    rank, _ = init()
+    rank = init()
     model = DistributedDataParallel(TwoHeads())
     optimizer = optim.SGD(model.parameters(), lr=0.05)
     for step in range(1, 4):
