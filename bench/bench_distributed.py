@@ -152,7 +152,7 @@ def main() -> int:
         "--nproc", type=int, nargs="+", default=[2, 4], help="world sizes to run (default 2 4)"
     )
     parser.add_argument("--sizes", help="comma-separated byte sizes (default per backend)")
-    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; medians are compared")
+    parser.add_argument("--rounds", type=int, default=15, help="alternating rounds; medians are compared")
     parser.add_argument("--target", type=float, default=TARGET_SECONDS, help="seconds per size and round")
     parser.add_argument("--limit", type=float, default=600, help="seconds one torchrun job may take")
     parser.add_argument("--json", type=Path, help="also write the results to this file")
