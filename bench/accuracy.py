@@ -95,7 +95,9 @@ def score(case: Case) -> Outcome:
     root = report.root_cause
     if root is None:
         outcome = Outcome(case, {}, silent=True)
-        outcome.right = {m: (False if m != "root_line" or "root_line" in case.expected else None) for m in METRICS}
+        outcome.right = {
+            m: (False if m != "root_line" or "root_line" in case.expected else None) for m in METRICS
+        }
         return outcome
     data = root.to_dict() if hasattr(root, "to_dict") else dict(root)
     got = {"category": data.get("category"), "rank": data.get("rank"), "entry": data.get("entry")}
@@ -116,7 +118,10 @@ def _pct(values: list[bool | None]) -> str:
 
 
 def _table(title: str, groups: dict[str, list[Outcome]]) -> list[str]:
-    lines = [title, f"  {'group':<22} {'logs':>5} {'category':>9} {'rank':>7} {'root line':>10} {'silent':>7}"]
+    lines = [
+        title,
+        f"  {'group':<22} {'logs':>5} {'category':>9} {'rank':>7} {'root line':>10} {'silent':>7}",
+    ]
     for name, outcomes in sorted(groups.items()):
         cols = [_pct([o.right.get(m) for o in outcomes]) for m in METRICS]
         silent = sum(o.silent for o in outcomes)
@@ -135,7 +140,9 @@ def summarise(split: str, outcomes: list[Outcome]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     """Score the splits and print the tables."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
     parser.add_argument("--misses", action="store_true", help="name the misses (dev split only)")
     parser.add_argument("--i-am-moving-them", action="store_true", help=argparse.SUPPRESS)
