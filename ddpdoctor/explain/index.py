@@ -25,7 +25,7 @@ from typing import Any
 from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -77,6 +77,7 @@ class IndexEntry:
         "rank_offset",
         "solutions",
         "status",
+        "supersedes",
         "title",
     )
 
@@ -93,6 +94,7 @@ class IndexEntry:
         self.rank_offset: int = data["rank_offset"]
         self.rank_fixed: int | None = data["rank_fixed"]
         self.pattern_ids: tuple[int, ...] = tuple(data["pattern_ids"])
+        self.supersedes: tuple[str, ...] = tuple(data["supersedes"])
 
     def rank_from(self, groups: Mapping[str, str]) -> int | None:
         """The rank a match names, by the entry's rank rule (same rule as the knowledge base)."""
@@ -352,6 +354,7 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "rank_offset": entry.rank.offset,
         "rank_fixed": entry.rank.fixed,
         "pattern_ids": pattern_ids,
+        "supersedes": list(entry.supersedes),
     }
 
 

@@ -49,6 +49,25 @@ class Hit:
         return (rank, -(self.end - self.start), self.entry.id)
 
 
+def _superseding_first(hits: list[Hit]) -> list[Hit]:
+    """Move each hit ahead of the hits whose entries it `supersedes` (kb.matching.superseding_first)."""
+    out = list(hits)
+    for _ in range(len(out)):
+        pair = next(
+            (
+                (i, j)
+                for i in range(len(out))
+                for j in range(i + 1, len(out))
+                if out[i].entry.id in out[j].entry.supersedes
+            ),
+            None,
+        )
+        if pair is None:
+            break
+        out.insert(pair[0], out.pop(pair[1]))
+    return out
+
+
 class FastMatcher:
     """Matches text against the entries its prefilter selects."""
 
@@ -87,6 +106,7 @@ class FastMatcher:
                 found.append(Hit(entry, text, m.start(), m.end(), groups))
                 break
         found.sort(key=Hit.preference)
+        found = _superseding_first(found)
         if len(self._cache) < 4096:
             self._cache[key] = found
         return found
