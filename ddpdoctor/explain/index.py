@@ -352,7 +352,7 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "category": entry.category,
         "kind": entry.kind,
         "status": entry.status,
-        "solutions": list(_runtime_solutions(entry)),
+        "solutions": list(entry.solutions_for("runtime")),
         "fix": {
             "language": fix.language,
             "before": fix.before,
@@ -363,15 +363,9 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "rank_offset": entry.rank.offset,
         "rank_fixed": entry.rank.fixed,
         "pattern_ids": pattern_ids,
-        "supersedes": list(getattr(entry, "supersedes", ())),
-        "consequence_of": list(getattr(entry, "consequence_of", ())),
+        "supersedes": list(entry.supersedes),
+        "consequence_of": list(entry.consequence_of),
     }
-
-
-def _runtime_solutions(entry: Any) -> tuple[str, ...]:
-    """The solutions that apply once the failure happened (all of them when the entry does not say)."""
-    solutions_for = getattr(entry, "solutions_for", None)
-    return tuple(solutions_for("runtime")) if solutions_for is not None else tuple(entry.solutions)
 
 
 def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
