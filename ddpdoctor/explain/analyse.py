@@ -33,6 +33,7 @@ from ddpdoctor.explain.observations import (
     ExceptionObs,
     Observation,
 )
+from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.explain.timeline import Timeline
 
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
@@ -145,18 +146,14 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     if primary is not None and primary.entry is not None and primary.entry.kind == "root":
         cand = Candidate(obs, CAUSE, "root", primary.entry.category, primary.entry, obs.rank, strength=3)
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
-        if primary.entry.consequence_of:
-            cand.consequence = primary.entry.consequence_of[0]
+        cand.consequence = _consequence(primary.entry)
         return cand
     if any(link.entry is not None and link.entry.kind == "symptom" for link in obs.chain):
         symptom = next(
             link.entry for link in obs.chain if link.entry is not None and link.entry.kind == "symptom"
         )
         cand = Candidate(obs, CONSEQUENCE, "symptom", symptom.category, symptom, obs.rank)
-        if symptom.consequence_of:
-            cand.consequence = symptom.consequence_of[0]
-        else:
-            cand.consequence = "timeout" if symptom.category == "collective_timeout" else "peer-failure"
+        cand.consequence = _consequence(symptom) or "peer-failure"
         cand.reasons.append(f"{symptom.id} is what a rank reports when it waits for or loses a peer")
         return cand
     if primary is not None and primary.entry is not None and primary.entry.kind == "wrapper":
@@ -179,6 +176,17 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
     cand.reasons.append("an error-level line the knowledge base does not know")
     return cand
+
+
+def _consequence(entry: IndexEntry) -> str | None:
+    """What an entry's message is a consequence of: a timeout waits for a peer; else what it declares."""
+    if entry.consequence_of and entry.consequence_of[0] != "peer-failure":
+        return entry.consequence_of[0]
+    if entry.category == "collective_timeout" and "Connection" not in entry.title and (
+        entry.kind == "symptom" or entry.consequence_of
+    ):
+        return "timeout"
+    return entry.consequence_of[0] if entry.consequence_of else None
 
 
 def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
@@ -227,6 +235,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif short_type in ("KeyboardInterrupt", "SystemExit"):
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")
+    elif user is not None and exc is not None and not exc.raised_in_library():
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(f"raised in your code at {user.where()}")
     elif _NUMERIC.search(text) or short_type == "FloatingPointError":
         cand.reasons.append("the numbers went bad (NaN/Inf): a numerical failure, not a crash of the code")
     elif user is not None:
@@ -235,7 +246,8 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             cand.reasons.append(f"raised by a library called from your code at {user.where()}")
         else:
             cand.reasons.append(f"raised in your code at {user.where()}")
-    elif short_type in _PROGRAMMING_ERRORS:
+    elif short_type in _PROGRAMMING_ERRORS and not (exc is not None and exc.frames and user is None):
+        # Raised by the program itself; a traceback entirely inside libraries is a library's bug instead.
         cand.category, cand.strength = "user_code", 2 if user is not None else 1
         where = f" from your code at {user.where()}" if user is not None else ""
         cand.reasons.append(f"{short_type} is a programming error: the code called it wrongly{where}")
@@ -419,11 +431,26 @@ def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
 
 def _straggler(timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs]) -> Candidate | None:
     """The rank that never reported the timeout every other rank hit, or the one furthest behind."""
-    waiting = {c.rank for c in found if c.rank is not None and c.consequence == "timeout"}
+    waiting = {
+        c.rank
+        for c in found
+        if c.rank is not None
+        and (
+            c.consequence == "timeout"
+            or (c.category == "collective_timeout" and c.tier > CAUSE and c.consequence != "peer-failure")
+        )
+    }
     waiting |= {o.rank for o in reports if o.rank is not None and o.state == "timeout"}
-    if not waiting:
+    # A rank another rank's message names as the one that detected the timeout waited too.
+    waiting |= {r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None}
+    lost = {c.rank for c in found if c.rank is not None and c.consequence == "peer-failure"}
+    if not waiting and not lost:
         return None
-    failing = {c.rank for c in found if c.rank is not None and c.tier == CAUSE and c.consequence is None}
+    failing = {
+        c.rank
+        for c in found
+        if c.rank is not None and c.consequence is None and (c.tier == CAUSE or c.kind in ("host-kill", "crash", "exit"))
+    }
     completed = {
         o.rank: o.last_completed for o in reports if o.rank is not None and o.last_completed is not None
     }
@@ -450,10 +477,14 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # Only ranks the logs show exist (an exit report, a line, a WORLD_SIZE) count as silent: an
     # excerpt that shows one rank's timeout says nothing about the ranks it does not show.
     known = set(timeline.ranks) | (set(range(world)) if timeline.world_hinted else set())
-    silent = sorted(known - waiting - failing)
+    silent = sorted(known - waiting - lost - failing)
     if not silent or len(silent) > max(1, world // 2):
         return None
-    timeouts = [o for o in reports if o.state == "timeout"] or [c.obs for c in found if c.consequence == "timeout"]
+    if not waiting:
+        return _lost_peer(found, lost, silent)
+    timeouts = [o for o in reports if o.state == "timeout"] or [
+        c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
+    ]
     anchor = next((o for o in timeouts if o.known() is not None), timeouts[0])
     cand = Candidate(
         anchor, INFERRED, "straggler", "collective_timeout", anchor.known(), silent[0] if len(silent) == 1 else None
@@ -468,6 +499,24 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         if last is not None:
             cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
+    return cand
+
+
+def _named_reporter(cand: Candidate) -> int | None:
+    groups = cand.obs.groups()
+    return bounded_rank(groups.get("source_rank") or groups.get("reporter"))
+
+
+def _lost_peer(found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:
+    """Ranks lost their connection to a peer, and one rank said nothing at all: that rank went away first."""
+    anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank in lost)
+    cand = Candidate(anchor, INFERRED, "lost-peer", "other", None, silent[0] if len(silent) == 1 else None)
+    cand.suspects = silent
+    cand.reasons.append(
+        f"rank(s) {_ranks(sorted(lost))} lost the connection to a peer; rank(s) {_ranks(silent)} printed no error: "
+        "it ended first (a crash without a message, a kill, or an early exit)"
+    )
+    cand.rank_note = "inferred: the rank the others lost their connection to"
     return cand
 
 

@@ -187,7 +187,8 @@ def explain_paths(
 def _report(ctx: _Context, results: list[Result]) -> ExplainReport:
     observations = [obs for found, _ in results for obs in found]
     hints = [w for _, info in results for w in info.pop("world_size_hints", ())]
-    timeline, verdict = diagnose(observations, hints, ctx.index)
+    ranks = [info["rank"] for _, info in results if isinstance(info.get("rank"), int)]
+    timeline, verdict = diagnose(observations, hints, ctx.index, ranks)
     return build_report(timeline, verdict, [info for _, info in results], ctx.engine.name)
 
 

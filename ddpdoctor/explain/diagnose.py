@@ -39,10 +39,13 @@ _GENERIC_SOLUTIONS = (
 
 
 def diagnose(
-    observations: Iterable[Observation], world_hints: Iterable[int], index: KbIndex
+    observations: Iterable[Observation],
+    world_hints: Iterable[int],
+    index: KbIndex,
+    input_ranks: Iterable[int] = (),
 ) -> tuple[Timeline, Verdict]:
-    """The timeline of every observation and the verdict over it."""
-    timeline = Timeline(observations, world_hints)
+    """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read)."""
+    timeline = Timeline(observations, world_hints, input_ranks)
     return timeline, decide(timeline, candidates(timeline, index))
 
 

@@ -28,7 +28,9 @@ MAX_WORLD = 1 << 20
 class Timeline:
     """Merged observations of every input, with the job's ranks."""
 
-    def __init__(self, observations: Iterable[Observation], world_hints: Iterable[int] = ()) -> None:
+    def __init__(
+        self, observations: Iterable[Observation], world_hints: Iterable[int] = (), input_ranks: Iterable[int] = ()
+    ) -> None:
         merged: list[Observation] = []
         progress: dict[int, ProgressObs] = {}
         for obs in observations:
@@ -42,7 +44,7 @@ class Timeline:
         self.warnings = [o for o in others if o.warning]
         self.failures = [o for o in others if not o.warning]
         self.progress = progress
-        self.ranks = self._ranks()
+        self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
         hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
         self.world_hinted = bool(hints)
         seen = max(self.ranks) + 1 if self.ranks else 0
