@@ -406,10 +406,10 @@ class LogReader:
                 self._end_exception(stream)
             stream.mode = "cpp"
             stream.cpp = (m.group("type"), number)
-            what = _WHAT.search(rest, m.end())
-            if what:
+            inline = _WHAT.search(rest, m.end())
+            if inline:
                 stream.mode = "idle"
-                self._cpp_observation(stream, number, what.group("msg"), cands)
+                self._cpp_observation(stream, number, inline.group("msg"), cands)
             return
         field_match = _TABLE_FIELD.match(stripped) if stripped.startswith(_FIELD_NAMES) else None
         if field_match and _LOOSE_FIELD.search(stripped):
