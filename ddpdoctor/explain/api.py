@@ -148,6 +148,9 @@ def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Event]
         "rank": source.rank,
         "rank_source": source.rank_source,
     }
+    if source.skipped is not None:
+        info["skipped"] = f"not read: {source.skipped}"
+        return [], info
     with open_source(source) as stream:
         events, stats, as_error_file = _read_stream(
             ctx,
@@ -163,6 +166,8 @@ def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Event]
         info["kind"] = "error-file"
     else:
         info["gzip"] = source.compressed
+    if source.encoding is not None:
+        info["encoding"] = source.encoding
     info.update(stats)
     return events, info
 
