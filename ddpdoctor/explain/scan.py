@@ -36,6 +36,7 @@ SMALL_INPUT_BYTES = 32 * 1024
 BEFORE_LINES = 8
 MATCH_AFTER_LINES = 5
 
+_SAME_LINE_PROBE = 4096  # a repeated hit this close to the last one is checked for a newline between
 NO_CANDIDATES: frozenset[int] = frozenset()
 Hits = list[tuple[int, int]]
 
@@ -94,9 +95,18 @@ class HyperscanEngine:
         """See :class:`Engine`."""
         hits: Hits = []
         append = hits.append
+        last: dict[int, int] = {}  # pattern id -> offset of its last kept hit
+        find = data.find
 
         def on_match(pid: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            append((lo + end, pid))
+            # A prefilter such as `failed: .*` reports every offset of a long line; one hit per
+            # pattern and line is all the scanner needs, so memory stays bounded on such a line.
+            at = lo + end
+            previous = last.get(pid)
+            if previous is not None and at - previous <= _SAME_LINE_PROBE and find(b"\n", previous, at) < 0:
+                return
+            last[pid] = at
+            append((at, pid))
 
         view: Any = memoryview(data)[lo:hi]
         try:
