@@ -9,6 +9,7 @@ import os
 import platform
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -137,7 +138,7 @@ def write_crash_report(exc: BaseException) -> Path:
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
     folder = crash_dir()
     _drop_old_reports(folder, KEEP_CRASH_REPORTS - 1)
-    path = folder / f"crash-{stamp}-{os.getpid()}.log"
+    path = folder / f"crash-{stamp}-{os.getpid()}-{time.monotonic_ns() % 10**9:09d}.log"
     body = "\n".join(
         [
             *environment_lines(),
