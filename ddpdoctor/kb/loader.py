@@ -35,6 +35,8 @@ else:
 
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"
 CATEGORIES_FILE = "categories.yaml"
+# Data about the messages users hit (`kb coverage`), not entries.
+CENSUS_FOLDER = "census"
 BUNDLED_LABEL = "<bundled>"
 MAX_FILE_BYTES = 1024 * 1024
 MAX_YAML_DEPTH = 40
@@ -170,14 +172,18 @@ def _walk(node: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
 
 def _entry_files(root: Traversable, label: str) -> Iterator[EntryFile]:
     for rel, node in _walk(root, ""):
-        if rel.endswith(".yaml") and rel != CATEGORIES_FILE:
+        if _is_entry_file(rel):
             yield _entry_file(rel, label, node)
+
+
+def _is_entry_file(rel: str) -> bool:
+    return rel.endswith(".yaml") and rel != CATEGORIES_FILE and not rel.startswith(f"{CENSUS_FOLDER}/")
 
 
 def _team_files(root: Path) -> Iterator[EntryFile]:
     """A team folder's entries, listed without following links out of it (see :mod:`ddpdoctor.folders`)."""
     for found in walk_files(str(root), ".yaml"):
-        if found.rel != CATEGORIES_FILE:
+        if _is_entry_file(found.rel):
             yield _entry_file(found.rel, str(root), Path(found.path), problem=found.problem, team=True)
 
 
@@ -264,7 +270,9 @@ def load_entries(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> 
                     )
                 )
                 continue
-            if f.folder in FRAMEWORKS and f.folder != entry.framework:
+            # Bundled entries live in their framework's folder; a team folder may use any layout,
+            # but a folder named after a framework holds only that framework's entries.
+            if (f.label.startswith(BUNDLED_LABEL) or f.folder in FRAMEWORKS) and f.folder != entry.framework:
                 problems.append(
                     KnowledgeError(
                         f.label,
