@@ -210,4 +210,4 @@ def test_a_fifo_inside_a_folder_is_skipped(tmp_path: Path) -> None:
         ("pipe.log", "not read: a FIFO (named pipe)"),
         ("rank1.log", None),
     ]
-    assert report.root_cause is not None and report.root_cause["rank"] == 1
+    assert report.root_cause is not None and report.root_cause.rank == 1

@@ -165,10 +165,5 @@ def test_repeated_and_nested_structures_still_fail(tmp_path: Path) -> None:
     assert not missed, f"the failure in these logs was no longer found: {missed}"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="explain/ranks.py and parse.py trust numbers from the log (int() past 4300 digits, a list sized "
-    "by the highest rank in explain/advice.py); the new parser must pass this test",
-)
 def test_absurd_numbers_in_every_position(tmp_path: Path) -> None:
     check_cases(tmp_path, "number", range(120), lambda rng: mutated(rng, mutate_numbers, rng.randint(1, 4)))

@@ -163,11 +163,6 @@ def test_jobs_beyond_the_cpus_is_a_usage_error(tmp_path: Path) -> None:
     assert result.returncode == 2 and "--jobs 300 is more than" in result.stderr
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="explain/parse.py keeps at most 2000 events per file, first come first kept: distinct warnings "
-    "crowd out the error; the new parser must pass this test",
-)
 def test_a_flood_of_distinct_known_warnings_does_not_hide_the_error(tmp_path: Path) -> None:
     warning = (
         "[rank{r}]:[W207 22:21:42.712978449 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank {r}]  using GPU "
@@ -179,11 +174,6 @@ def test_a_flood_of_distinct_known_warnings_does_not_hide_the_error(tmp_path: Pa
     assert result.returncode == 1, result.stdout[:500]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="explain/advice.py builds range(highest rank + 1) for the watchdog's silent ranks; the new "
-    "parser and diagnosis must not size anything by a number from the log",
-)
 def test_a_rank_of_27_digits_does_not_size_a_list(tmp_path: Path) -> None:
     text = (Path(__file__).resolve().parent / "fixtures" / "explain" / "watchdog_silent_rank.log").read_text()
     path = tmp_path / "watchdog.log"
