@@ -157,6 +157,15 @@ def test_short_lookaheads_and_generic_positions_are_fine() -> None:
     assert longest_lookahead(r"(?<![\w.])x") == 0  # a lookbehind is fixed-width and allowed
 
 
+def test_an_entry_needs_a_public_log_or_a_note_saying_why_not(tmp_path: Path) -> None:
+    found = _findings(tmp_path, variant(status_note=None))
+    assert found == [
+        ("kb.evidence", "no match sample comes from a public log and no status_note says why"),
+    ]
+    sourced = {"match": [{"text": "ERROR widget exploded: gears", "source": "https://example.org/1"}]}
+    assert _findings(tmp_path, variant(status_note=None, samples={**GOOD["samples"], **sourced})) == []
+
+
 def test_bundled_entries_live_in_their_framework_folder(kb: KnowledgeBase) -> None:
     for entry in kb.entries:
         assert entry.path.split("/")[-2] == entry.framework, entry.path
