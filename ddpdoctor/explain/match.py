@@ -49,23 +49,11 @@ class Hit:
         return (rank, -(self.end - self.start), self.entry.id)
 
 
-def _superseding_first(hits: list[Hit]) -> list[Hit]:
-    """Move each hit ahead of the hits whose entries it `supersedes` (kb.matching.superseding_first)."""
-    out = list(hits)
-    for _ in range(len(out)):
-        pair = next(
-            (
-                (i, j)
-                for i in range(len(out))
-                for j in range(i + 1, len(out))
-                if out[i].entry.id in out[j].entry.supersedes
-            ),
-            None,
-        )
-        if pair is None:
-            break
-        out.insert(pair[0], out.pop(pair[1]))
-    return out
+def ordered(hits: list[Hit]) -> list[Hit]:
+    """Hits most specific first: an entry that another matching entry `supersedes` goes after it."""
+    present = {hit.entry.id for hit in hits}
+    superseded = {other for hit in hits for other in hit.entry.supersedes if other in present}
+    return sorted(hits, key=lambda hit: (hit.entry.id in superseded, hit.preference()))
 
 
 class FastMatcher:
@@ -105,8 +93,7 @@ class FastMatcher:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 found.append(Hit(entry, text, m.start(), m.end(), groups))
                 break
-        found.sort(key=Hit.preference)
-        found = _superseding_first(found)
+        found = ordered(found)
         if len(self._cache) < 4096:
             self._cache[key] = found
         return found
