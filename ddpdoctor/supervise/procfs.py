@@ -178,14 +178,16 @@ def ranked_processes_of_user() -> list[RankProcess]:
     return rank_processes(mine, table)
 
 
-def cpu_ticks(pids: Iterable[int]) -> int:
-    """Total user+system CPU ticks of `pids` that still exist."""
+def activity(pids: Iterable[int]) -> tuple[int, bool]:
+    """Total user+system CPU ticks of `pids` that still exist, and whether any is running or runnable."""
     total = 0
+    running = False
     for pid in pids:
         info = read_process(pid)
         if info is not None:
             total += info.cpu_ticks
-    return total
+            running = running or info.state == "R"
+    return total, running
 
 
 def alive(pids: Iterable[int]) -> list[int]:
@@ -199,12 +201,13 @@ def alive(pids: Iterable[int]) -> list[int]:
 
 
 def terminate(pids: Iterable[int], *, grace_s: float = 3.0) -> list[int]:
-    """SIGTERM `pids`, SIGKILL what is left after `grace_s`, and wait until they are gone.
+    """SIGTERM `pids`, SIGKILL what is left after `grace_s` (at once when 0), and wait until they are gone.
 
     Returns the pids that survived even SIGKILL (normally none).
     """
     targets = list(pids)
-    for sig, wait_s in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 5.0)):
+    steps = [(signal.SIGTERM, grace_s)] if grace_s > 0 else []
+    for sig, wait_s in [*steps, (signal.SIGKILL, 5.0)]:
         for pid in alive(targets):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)

@@ -130,6 +130,9 @@ class RunReport(Report):
     hang: HangReport | None = None
     hang_silence_s: float | None = None
     killed: bool = False
+    stopped_at_bound: bool = False
+    # Processes of the job still running when it ended (stopped by run), and any that survived.
+    reaped: list[int] = field(default_factory=list)
     leftover: list[int] = field(default_factory=list)
     explained: dict[str, Any] | None = None
     explain_document: list[Any] = field(default_factory=list)
@@ -158,6 +161,8 @@ class RunReport(Report):
             "hang": None if self.hang is None else self.hang.to_dict(),
             "hang_silence_s": None if self.hang_silence_s is None else round(self.hang_silence_s, 3),
             "killed": self.killed,
+            "stopped_at_bound": self.stopped_at_bound,
+            "reaped_pids": list(self.reaped),
             "leftover_pids": list(self.leftover),
             "explain": self.explained,
             "files": list(self.files),

@@ -29,6 +29,8 @@ from ddpdoctor.supervise.procfs import RankProcess, read_environ
 STACK_SIGNAL_VARIABLE = "DDPDOCTOR_STACK_SIGNAL"
 STACK_DIR_VARIABLE = "DDPDOCTOR_STACK_DIR"
 DEFAULT_STACK_SIGNAL = "SIGUSR2"
+# The hook writes `pid<PID>.stack` (it cannot import ddpdoctor: the job may run another Python).
+SIGNAL_DUMP_SUFFIX = ".stack"
 PY_SPY_TIMEOUT_S = 20.0
 SIGNAL_DUMP_WAIT_S = 3.0
 
@@ -126,19 +128,19 @@ def _is_thread_entry(frame: Frame) -> bool:
     return frame.function.endswith("_bootstrap") and frame.short_file == "threading.py"
 
 
+def _py_spy_frame(raw: dict[str, Any]) -> Frame:
+    """A py-spy frame; native ones (with `--native`) have a library for a file and no line."""
+    file = str(raw.get("filename") or "")
+    line = raw.get("line")
+    number = line if isinstance(line, int) and line > 0 else None
+    return Frame(str(raw.get("name", "?")), file, number, native=number is None and not file.endswith(".py"))
+
+
 def parse_py_spy_json(text: str, pid: int) -> tuple[ThreadStack, ...]:
-    """Threads from `py-spy dump --json` output (native frames have no Python file)."""
+    """Threads from `py-spy dump --json` output."""
     threads = []
     for thread in json.loads(text):
-        frames = tuple(
-            Frame(
-                function=str(f.get("name", "?")),
-                file=str(f.get("filename") or ""),
-                line=f.get("line") if isinstance(f.get("line"), int) and f.get("line") > 0 else None,
-                native=not str(f.get("filename") or "").endswith(".py"),
-            )
-            for f in thread.get("frames", [])
-        )
+        frames = tuple(_py_spy_frame(f) for f in thread.get("frames", []))
         name = str(thread.get("thread_name") or "")
         main = thread.get("os_thread_id") == pid or name == "MainThread"
         threads.append(ThreadStack(name=name, thread_id=thread.get("os_thread_id"), frames=frames, main=main))
@@ -204,7 +206,7 @@ def _signal_dump(pid: int) -> tuple[tuple[ThreadStack, ...], str | None]:
     if not folder:
         return (), "no startup hook in this process (not started by `ddpdoctor run`)"
     name = env.get(STACK_SIGNAL_VARIABLE, DEFAULT_STACK_SIGNAL)
-    path = Path(folder) / f"pid{pid}.txt"
+    path = Path(folder) / f"pid{pid}{SIGNAL_DUMP_SUFFIX}"
     before = path.stat().st_size if path.exists() else 0
     try:
         os.kill(pid, signal.Signals[name])

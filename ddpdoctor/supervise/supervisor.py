@@ -26,7 +26,7 @@ import tarfile
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -42,6 +42,7 @@ from ddpdoctor.supervise.instrument import (
     instrumented_environment,
 )
 from ddpdoctor.supervise.report import RUN_SCHEMA, HangReport, RunReport, hang_report
+from ddpdoctor.supervise.stacks import SIGNAL_DUMP_SUFFIX
 
 ON_HANG = ("report", "kill")
 DEFAULT_HANG_AFTER_S = 300.0
@@ -49,7 +50,7 @@ DEFAULT_RUNS_DIR = "ddpdoctor-runs"
 # A silent job whose processes together use more CPU than this is still working.
 BUSY_CORES = 0.25
 # How long CPU use is measured once the job has been silent for `hang_after`.
-PROBE_S = 1.0
+PROBE_S = 2.0
 TICK_S = 0.25
 FLIGHT_RECORDER_WAIT_S = 10.0
 BUNDLE_NAME = "bundle.tar.gz"
@@ -69,6 +70,8 @@ class RunOptions:
     instrument: bool = True
     explain: bool = True
     kb_dirs: tuple[str, ...] = ()
+    # Stop the job after this many seconds whatever it does (a bound for scenarios and tests).
+    stop_after_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -231,13 +234,27 @@ def _hang_targets(pids: Sequence[int]) -> list[procfs.RankProcess]:
 
 
 class _HangWatch:
-    """No output for `hang_after` seconds and (almost) no CPU use: a hang."""
+    """No output for `hang_after` seconds, and then no sign of work over :data:`PROBE_S`: a hang.
+
+    Work is CPU use above :data:`BUSY_CORES`, or a job process found running or runnable in at
+    least half of the samples (on a crowded machine a busy job waits for a CPU, it does not sleep).
+    """
 
     def __init__(self, hang_after: float) -> None:
         self.hang_after = hang_after
-        self.probe: tuple[float, int] | None = None
+        self.samples: list[tuple[float, int, bool]] = []
         self.reported_at: float | None = None
+        self.ranked: dict[int, bool] = {}
         self.ticks_per_s = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def _ranked_first(self, pids: list[int]) -> list[int]:
+        """The rank processes (and their helpers) when there are any: a launcher polling its
+        workers is not work. Otherwise every process."""
+        for pid in pids:
+            if pid not in self.ranked:
+                self.ranked[pid] = procfs.rank_of(procfs.read_environ(pid)) is not None
+        ranked = [pid for pid in pids if self.ranked[pid]]
+        return ranked or pids
 
     def check(self, last_output: float, pids: Callable[[], list[int]]) -> bool:
         """Whether the job hangs now; call every tick."""
@@ -248,19 +265,18 @@ class _HangWatch:
             if last_output > self.reported_at:
                 self.reported_at = None  # output resumed: watch again
             return False
-        if now - last_output < self.hang_after:
-            self.probe = None
+        if now - last_output < self.hang_after or (self.samples and self.samples[0][0] < last_output):
+            self.samples = []
             return False
-        if self.probe is not None and self.probe[0] >= last_output and now - self.probe[0] < PROBE_S:
+        ticks, running = procfs.activity(self._ranked_first(pids()))
+        self.samples.append((now, ticks, running))
+        started, before, _ = self.samples[0]
+        if now - started < PROBE_S:
             return False
-        ticks = procfs.cpu_ticks(pids())
-        if self.probe is None or self.probe[0] < last_output:
-            self.probe = (now, ticks)
-            return False
-        started, before = self.probe
         cores = (ticks - before) / self.ticks_per_s / (now - started)
-        self.probe = (now, ticks)
-        return cores < BUSY_CORES
+        busy = sum(1 for _, _, r in self.samples if r) * 2 >= len(self.samples)
+        self.samples = [(now, ticks, running)]
+        return cores < BUSY_CORES and not busy
 
 
 def _explain_folder(folder: Path, kb_dirs: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[Any]]:
@@ -279,11 +295,14 @@ def supervise(
     stdout: IO[bytes],
     stderr: IO[bytes],
     callbacks: RunCallbacks | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> RunReport:
     """Run the job to its end (or until a hang is stopped) and return the run report.
 
-    The job's output is written to `stdout`/`stderr` as it arrives. Files go to the run folder;
-    call :func:`write_folder` afterwards to add the report files and the bundle.
+    The job's output is written to `stdout`/`stderr` as it arrives; it runs in `cwd` with `env`
+    (default: this process's) plus the instrumentation. Files go to the run folder; call
+    :func:`write_folder` afterwards to add the report files and the bundle.
     """
     if not options.command:
         raise InputError(
@@ -296,8 +315,8 @@ def supervise(
     token = uuid.uuid4().hex
     socket_dir = tempfile.mkdtemp(prefix="ddpd-")
     socket_path = os.path.join(socket_dir, "s")
-    env, applied = instrumented_environment(
-        os.environ, folder, socket_path, token, instrument=options.instrument
+    job_env, applied = instrumented_environment(
+        os.environ if env is None else env, folder, socket_path, token, instrument=options.instrument
     )
     report = RunReport(
         schema=RUN_SCHEMA,
@@ -316,7 +335,7 @@ def supervise(
     started = time.monotonic()
     try:
         child = subprocess.Popen(
-            list(options.command), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            list(options.command), env=job_env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
         )
     except OSError as exc:
         streams.close()
@@ -340,21 +359,33 @@ def supervise(
                 if child.poll() is None and watch.check(
                     streams.last_output, lambda: job_processes(child.pid, token)
                 ):
-                    silence = time.monotonic() - streams.last_output
                     answers = streams.ask_for_flight_recorder_dumps()
+
+                    def named(last: float = streams.last_output, wait: Callable[[], None] = answers) -> None:
+                        report.hang_silence_s = time.monotonic() - last
+                        wait()
+
                     hang = hang_report(
                         _hang_targets(job_processes(child.pid, token)),
                         native=options.native,
-                        before_dumps=answers,
+                        before_dumps=named,
                     )
                     report.hang = hang
-                    report.hang_silence_s = silence + hang.seconds
                     watch.reported_at = time.monotonic()
                     if callbacks.hang is not None:
                         callbacks.hang(hang)
                     if options.on_hang == "kill":
+                        # SIGKILL at once: a SIGTERM makes launchers print tracebacks that a later
+                        # `explain` of the run folder would take for the cause.
                         report.killed = True
-                        procfs.terminate(job_processes(child.pid, token))
+                        procfs.terminate(job_processes(child.pid, token), grace_s=0)
+                if (
+                    options.stop_after_s is not None
+                    and child.poll() is None
+                    and time.monotonic() - started > options.stop_after_s
+                ):
+                    report.stopped_at_bound = True
+                    procfs.terminate(job_processes(child.pid, token), grace_s=0)
             except KeyboardInterrupt:
                 # The terminal sent SIGINT to the job as well; a second Ctrl-C stops everything.
                 interrupts += 1
@@ -365,7 +396,8 @@ def supervise(
         if child.poll() is None:
             procfs.terminate(job_processes(child.pid, token))
             child.wait()
-        report.leftover = procfs.terminate(job_processes(child.pid, token))
+        report.reaped = job_processes(child.pid, token)
+        report.leftover = procfs.terminate(report.reaped)
         with contextlib.suppress(ValueError):
             signal.signal(signal.SIGTERM, previous)
         streams.close()
@@ -412,7 +444,7 @@ def _conclude(report: RunReport, options: RunOptions, folder: Path) -> None:
         )
         if options.explain:
             report.explained, report.explain_document = _explain_folder(folder, options.kb_dirs)
-    for empty in (folder / SIGNAL_STACK_DIR).glob("*.stack"):
+    for empty in (folder / SIGNAL_STACK_DIR).glob("*" + SIGNAL_DUMP_SUFFIX):
         if empty.stat().st_size == 0:
             empty.unlink()
 
