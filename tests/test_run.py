@@ -113,9 +113,13 @@ def test_processes_the_job_leaves_behind_are_stopped(tmp_path: Path) -> None:
         "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], "
         "start_new_session=True); print('started')"
     )
-    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env={"LEAK_MARK": mark})
+    try:
+        done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env={"LEAK_MARK": mark})
+        left = procfs.processes_with_variable("LEAK_MARK", mark)
+    finally:
+        procfs.terminate(procfs.processes_with_variable("LEAK_MARK", mark), grace_s=0)
     assert done.returncode == 0 and done.stdout == "started\n"
-    assert procfs.processes_with_variable("LEAK_MARK", mark) == []
+    assert left == []
     report = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
     assert len(report["reaped_pids"]) == 1 and report["leftover_pids"] == []
 

@@ -52,6 +52,8 @@ BUSY_CORES = 0.25
 # How long CPU use is measured once the job has been silent for `hang_after`.
 PROBE_S = 2.0
 TICK_S = 0.25
+# After the job's main process exits, how long its pipes may stay open before run moves on.
+EXIT_DRAIN_S = 2.0
 FLIGHT_RECORDER_WAIT_S = 10.0
 BUNDLE_NAME = "bundle.tar.gz"
 REPORT_JSON = "report.json"
@@ -350,12 +352,16 @@ def supervise(
     previous = _forward_sigterm(child)
     watch = _HangWatch(options.hang_after)
     interrupts = 0
+    exited_at: float | None = None
     try:
         while True:
             try:
                 streams.pump(TICK_S)
-                if child.poll() is not None and streams.open_pipes == 0:
-                    break
+                if child.poll() is not None:
+                    exited_at = exited_at or time.monotonic()
+                    # A process the job left behind may hold its pipes open: stop waiting for them.
+                    if streams.open_pipes == 0 or time.monotonic() - exited_at > EXIT_DRAIN_S:
+                        break
                 if child.poll() is None and watch.check(
                     streams.last_output, lambda: job_processes(child.pid, token)
                 ):
@@ -398,6 +404,9 @@ def supervise(
             child.wait()
         report.reaped = job_processes(child.pid, token)
         report.leftover = procfs.terminate(report.reaped)
+        drained_by = time.monotonic() + EXIT_DRAIN_S
+        while streams.open_pipes and time.monotonic() < drained_by:
+            streams.pump(TICK_S)
         with contextlib.suppress(ValueError):
             signal.signal(signal.SIGTERM, previous)
         streams.close()
