@@ -60,6 +60,14 @@ class HangReport(Report):
         return hang_document(self)
 
 
+# The knowledge-base category of each suspect's situation (the rest are collective timeouts).
+_CATEGORIES = {
+    "different-collective": "collective_mismatch",
+    "left-loop": "collective_mismatch",
+    "dataloader": "dataloader",
+}
+
+
 def _findings(analysis: StackAnalysis) -> list[Finding]:
     findings = []
     for suspect in analysis.suspects:
@@ -73,7 +81,7 @@ def _findings(analysis: StackAnalysis) -> list[Finding]:
             Finding(
                 id=f"stacks.{suspect.reason}",
                 severity=Severity.ERROR,
-                category="collective_mismatch" if "collective" in suspect.reason else "collective_timeout",
+                category=_CATEGORIES.get(suspect.reason, "collective_timeout"),
                 title=f"{suspect.label}: {suspect.reason.replace('-', ' ')}",
                 message=suspect.message,
                 rank=ranks[0] if len(ranks) == 1 else None,
