@@ -182,11 +182,10 @@ def test_stacks_usage_errors(cli) -> None:
 
 
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
-def test_stacks_on_a_plain_process_prints_its_stack(cli) -> None:
-    child = subprocess.Popen(
-        [sys.executable, "-c", "import time\nprint('ready', flush=True)\ntime.sleep(60)"],
-        stdout=subprocess.PIPE,
-    )
+def test_stacks_on_a_plain_process_prints_its_stack(cli, tmp_path: Path) -> None:
+    script = tmp_path / "idle.py"
+    script.write_text("import time\nprint('ready', flush=True)\ntime.sleep(60)\n", encoding="utf-8")
+    child = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE)
     try:
         assert child.stdout is not None and child.stdout.readline() == b"ready\n"
         result = cli("stacks", str(child.pid), "--format", "json")
