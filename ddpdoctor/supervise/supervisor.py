@@ -291,6 +291,94 @@ def _explain_folder(folder: Path, kb_dirs: tuple[str, ...]) -> tuple[dict[str, A
     return explained.to_dict(), list(explained.to_document())
 
 
+class _Job:
+    """A started job: its main process, its token, its streams and the report being filled."""
+
+    def __init__(
+        self,
+        child: subprocess.Popen[bytes],
+        token: str,
+        streams: _Streams,
+        options: RunOptions,
+        report: RunReport,
+        callbacks: RunCallbacks,
+    ) -> None:
+        self.child = child
+        self.token = token
+        self.streams = streams
+        self.options = options
+        self.report = report
+        self.callbacks = callbacks
+        self.started = time.monotonic()
+        self.watch = _HangWatch(options.hang_after)
+
+    def processes(self) -> list[int]:
+        """Every live process of the job."""
+        return job_processes(self.child.pid, self.token)
+
+    def stop(self, *, at_once: bool = True) -> None:
+        """Kill every process of the job (SIGKILL at once, or SIGTERM first)."""
+        procfs.terminate(self.processes(), grace_s=0 if at_once else 3.0)
+
+    def report_hang(self) -> None:
+        """Take the hang report (asking the ranks for Flight Recorder dumps meanwhile); kill if asked."""
+        answers = self.streams.ask_for_flight_recorder_dumps()
+        last_output = self.streams.last_output
+
+        def named() -> None:
+            self.report.hang_silence_s = time.monotonic() - last_output
+            answers()
+
+        hang = hang_report(_hang_targets(self.processes()), native=self.options.native, before_dumps=named)
+        self.report.hang = hang
+        self.watch.reported_at = time.monotonic()
+        if self.callbacks.hang is not None:
+            self.callbacks.hang(hang)
+        if self.options.on_hang == "kill":
+            # SIGKILL at once: a SIGTERM makes launchers print tracebacks that a later `explain`
+            # of the run folder would take for the cause.
+            self.report.killed = True
+            self.stop()
+
+    def follow(self) -> None:
+        """Pass output through and watch for a hang until the job's main process has exited."""
+        interrupts = 0
+        exited_at: float | None = None
+        while True:
+            try:
+                self.streams.pump(TICK_S)
+                if self.child.poll() is not None:
+                    exited_at = exited_at or time.monotonic()
+                    # A process the job left behind may hold its pipes open: stop waiting for them.
+                    if self.streams.open_pipes == 0 or time.monotonic() - exited_at > EXIT_DRAIN_S:
+                        return
+                    continue
+                if self.watch.check(self.streams.last_output, self.processes):
+                    self.report_hang()
+                bound = self.options.stop_after_s
+                if bound is not None and time.monotonic() - self.started > bound:
+                    self.report.stopped_at_bound = True
+                    self.stop()
+            except KeyboardInterrupt:
+                # The terminal sent SIGINT to the job as well; a second Ctrl-C stops everything.
+                interrupts += 1
+                if interrupts > 1:
+                    self.stop(at_once=False)
+
+    def finish(self) -> None:
+        """Stop what is left of the job, drain its output and note how it ended."""
+        if self.child.poll() is None:
+            self.stop(at_once=False)
+        self.child.wait()
+        self.report.reaped = self.processes()
+        self.report.leftover = procfs.terminate(self.report.reaped)
+        drained_by = time.monotonic() + EXIT_DRAIN_S
+        while self.streams.open_pipes and time.monotonic() < drained_by:
+            self.streams.pump(TICK_S)
+        self.report.duration_s = time.monotonic() - self.started
+        self.report.exit_status = self.child.returncode
+
+
 def supervise(
     options: RunOptions,
     *,
@@ -328,92 +416,36 @@ def supervise(
     )
     if callbacks.started is not None:
         callbacks.started(folder, applied)
-    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(socket_path)
-    server.listen(256)
     streams = _Streams(folder, stdout, stderr)
-    streams.add_server(server)
-    _become_subreaper()
-    started = time.monotonic()
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        child = subprocess.Popen(
-            list(options.command), env=job_env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-    except OSError as exc:
-        streams.close()
-        server.close()
-        shutil.rmtree(socket_dir, ignore_errors=True)
-        raise InputError(
-            f"cannot start {options.command[0]}: {exc.strerror}", hint="check the command after --"
-        ) from None
-    assert child.stdout is not None and child.stderr is not None
-    streams.add_pipe(child.stdout, "stdout")
-    streams.add_pipe(child.stderr, "stderr")
-    previous = _forward_sigterm(child)
-    watch = _HangWatch(options.hang_after)
-    interrupts = 0
-    exited_at: float | None = None
-    try:
-        while True:
-            try:
-                streams.pump(TICK_S)
-                if child.poll() is not None:
-                    exited_at = exited_at or time.monotonic()
-                    # A process the job left behind may hold its pipes open: stop waiting for them.
-                    if streams.open_pipes == 0 or time.monotonic() - exited_at > EXIT_DRAIN_S:
-                        break
-                if child.poll() is None and watch.check(
-                    streams.last_output, lambda: job_processes(child.pid, token)
-                ):
-                    answers = streams.ask_for_flight_recorder_dumps()
-
-                    def named(last: float = streams.last_output, wait: Callable[[], None] = answers) -> None:
-                        report.hang_silence_s = time.monotonic() - last
-                        wait()
-
-                    hang = hang_report(
-                        _hang_targets(job_processes(child.pid, token)),
-                        native=options.native,
-                        before_dumps=named,
-                    )
-                    report.hang = hang
-                    watch.reported_at = time.monotonic()
-                    if callbacks.hang is not None:
-                        callbacks.hang(hang)
-                    if options.on_hang == "kill":
-                        # SIGKILL at once: a SIGTERM makes launchers print tracebacks that a later
-                        # `explain` of the run folder would take for the cause.
-                        report.killed = True
-                        procfs.terminate(job_processes(child.pid, token), grace_s=0)
-                if (
-                    options.stop_after_s is not None
-                    and child.poll() is None
-                    and time.monotonic() - started > options.stop_after_s
-                ):
-                    report.stopped_at_bound = True
-                    procfs.terminate(job_processes(child.pid, token), grace_s=0)
-            except KeyboardInterrupt:
-                # The terminal sent SIGINT to the job as well; a second Ctrl-C stops everything.
-                interrupts += 1
-                if interrupts > 1:
-                    procfs.terminate(job_processes(child.pid, token))
-        child.wait()
+        server.bind(socket_path)
+        server.listen(256)
+        streams.add_server(server)
+        _become_subreaper()
+        try:
+            child = subprocess.Popen(
+                list(options.command), env=job_env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as exc:
+            raise InputError(
+                f"cannot start {options.command[0]}: {exc.strerror}", hint="check the command after --"
+            ) from None
+        assert child.stdout is not None and child.stderr is not None
+        streams.add_pipe(child.stdout, "stdout")
+        streams.add_pipe(child.stderr, "stderr")
+        job = _Job(child, token, streams, options, report, callbacks)
+        previous = _forward_sigterm(child)
+        try:
+            job.follow()
+        finally:
+            job.finish()
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGTERM, previous)
     finally:
-        if child.poll() is None:
-            procfs.terminate(job_processes(child.pid, token))
-            child.wait()
-        report.reaped = job_processes(child.pid, token)
-        report.leftover = procfs.terminate(report.reaped)
-        drained_by = time.monotonic() + EXIT_DRAIN_S
-        while streams.open_pipes and time.monotonic() < drained_by:
-            streams.pump(TICK_S)
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGTERM, previous)
         streams.close()
         server.close()
         shutil.rmtree(socket_dir, ignore_errors=True)
-    report.duration_s = time.monotonic() - started
-    report.exit_status = child.returncode
     _conclude(report, options, folder)
     return report
 
