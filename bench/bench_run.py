@@ -8,7 +8,7 @@
 2. Stack collection: an eight-rank job that hangs (rank 1 sleeps, seven ranks wait in all_reduce);
    the time to find its ranks, take every stack with py-spy and merge them. Target: < 3 s.
 
-    .venv/bin/python bench/bench_run.py [--rounds 3] [--steps 600] [--nproc 2] [--stack-ranks 8]
+    .venv/bin/python bench/bench_run.py [--rounds 5] [--steps 400] [--nproc 2] [--stack-ranks 8]
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -63,14 +64,18 @@ def _plain(command: list[str]) -> float:
     return time.monotonic() - started
 
 
-def _supervised(command: list[str], folder: Path) -> float:
+def _supervised(command: list[str], folder: Path) -> tuple[float, float]:
+    """Wall time of the job under the supervisor, and the supervisor's own CPU seconds."""
     sink = io.BytesIO()
+    before = resource.getrusage(resource.RUSAGE_SELF)
     report = supervise(
         RunOptions(command=tuple(command), out=folder, hang_after=300), stdout=sink, stderr=sink
     )
+    after = resource.getrusage(resource.RUSAGE_SELF)
     if report.exit_status != 0:
         raise SystemExit(f"the healthy job failed under run: {sink.getvalue()[-2000:]!r}")
-    return report.duration_s
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return report.duration_s, cpu
 
 
 def _cli_start() -> float:
@@ -86,10 +91,12 @@ def overhead(rounds: int, steps: int, nproc: int, scratch: Path) -> float:
     script = scratch / "healthy.py"
     script.write_text(HEALTHY_JOB, encoding="utf-8")
     command = _torchrun(nproc, str(script), str(steps))
-    plain, under = [], []
+    plain, under, cpu = [], [], []
     for index in range(rounds):
         plain.append(_plain(command))
-        under.append(_supervised(command, scratch / f"run{index}"))
+        wall, own = _supervised(command, scratch / f"run{index}")
+        under.append(wall)
+        cpu.append(own)
     ratio = statistics.median(under) / statistics.median(plain)
     print(f"healthy job: {nproc} ranks, {steps} steps, {rounds} rounds, alternating\n")
     print("| | median wall time | all rounds |")
@@ -98,7 +105,11 @@ def overhead(rounds: int, steps: int, nproc: int, scratch: Path) -> float:
     print(
         f"| under ddpdoctor run | {statistics.median(under):.2f} s | {', '.join(f'{t:.2f}' for t in under)} |"
     )
+    share = sum(cpu) / sum(under)
     print(f"\nratio {ratio:.3f} (target <= 1.02); the CLI's own start adds {_cli_start():.2f} s once")
+    print(
+        f"the supervisor itself used {sum(cpu):.2f} CPU s over {sum(under):.1f} s of jobs ({share:.2%} of a core)"
+    )
     return ratio
 
 
@@ -147,8 +158,8 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=600)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--nproc", type=int, default=2)
     parser.add_argument("--stack-ranks", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
