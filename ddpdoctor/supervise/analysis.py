@@ -42,6 +42,14 @@ COLLECTIVES = frozenset(
         "send",
     }
 )
+# Where collectives live: a `recv` elsewhere (a socket, an HTTP client) is not one.
+_COMM_LIBRARIES = (
+    "torch/distributed/",
+    "torch\\distributed\\",
+    "deepspeed/comm/",
+    "accelerate/",
+    "lightning/",
+)
 # Decorator frames between the user's call and the function the user called.
 _WRAPPERS = frozenset({"wrapper", "_wrapper", "inner", "_fn", "decorate_context", "wrapped"})
 # Knowledge-base entries for each situation a suspect can be in (checked against the KB by a test).
@@ -103,8 +111,9 @@ def called_frame(frames: Sequence[Frame]) -> Frame | None:
 def collective_of(frames: Sequence[Frame]) -> str | None:
     """The collective a stack waits in (outermost match), e.g. `all_reduce`, or None."""
     for frame in reversed(frames):
-        if not frame.user and not frame.native and frame.function.rsplit(".", 1)[-1] in COLLECTIVES:
-            return frame.function.rsplit(".", 1)[-1]
+        name = frame.function.rsplit(".", 1)[-1]
+        if name in COLLECTIVES and not frame.native and any(lib in frame.file for lib in _COMM_LIBRARIES):
+            return name
     return None
 
 
