@@ -198,3 +198,11 @@ def test_stacks_on_a_plain_process_prints_its_stack(cli, tmp_path: Path) -> None
     assert [p["pid"] for p in data["processes"]] == [child.pid]
     assert data["classes"][0]["members"] == [f"pid {child.pid}"]
     assert data["classes"][0]["user_frame"]["line"] == 3
+
+
+def test_a_socket_recv_is_not_a_collective() -> None:
+    recv = Frame("SSLSocket.recv", "/usr/lib/python3.11/ssl.py", 1296)
+    fetch = Frame("fetch_shard", "/home/u/data.py", 12)
+    analysis = analyse([_in_all_reduce(0, world=2), _rank(1, MODULE, MAIN, fetch, recv, world=2)])
+    (suspect,) = analysis.suspects
+    assert (suspect.members, suspect.reason, suspect.user) == (("rank 1",), "not-in-collective", fetch)
