@@ -18,9 +18,15 @@ from ddpdoctor.check.dataloader import (
     shm_findings,
 )
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import GIB, Inventory, SimulatedProbe, VisibleMapping, default_simulated_inventory
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import (
+    Inventory,
+    SimulatedProbe,
+    VisibleMapping,
+    default_simulated_inventory,
+)
+from ddpdoctor.units import GIB
 
 HELPERS = Path(__file__).resolve().parent / "check_helpers"
 pytestmark = pytest.mark.slow

@@ -9,9 +9,16 @@ import pytest
 from ddpdoctor.check.base import DeviceSpec
 from ddpdoctor.check.devices import parse_device_list, split_top_level
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import GIB, Gpu, GpuProcess, Inventory, SimulatedProbe, default_simulated_inventory
 from ddpdoctor.errors import DeviceError
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import (
+    Gpu,
+    GpuProcess,
+    Inventory,
+    SimulatedProbe,
+    default_simulated_inventory,
+)
+from ddpdoctor.units import GIB
 
 
 def run(
@@ -160,8 +167,55 @@ def test_repeated_cuda_visible_devices_entry() -> None:
     assert unavailable and "hides every GPU" in unavailable[0].message
 
 
-def test_cpu_listed_twice_is_not_a_duplicate() -> None:
-    assert not problems(run("cpu,cpu"), "device.duplicate")
+# --- CPU ordinals: logical device slots, any ordinal valid, the same slot twice a duplicate ------
+
+
+def test_a_cpu_slot_listed_twice_is_a_duplicate_and_not_out_of_range() -> None:
+    report = run("cpu:0,cpu:1,cpu:1")
+    errors = [(f.id, f.title) for f in report.findings if f.severity is Severity.ERROR]
+    assert errors == [("device.duplicate", "cpu:1 is listed twice")]
+    duplicate = problems(report, "device.duplicate")[0]
+    assert duplicate.rank == 2 and "--devices cpu:0,cpu:1,cpu:2" in duplicate.solutions[0]
+
+
+@pytest.mark.parametrize("devices", ["cpu,cpu", "cpu,cpu:0", "Cpu,NdArray(Cpu)"])
+def test_bare_cpu_is_slot_0(devices: str) -> None:
+    assert len(problems(run(devices), "device.duplicate")) == 1
+
+
+@pytest.mark.parametrize("devices", ["cpu:0,cpu:1,cpu:2", "cpu:0,cpu:7", "cpu:999999"])
+def test_every_cpu_slot_exists(devices: str) -> None:
+    assert run(devices).ok
+
+
+def test_no_gpu_and_no_device_list_says_it_checked_the_cpu() -> None:
+    report = run(None, Inventory(source="cpu", simulated=True))
+    note = [f for f in report.findings if f.id == "device.unavailable" and f.severity is Severity.INFO]
+    assert [f.title for f in note] == ["no GPU found: checked cpu"]
+    assert "no GPU was found on this machine" in note[0].message and report.ok
+
+
+# --- hostile device lists ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "devices",
+    [
+        "cuda:" + "9" * 5000,
+        "9" * 5000,
+        "Cuda(" + "9" * 5000 + ")",
+        "Device<" * 5000 + "Cpu" + ">" * 5000,
+        "cuda:²",
+    ],
+)
+def test_absurd_device_texts_are_one_device_error(devices: str) -> None:
+    with pytest.raises(DeviceError):
+        run(devices)
+
+
+def test_absurd_ordinals_in_a_sequence_are_one_device_error() -> None:
+    with pytest.raises(DeviceError, match="larger than"):
+        run([10**5000])
 
 
 # --- availability, range, types ----------------------------------------------------------------

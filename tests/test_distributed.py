@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from ddpdoctor.check.base import finding
-from ddpdoctor.check.catalog import CHECKS
-from ddpdoctor.devices import GIB
+from ddpdoctor.check.grouping import rank_list
+from ddpdoctor.check.registry import all_checks
 from ddpdoctor.distributed.analysis import (
     analyse,
     duplicate_devices,
@@ -27,15 +27,15 @@ from ddpdoctor.distributed.collectives import (
     check_barrier,
     monitored_barrier_ranks,
 )
-from ddpdoctor.distributed.facts import RankFacts
+from ddpdoctor.distributed.facts import JobFacts, RankFacts
 from ddpdoctor.distributed.launch import LaunchInfo, expand_device_template, launch_from_env
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, open_store
 from ddpdoctor.distributed.report import DistributedCheckReport
 from ddpdoctor.distributed.runner import collective_findings, drop_superseded_passes, merge_rank_findings
-from ddpdoctor.distributed.wording import rank_list
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Severity
 from ddpdoctor.kb.loader import load_categories
+from ddpdoctor.units import GIB
 
 LAUNCH = {
     "RANK": "1",
@@ -72,6 +72,10 @@ def facts(rank: int, **changes: object) -> RankFacts:
         inventory="test",
     )
     return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def job(ranks: list[RankFacts], world_size: int = 4) -> JobFacts:
+    return JobFacts(tuple(ranks), world_size)
 
 
 def free_port() -> int:
@@ -131,14 +135,14 @@ def test_device_template_expands_fields() -> None:
 
 def test_two_ranks_on_one_gpu_are_a_duplicate_across_ranks() -> None:
     ranks = [facts(0), facts(1, gpu={**facts(0).gpu, "memory_free": 70 * GIB}, device="cuda:0"), facts(2)]  # type: ignore[dict-item]
-    found = duplicate_devices(ranks)
+    found = duplicate_devices(job(ranks))
     assert [(f.id, f.severity, f.rank) for f in found] == [("device.duplicate", Severity.ERROR, 1)]
     assert found[0].data["ranks"] == [0, 1] and found[0].category == "duplicate_device"
 
 
 def test_same_uuid_on_two_hosts_is_not_a_duplicate() -> None:
     ranks = [facts(0), facts(1, host="b", gpu=facts(0).gpu)]
-    assert [f.severity for f in duplicate_devices(ranks)] == [Severity.OK]
+    assert [f.severity for f in duplicate_devices(job(ranks))] == [Severity.OK]
 
 
 def test_version_mismatch_is_an_error_for_nccl_and_a_warning_for_python() -> None:
@@ -148,48 +152,48 @@ def test_version_mismatch_is_an_error_for_nccl_and_a_warning_for_python() -> Non
         facts(2, versions={**VERSIONS, "nccl": "2.18.1"}),
         facts(3, versions={**VERSIONS, "python": "3.10.4"}),
     ]
-    found = {f.data["component"]: f for f in version_mismatches(ranks)}
+    found = {f.data["component"]: f for f in version_mismatches(job(ranks))}
     assert found["nccl"].severity is Severity.ERROR and found["nccl"].rank == 2
     assert "2.18.1 on rank 2" in found["nccl"].message
     assert found["python"].severity is Severity.WARNING and found["python"].rank == 3
-    assert [f.severity for f in version_mismatches([facts(0), facts(1)])] == [Severity.OK]
+    assert [f.severity for f in version_mismatches(job([facts(0), facts(1)]))] == [Severity.OK]
 
 
 def test_world_size_against_nodes_and_local_ranks() -> None:
     good = [facts(r, host="ab"[r // 2], local_rank=r % 2, local_world_size=2) for r in range(4)]
-    assert [(f.severity, f.data.get("nodes")) for f in world_size(good, 4)] == [(Severity.OK, 2)]
+    assert [(f.severity, f.data.get("nodes")) for f in world_size(job(good))] == [(Severity.OK, 2)]
     clash = [*good[:3], replace(good[3], local_rank=0)]
-    assert any("same LOCAL_RANK" in f.title for f in world_size(clash, 4))
+    assert any("same LOCAL_RANK" in f.title for f in world_size(job(clash)))
     declared = [replace(f, local_world_size=4) for f in good]
-    assert any("LOCAL_WORLD_SIZE says 4" in f.title for f in world_size(declared, 4))
+    assert any("LOCAL_WORLD_SIZE says 4" in f.title for f in world_size(job(declared)))
     uneven = [*good[:3], replace(good[3], host="c", local_rank=0, local_world_size=1)]
-    assert any(f.severity is Severity.WARNING for f in world_size(uneven, 4))
-    assert world_size(good[:3], 4) == []
+    assert any(f.severity is Severity.WARNING for f in world_size(job(uneven)))
+    assert world_size(job(good[:3])) == []
 
 
 def test_env_mismatch_and_memory_imbalance() -> None:
     ranks = [facts(0), facts(1, env={"NCCL_DEBUG": "INFO"}), facts(2, env={})]
-    (mismatch,) = env_mismatches(ranks)
+    (mismatch,) = env_mismatches(job(ranks))
     assert mismatch.severity is Severity.WARNING and "NCCL_DEBUG" in mismatch.data
     poor = facts(2, gpu={**facts(2).gpu, "memory_free": 40 * GIB})  # type: ignore[dict-item]
-    (imbalance,) = memory_imbalance([facts(0), facts(1), poor])
+    (imbalance,) = memory_imbalance(job([facts(0), facts(1), poor]))
     assert imbalance.severity is Severity.WARNING and imbalance.rank == 2
-    assert memory_imbalance([facts(0), facts(1)])[0].severity is Severity.OK
+    assert memory_imbalance(job([facts(0), facts(1)]))[0].severity is Severity.OK
 
 
 def test_analyse_healthy_job_has_no_problem() -> None:
     found = analyse([facts(r) for r in range(4)], 4)
     assert [(f.id, f.severity) for f in found] == [
         ("device.duplicate", Severity.OK),
-        ("dist.world-size", Severity.OK),
         ("dist.versions", Severity.OK),
+        ("dist.world-size", Severity.OK),
         ("dist.memory-imbalance", Severity.OK),
     ]
 
 
 def test_catalog_categories_are_from_the_closed_list() -> None:
     categories = set(load_categories())
-    assert {c.category for c in CHECKS} <= categories
+    assert {c.category for c in all_checks()} <= categories
     assert rank_list([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7, 8"
 
 

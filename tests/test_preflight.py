@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 import ddpdoctor
-from ddpdoctor.devices import default_simulated_inventory
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import default_simulated_inventory
 from ddpdoctor.hooks import Guard
 
 HELPERS = Path(__file__).resolve().parent / "check_helpers"

@@ -16,10 +16,13 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from ddpdoctor.check.registry import declare
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, first_line
 
 # Tests in the order they run; a failure skips the rest (the group is then unreliable).
 TESTS: tuple[str, ...] = ("process_group", "barrier", "all_reduce", "broadcast", "bandwidth")
+# The check id each test reports under (registered below).
+TEST_IDS: dict[str, str] = {}
 # Element counts for the value checks: one element, and an odd size that forces chunking.
 CHECK_COUNTS: tuple[int, ...] = (1, 262147)
 # Bandwidth sweep defaults (bytes): smaller on CPU/gloo, larger on GPUs.
@@ -30,6 +33,46 @@ MIN_ITERS = 5
 MAX_ITERS = 1000
 TARGET_SECONDS = 0.25
 GB = 1e9
+
+for _test, _check_id, _category, _title, _entries in (
+    (
+        "process_group",
+        "dist.process-group",
+        "backend_unsupported",
+        "torch.distributed.init_process_group succeeds on every rank",
+        ("dist-backend-error",),
+    ),
+    (
+        "barrier",
+        "collective.barrier",
+        "collective_timeout",
+        "every rank reaches a barrier within --timeout (monitored_barrier on gloo, a store check otherwise)",
+        ("monitored-barrier-failed",),
+    ),
+    (
+        "all_reduce",
+        "collective.all_reduce",
+        "collective_mismatch",
+        "all_reduce returns the correct sum on every rank",
+        ("collective-mismatch-detected",),
+    ),
+    (
+        "broadcast",
+        "collective.broadcast",
+        "collective_mismatch",
+        "broadcast from rank 0 delivers the same tensor to every rank",
+        ("collective-mismatch-detected",),
+    ),
+    (
+        "bandwidth",
+        "collective.bandwidth",
+        "other",
+        "all_reduce algorithm and bus bandwidth over a range of sizes (as nccl-tests reports them)",
+        (),
+    ),
+):
+    declare(_check_id, category=_category, title=_title, entries=_entries)
+    TEST_IDS[_test] = _check_id
 
 _MONITORED_RE = re.compile(r"Ranks?\s+([\d,\s]+?)\s+failed to pass monitoredBarrier")
 

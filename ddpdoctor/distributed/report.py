@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.check.runner import CheckReport
-from ddpdoctor.devices import format_size
 from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
 from ddpdoctor.document import Document, Table
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.units import format_size
 
 
 def _size_text(num_bytes: int) -> str:
