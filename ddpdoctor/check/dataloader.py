@@ -58,7 +58,14 @@ _SIGNAL_TEXTS = {
     "Floating point exception": "SIGFPE",
     "Illegal instruction": "SIGILL",
 }
-_KILLED_WORKER_RE = re.compile(r"DataLoader worker \(pid[^)]*\) is killed by signal: (?P<text>[A-Za-z ]+)")
+_KILLED_WORKER_RE = re.compile(
+    r"DataLoader worker \(pid(?:\(s\))? [^)]*\) (?:is killed by signal: (?P<text>[A-Za-z ]+)|exited unexpectedly)"
+)
+_FATAL_RE = re.compile(
+    r"(?:Fatal Python error|Unexpected) (?P<text>[A-Za-z -]+?)(?: encountered in worker)?[.:\n]",
+    re.IGNORECASE,
+)
+_OUT_OF_MEMORY_RE = re.compile(r"can't allocate memory|Cannot allocate memory|out of memory", re.IGNORECASE)
 
 
 def _fault_frames(stderr: str) -> list[Evidence]:
@@ -75,8 +82,14 @@ def _killed_worker(run: LoaderRun) -> str | None:
     match = _KILLED_WORKER_RE.search(run.error.message)
     if match is None:
         return None
-    text = match.group("text").strip()
-    return _SIGNAL_TEXTS.get(text, text)
+    if match.group("text"):
+        text = match.group("text").strip()
+        return _SIGNAL_TEXTS.get(text, text)
+    fatal = _FATAL_RE.search(run.stderr_tail)
+    if fatal is None:
+        return "an unknown signal or exit"
+    text = fatal.group("text").strip()
+    return next((name for words, name in _SIGNAL_TEXTS.items() if words.lower() == text.lower()), text)
 
 
 def _memory_note(run: LoaderRun) -> str:
@@ -95,7 +108,7 @@ def _error_finding(run: LoaderRun, error: LoaderError) -> Finding:
     if killed is not None:
         return _crash_finding(run, killed, worker=True)
     headline, where, frames, worker = _readable(error)
-    out_of_memory = error.type == "MemoryError"
+    out_of_memory = error.type == "MemoryError" or bool(_OUT_OF_MEMORY_RE.search(error.message[:2000]))
     return finding(
         "dataloader.first-batch",
         Severity.ERROR,

@@ -262,6 +262,28 @@ def _cap_memory(limit: int | None) -> None:
         resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
 
 
+def _trace_worker_faults() -> None:
+    """Make DataLoader workers dump their stack on a fatal signal, as the main process does.
+
+    torch's workers install their own handlers for SIGSEGV, SIGBUS and SIGFPE; faulthandler is
+    enabled again after them (it must be disabled first, or enabling is a no-op), so a crashing
+    worker prints the dataset's file:line, then torch's own message (faulthandler chains to the
+    handler it replaced), and dies of the signal.
+    """
+    if "torch.utils.data" not in sys.modules:
+        return
+    from torch.utils.data._utils import signal_handling
+
+    install = signal_handling._set_worker_signal_handlers
+
+    def install_then_trace(*args: Any) -> None:
+        faulthandler.disable()
+        install(*args)
+        faulthandler.enable()
+
+    signal_handling._set_worker_signal_handlers = install_then_trace
+
+
 def _child(fd: int, spec: str, batches: int, timeout: float, memory_limit: int | None) -> None:
     """Child side: import, build and iterate, reporting each step as a JSON line on `fd`."""
     out = os.fdopen(fd, "w", buffering=1, encoding="utf-8", errors="replace")
@@ -288,6 +310,7 @@ def _child(fd: int, spec: str, batches: int, timeout: float, memory_limit: int |
     except BaseException as exc:
         send(event="error", error=asdict(_error_of(exc, "import")))
         return
+    _trace_worker_faults()
     stage("build")
     try:
         loader = factory()

@@ -82,7 +82,9 @@ def _text(value: Any, where: str) -> str:
 def _check_keys(data: Mapping[Any, Any], allowed: Sequence[str], where: str) -> None:
     for key in data:
         if key not in allowed:
-            raise _fail(f"{where}{_shown(key, quote=False)}", "unknown key", f"allowed keys: {', '.join(allowed)}")
+            raise _fail(
+                f"{where}{_shown(key, quote=False)}", "unknown key", f"allowed keys: {', '.join(allowed)}"
+            )
 
 
 _GPU_KEYS = (
