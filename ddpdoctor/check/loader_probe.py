@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import faulthandler
+import importlib
 import json
 import os
 import selectors
@@ -272,8 +273,7 @@ def _trace_worker_faults() -> None:
     """
     if "torch.utils.data" not in sys.modules:
         return
-    from torch.utils.data._utils import signal_handling
-
+    signal_handling: Any = importlib.import_module("torch.utils.data._utils.signal_handling")
     install = signal_handling._set_worker_signal_handlers
 
     def install_then_trace(*args: Any) -> None:
