@@ -109,7 +109,15 @@ def test_launch_falls_back_to_slurm_variables() -> None:
         ({"MASTER_PORT": None}, "MASTER_PORT"),
         ({"RANK": "4"}, "RANK=4 is not below WORLD_SIZE=4"),
         ({"WORLD_SIZE": "four"}, "WORLD_SIZE='four'"),
-        ({"MASTER_PORT": "70000"}, "not a port number"),
+        ({"MASTER_PORT": "70000"}, "MASTER_PORT='70000' is not a whole number from 0 to 65535"),
+        ({"MASTER_PORT": "0"}, "not a port number"),
+        ({"RANK": "²"}, "RANK='²' is not a whole number"),
+        (
+            {"WORLD_SIZE": "1000000000000"},
+            "WORLD_SIZE='1000000000000' is not a whole number from 1 to 1048576",
+        ),
+        ({"WORLD_SIZE": "9" * 5000}, "WORLD_SIZE='99999"),
+        ({"LOCAL_RANK": "٣"}, "LOCAL_RANK='٣'"),
         ({"LOCAL_WORLD_SIZE": "1"}, "LOCAL_RANK=1 is not below LOCAL_WORLD_SIZE=1"),
     ],
 )
@@ -337,6 +345,24 @@ def test_distributed_usage_errors_exit_2(cli, args: tuple[str, ...], message: st
     assert result.exit_code == 2
     assert result.stderr.startswith(f"ddpdoctor: error: {message}")
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"WORLD_SIZE": str(10**12)}, "WORLD_SIZE='1000000000000' is not a whole number from 1 to 1048576"),
+        ({"RANK": "²"}, "RANK='²' is not a whole number"),
+    ],
+)
+def test_absurd_launch_variables_fail_fast_with_one_line(cli, change: dict[str, str], message: str) -> None:
+    result = cli("check", "--distributed", "--device", "cpu", env={**LAUNCH, **change})
+    assert result.exit_code == 2 and result.stderr.startswith(f"ddpdoctor: error: {message}")
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "0"])
+def test_distributed_timeout_must_be_a_finite_positive_number(cli, timeout: str) -> None:
+    result = cli("check", "--distributed", "--device", "cpu", "--timeout", timeout, env=LAUNCH)
+    assert result.exit_code == 2 and "--timeout must be a positive number of seconds" in result.stderr
 
 
 def test_device_template_must_name_one_device(cli) -> None:

@@ -69,6 +69,10 @@ registry.declare(
     title="every rank reports back after the collective tests",
     entries=("nccl-watchdog-timeout",),
 )
+# A rank waits at least this long for rank 0's store, however long its own start took.
+MIN_STORE_WAIT_S = 2.0
+# How long rank 0 waits for the other ranks' results once its own collective tests failed.
+BROKEN_GROUP_SECONDS = 5.0
 # How long rank 0 waits for the other ranks' goodbyes before it closes a store it hosts.
 BYE_SECONDS = 10.0
 # Extra seconds a non-zero rank grants rank 0 on top of its own bounded steps.
@@ -98,7 +102,12 @@ class DistributedOptions:
 
 
 def _import_torch() -> Any:
-    """torch, without the NumPy-missing warning some builds print on import (ranks must stay quiet)."""
+    """torch, without the NumPy-missing warning some builds print on import (ranks must stay quiet).
+
+    torch's C++ log level is set to FATAL unless the user chose one (TORCH_CPP_LOG_LEVEL), so that
+    a rendezvous that times out is one line of ours, not pages of C++ frames from c10d.
+    """
+    os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "FATAL")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Failed to initialize NumPy.*")
         import torch
@@ -190,7 +199,7 @@ def _store_failure(problem: str, launch: LaunchInfo) -> Finding:
         "dist.rendezvous",
         Severity.ERROR,
         title,
-        problem + cause,
+        problem.rstrip(".") + (cause or "."),
         rank=0 if not launch.use_agent_store else launch.rank,
         solutions=(
             "Pick a free MASTER_PORT (torchrun --master-port) and make sure no earlier run still holds it."
@@ -317,6 +326,8 @@ class _Rank:
     backend: str
     inventory: Inventory | None
     on_report: Callable[[DistributedCheckReport], None] | None
+    # Seconds this rank spent starting (torch's import); they count against the wait for the store.
+    startup_s: float = 0.0
 
     @property
     def timeout(self) -> float:
@@ -360,21 +371,28 @@ class _Rank:
 
     def run(self) -> DistributedCheckReport:
         try:
-            store = open_store(self.launch, self.timeout)
+            wait = max(min(self.timeout, MIN_STORE_WAIT_S), self.timeout - self.startup_s)
+            store = open_store(self.launch, self.timeout, wait)
         except StoreUnavailable as exc:
             failure = _store_failure(str(exc), self.launch)
-            return self.deliver(self.report(self._linked([*self.facts.findings, failure]), [self.facts]))
+            findings = [*self.facts.findings, failure]
+            if self.launch.rank == 0:
+                findings = self._linked(findings)  # only rank 0 prints a full report
+            return self.deliver(self.report(findings, [self.facts]), linger=False)
         coordinator = Coordinator(store, self.launch.rank, self.launch.world_size)
         coordinator.publish("facts", self.facts.to_json())
         if self.launch.rank == 0:
             return self.lead(coordinator)
         return self.follow(coordinator)
 
-    def deliver(self, report: DistributedCheckReport) -> DistributedCheckReport:
-        """Hand the report to `on_report`; a failing non-zero rank then lingers so rank 0 exits first."""
+    def deliver(self, report: DistributedCheckReport, *, linger: bool = True) -> DistributedCheckReport:
+        """Hand the report to `on_report`; a failing non-zero rank then lingers so rank 0 exits first.
+
+        `linger` False: rank 0 is unreachable, so there is nothing to let it go first.
+        """
         if self.on_report is not None:
             self.on_report(report)
-        if not report.is_reporter and report.exit_code():
+        if linger and not report.is_reporter and report.exit_code():
             time.sleep(min(EXIT_GRACE_SECONDS, self.timeout))
         return report
 
@@ -397,7 +415,10 @@ class _Rank:
         if go:
             own, bandwidth = self.collectives(coordinator)
             coordinator.publish("results", _results_json(own))
-            gathered = coordinator.gather("results", 2 * self.timeout)
+            # When this rank's own tests failed the group is broken: the others fail as fast, and a
+            # rank that does not report by then is frozen or gone.
+            broken = any(r.status == "failed" for r in own)
+            gathered = coordinator.gather("results", BROKEN_GROUP_SECONDS if broken else 2 * self.timeout)
             results = {r: _results_from_json(p) for r, p in gathered.payloads.items()}
             findings += collective_findings(
                 results, gathered.missing, bandwidth, backend=self.backend, timeout=self.timeout
@@ -436,13 +457,13 @@ class _Rank:
                     "dist.rendezvous",
                     Severity.ERROR,
                     f"rank {self.launch.rank} lost contact with rank 0",
-                    f"{exc}. Rank 0 crashed, hangs, or was stopped before it could report.",
+                    f"{str(exc).rstrip('.')}. Rank 0 crashed, hangs, or was stopped before it could report.",
                     rank=0,
                     solutions=("Read rank 0's log: it failed before printing the report.",),
                     data={"problem": str(exc)},
                 )
             )
-            return self.deliver(self.report(own, [self.facts]))
+            return self.deliver(self.report(own, [self.facts]), linger=False)
         mine = [replace(f, rank=self.launch.rank) if f.rank is None else f for f in own]
         return self.deliver(self.report(mine, [self.facts], job_ok=closed == "ok"))
 
@@ -475,13 +496,16 @@ def run_distributed_check(
     `on_report` receives the report on every rank before the rank is released (rank 0: before
     the other ranks are).
 
-    Every step is bounded by `options.timeout`. Bad launch variables or options raise InputError
+    Every step is bounded by `options.timeout`; the wait for rank 0's store counts from this call,
+    so that a missing rank 0 is reported about `timeout` after the start. Bad launch variables or options raise InputError
     (exit 2); everything that goes wrong in the job itself becomes a finding.
     """
+    started = time.monotonic()
     options = replace(options, checks=validated(options.checks))
     environ = dict(os.environ if options.checks.environ is None else options.checks.environ)
     launch, chosen, device_text, backend = _prepare(options, probe, environ)
     torch = _import_torch()
+    startup_s = time.monotonic() - started
     local = run_checks(
         replace(options.checks, devices=device_text, backend=backend, environ=environ, link_kb=False), chosen
     )
@@ -498,5 +522,5 @@ def run_distributed_check(
         ),
         findings=tuple(replace(f, rank=launch.rank) for f in local.findings),
     )
-    rank = _Rank(options, launch, facts, device.label, backend, inventory, on_report)
+    rank = _Rank(options, launch, facts, device.label, backend, inventory, on_report, startup_s)
     return rank.run()
