@@ -244,3 +244,27 @@ def test_env_reports_a_failing_device_probe_instead_of_crashing(cli, monkeypatch
         "reading the devices failed: RuntimeError: CUDA driver initialization failed, you might not have a CUDA gpu."
     ]
     assert data["versions"]["torch"]
+
+
+def test_findings_repeated_per_device_are_grouped_in_text_but_not_in_json(cli) -> None:
+    args = ("check", "--devices", "cuda:0,cuda:1,cuda:2,cuda:3", "--min-free", "78GiB")
+    text = cli(*args, "--format", "text", env=SIM)
+    assert text.exit_code == 1
+    assert text.stdout.count("[error] cuda:0-3 has 75.0 GiB free, less than the 78.0 GiB required") == 1
+    assert "cuda:1 has" not in text.stdout and "The same holds for cuda:1-3." in text.stdout
+    data = json.loads(cli(*args, "--format", "json", env=SIM).stdout)
+    per_device = [f["device"] for f in data["findings"] if f["id"] == "memory.free-below-minimum"]
+    assert per_device == ["cuda:0", "cuda:1", "cuda:2", "cuda:3"]
+
+
+def test_every_entry_a_check_names_exists(kb) -> None:
+    named = {e for spec in all_checks() for e in (*spec.entries, *spec.burn_entries)}
+    assert named and named <= set(kb.by_id), sorted(named - set(kb.by_id))
+
+
+def test_no_gpu_and_no_device_list_says_so_on_the_command_line(cli, tmp_path: Path) -> None:
+    node = tmp_path / "laptop.yaml"
+    node.write_text("gpus: []\ncpu_count: 8\n", encoding="utf-8")
+    result = cli("check", "--inventory", str(node), "--format", "text")
+    assert result.exit_code == 0
+    assert "no GPU found: checked cpu" in result.stdout and "on 1 device(s)" in result.stdout

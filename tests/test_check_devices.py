@@ -343,3 +343,53 @@ def test_cuda_that_will_not_start_is_blamed_on_the_driver() -> None:
     inv = replace(default_simulated_inventory(), cuda_available=False)
     unavailable = problems(run("cuda:0", inv), "device.unavailable")[0]
     assert unavailable.entry == "cuda-driver-insufficient"
+
+
+# --- the runner: a crashing check is a finding; preflight's numbers are checked --------------------
+
+
+def test_a_check_that_raises_becomes_an_error_finding_and_the_others_still_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ddpdoctor.check import registry
+
+    def broken(ctx: object) -> list:
+        raise ZeroDivisionError("division by zero\nsecond line")
+
+    spec = registry.get("device.mixed-types")
+    monkeypatch.setitem(registry._SPECS, spec.id, replace(spec, run=broken))
+    report = run("cuda:0,cuda:1")
+    crashed = [f for f in report.findings if f.id == "device.mixed-types"]
+    assert [(f.severity, f.title) for f in crashed] == [
+        (Severity.ERROR, "the check device.mixed-types crashed: ZeroDivisionError: division by zero")
+    ]
+    assert crashed[0].category == "other" and not report.ok
+    assert {"device.duplicate", "device.visible-mapping", "memory.main-device-headroom"} <= {
+        f.id for f in report.findings
+    }
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": float("nan")}, "--timeout must be a positive number"),
+        ({"timeout": float("inf")}, "--timeout must be a positive number"),
+        ({"min_free": 10**5000}, "--min-free must be a whole number"),
+        ({"min_free": "1" * 5000 + "GiB"}, "cannot read size"),
+        ({"batch_size": -1, "model": "m:f"}, "--batch-size must be a whole number"),
+        ({"batches": 10**9}, "--batches must be a whole number"),
+    ],
+)
+def test_preflight_refuses_unusable_numbers_with_an_input_error(options: dict, message: str) -> None:
+    import ddpdoctor
+    from ddpdoctor.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        ddpdoctor.preflight(devices="cpu", inventory=default_simulated_inventory(), **options)
+
+
+def test_preflight_refuses_an_absurd_device_ordinal() -> None:
+    import ddpdoctor
+
+    with pytest.raises(DeviceError, match="larger than"):
+        ddpdoctor.preflight(devices=[10**5000], inventory=default_simulated_inventory())
