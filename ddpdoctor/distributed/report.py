@@ -14,13 +14,6 @@ from ddpdoctor.findings import Finding, Severity
 from ddpdoctor.units import format_size
 
 
-def _size_text(num_bytes: int) -> str:
-    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if num_bytes >= scale and num_bytes % scale == 0:
-            return f"{num_bytes // scale} {unit}"
-    return f"{num_bytes} B"
-
-
 @dataclass
 class DistributedCheckReport(CheckReport):
     """`ddpdoctor.check/1` with `ranks`, `world_size`, `backend`, `bandwidth` and `rank` added.
@@ -108,7 +101,7 @@ class DistributedCheckReport(CheckReport):
                     ("size", "count", "iters", "time (us)", "algbw (GB/s)", "busbw (GB/s)"),
                     tuple(
                         (
-                            _size_text(b.size),
+                            format_size(b.size, digits=0),
                             str(b.count),
                             str(b.iterations),
                             f"{b.time_us:.1f}",
