@@ -14,6 +14,7 @@ from ddpdoctor.check import registry
 from ddpdoctor.check.base import finding
 from ddpdoctor.check.grouping import rank_list
 from ddpdoctor.check.registry import job_check
+from ddpdoctor.check.runner import run_guarded
 from ddpdoctor.distributed.facts import SHARED_ENV_PREFIXES, JobFacts, RankFacts
 from ddpdoctor.distributed.wording import ranks_phrase
 from ddpdoctor.findings import Finding, Severity
@@ -303,8 +304,6 @@ def analyse(ranks: Sequence[RankFacts], expected_world_size: int) -> list[Findin
 
     A check that raises becomes an error finding naming it, as on a single node.
     """
-    from ddpdoctor.check.runner import run_guarded
-
     job = JobFacts(tuple(ranks), expected_world_size)
     out: list[Finding] = []
     for spec in registry.all_checks():
