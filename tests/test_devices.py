@@ -19,7 +19,7 @@ from ddpdoctor.hardware.inventory import (
 )
 from ddpdoctor.hardware.inventory_file import MAX_FILE_BYTES, inventory_from_dict, load_inventory
 from ddpdoctor.hardware.probes import ENV_INVENTORY, TorchProbe, probe_from_spec, read_system, read_topology
-from ddpdoctor.units import GIB, MAX_SIZE, SizeError, format_size, parse_size
+from ddpdoctor.units import GIB, MAX_SIZE, SizeError, format_bytes, format_size, parse_size, parse_user_size
 
 
 @pytest.mark.parametrize(
@@ -35,19 +35,33 @@ from ddpdoctor.units import GIB, MAX_SIZE, SizeError, format_size, parse_size
     ],
 )
 def test_parse_size(text: str, expected: int) -> None:
-    assert parse_size(text) == expected
+    assert parse_user_size(text) == expected
 
 
 @pytest.mark.parametrize("text", ["10", "lots", "GiB", "-3GiB", "", "1" * 5000 + "GiB", "²GiB"])
 def test_parse_size_rejects_numbers_without_units_and_garbage(text: str) -> None:
     with pytest.raises(SizeError, match="cannot read size"):
-        parse_size(text)
+        parse_user_size(text)
 
 
 def test_parse_size_refuses_sizes_past_an_exbibyte() -> None:
-    assert parse_size("1024PiB") == MAX_SIZE
+    assert parse_user_size("1024PiB") == MAX_SIZE
     with pytest.raises(SizeError, match="larger than 1 EiB"):
-        parse_size("99999999999999999999PiB")
+        parse_user_size("99999999999999999999PiB")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2.00 GiB", 2.0 * GIB),
+        ("336 MiB", 336.0 * 1024**2),
+        ("1024", 1024.0),
+        ("12 bytes", 12.0),
+        ("lots", None),
+    ],
+)
+def test_sizes_in_logs_are_read_leniently(text: str, expected: float | None) -> None:
+    assert parse_size(text) == expected
 
 
 def test_format_size() -> None:
@@ -58,6 +72,7 @@ def test_format_size() -> None:
     assert format_size(-3 * GIB) == "-3.0 GiB"
     assert format_size(None) == "unknown"
     assert format_size(float("nan")) == "unknown"
+    assert format_bytes(1.5 * GIB) == "1.50 GiB"
 
 
 def test_default_inventory_is_the_plan_reference_machine() -> None:

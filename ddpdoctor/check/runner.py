@@ -27,7 +27,7 @@ from ddpdoctor.findings import Finding, Report, Severity
 from ddpdoctor.hardware.inventory import DeviceProbe, Inventory, visible_mapping
 from ddpdoctor.hardware.probes import probe_from_spec
 from ddpdoctor.kb.schema import Entry
-from ddpdoctor.units import MAX_SIZE, SizeError, format_size, parse_size
+from ddpdoctor.units import MAX_SIZE, SizeError, format_size, parse_user_size
 
 CHECK_SCHEMA = "ddpdoctor.check/1"
 # How many of the knowledge-base entry's solutions follow a finding's own.
@@ -72,7 +72,7 @@ def read_size(value: object, name: str) -> int:
     """Bytes from an int or a size text such as `20GiB`; InputError naming the option otherwise."""
     if isinstance(value, str):
         try:
-            return parse_size(value)
+            return parse_user_size(value)
         except SizeError as exc:
             raise InputError(
                 f"{name}: {exc}", hint="write a number with a unit, e.g. 10GiB, 512MiB or 4096B"

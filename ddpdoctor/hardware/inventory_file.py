@@ -22,7 +22,7 @@ from ddpdoctor.hardware.inventory import (
     GpuProcess,
     Inventory,
 )
-from ddpdoctor.units import MAX_SIZE, SizeError, parse_size
+from ddpdoctor.units import MAX_SIZE, SizeError, parse_user_size
 
 BUILTIN_PREFIX = "builtin:"
 MAX_FILE_BYTES = 4 * 1024**2
@@ -59,7 +59,7 @@ def _size(value: Any, where: str) -> int:
         return value
     if isinstance(value, str):
         try:
-            return parse_size(value)
+            return parse_user_size(value)
         except SizeError:
             pass
     raise _fail(where, f"{_shown(value)} is not a size", hint)
