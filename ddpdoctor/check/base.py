@@ -10,12 +10,16 @@ import sys
 import sysconfig
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ddpdoctor.check import registry
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Evidence, Finding, Severity
 from ddpdoctor.hardware.inventory import Gpu, Inventory, VisibleMapping
+
+if TYPE_CHECKING:
+    from ddpdoctor.check.loader_probe import LoaderRun
+    from ddpdoctor.check.memory import ModelSource
 
 # The variables whose presence means a distributed launch (the `env.*` checks then apply).
 LAUNCH_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
@@ -104,9 +108,9 @@ class CheckContext:
     devices: tuple[ResolvedDevice, ...]
     backend: str | None = None
     min_free: int | None = None
-    model: Any = None
+    model: ModelSource | None = None
     batch_size: int | None = None
-    loader: Any = None
+    loader: LoaderRun | None = None
 
     def provides(self, need: registry.Need) -> bool:
         """True when this context has what `need` asks for (launch variables, --min-free, ...)."""

@@ -172,7 +172,7 @@ def _crash_finding(run: LoaderRun, crash: str, *, worker: bool = False) -> Findi
 )
 def check_first_batch(ctx: CheckContext) -> list[Finding]:
     """dataloader.first-batch: an exception, a crash, an early exit or an empty loader."""
-    run: LoaderRun = ctx.loader
+    run = _run(ctx)
     if run.error is not None:
         return [_error_finding(run, run.error)]
     if run.timed_out is not None:
@@ -209,7 +209,7 @@ def check_first_batch(ctx: CheckContext) -> list[Finding]:
 )
 def check_timeout(ctx: CheckContext) -> list[Finding]:
     """dataloader.timeout: a stage that did not finish in time, with the line it was stuck on."""
-    run: LoaderRun = ctx.loader
+    run = _run(ctx)
     if run.timed_out is None:
         if run.error is None and run.crash is None and run.batch_seconds:
             return [passed("dataloader.timeout", f"the first batches arrived within {run.timeout:g} s")]
@@ -248,9 +248,14 @@ def ranks_on_node(ctx: CheckContext) -> int:
     return max(1, len(ctx.devices), local if isinstance(local, int) else 0)
 
 
+def _run(ctx: CheckContext) -> LoaderRun:
+    """The probe's run; the registry runs these checks only when there is one (Need.DATALOADER)."""
+    assert ctx.loader is not None
+    return ctx.loader
+
+
 def _facts(ctx: CheckContext) -> LoaderFacts | None:
-    run: LoaderRun = ctx.loader
-    return run.facts
+    return _run(ctx).facts
 
 
 @check(
@@ -310,7 +315,7 @@ SMALL_SHM = 1 * GIB
 )
 def check_shm(ctx: CheckContext) -> list[Finding]:
     """dataloader.shm: /dev/shm against what the workers of every rank keep in flight."""
-    run: LoaderRun = ctx.loader
+    run = _run(ctx)
     facts = run.facts
     inv = ctx.inventory
     if facts is None or not facts.num_workers or inv.shm_free is None or inv.shm_total is None:

@@ -21,8 +21,14 @@ from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, firs
 
 # Tests in the order they run; a failure skips the rest (the group is then unreliable).
 TESTS: tuple[str, ...] = ("process_group", "barrier", "all_reduce", "broadcast", "bandwidth")
-# The check id each test reports under (registered below).
-TEST_IDS: dict[str, str] = {}
+# The check id each test reports under (declared below).
+TEST_IDS: dict[str, str] = {
+    "process_group": "dist.process-group",
+    "barrier": "collective.barrier",
+    "all_reduce": "collective.all_reduce",
+    "broadcast": "collective.broadcast",
+    "bandwidth": "collective.bandwidth",
+}
 # Element counts for the value checks: one element, and an odd size that forces chunking.
 CHECK_COUNTS: tuple[int, ...] = (1, 262147)
 # Bandwidth sweep defaults (bytes): smaller on CPU/gloo, larger on GPUs.
@@ -34,45 +40,35 @@ MAX_ITERS = 1000
 TARGET_SECONDS = 0.25
 GB = 1e9
 
-for _test, _check_id, _category, _title, _entries in (
-    (
-        "process_group",
-        "dist.process-group",
-        "backend_unsupported",
-        "torch.distributed.init_process_group succeeds on every rank",
-        ("dist-backend-error",),
-    ),
-    (
-        "barrier",
-        "collective.barrier",
-        "collective_timeout",
-        "every rank reaches a barrier within --timeout (monitored_barrier on gloo, a store check otherwise)",
-        ("monitored-barrier-failed",),
-    ),
-    (
-        "all_reduce",
-        "collective.all_reduce",
-        "collective_mismatch",
-        "all_reduce returns the correct sum on every rank",
-        ("collective-mismatch-detected",),
-    ),
-    (
-        "broadcast",
-        "collective.broadcast",
-        "collective_mismatch",
-        "broadcast from rank 0 delivers the same tensor to every rank",
-        ("collective-mismatch-detected",),
-    ),
-    (
-        "bandwidth",
-        "collective.bandwidth",
-        "other",
-        "all_reduce algorithm and bus bandwidth over a range of sizes (as nccl-tests reports them)",
-        (),
-    ),
-):
-    declare(_check_id, category=_category, title=_title, entries=_entries)
-    TEST_IDS[_test] = _check_id
+declare(
+    "dist.process-group",
+    category="backend_unsupported",
+    title="torch.distributed.init_process_group succeeds on every rank",
+    entries=("dist-backend-error",),
+)
+declare(
+    "collective.barrier",
+    category="collective_timeout",
+    title="every rank reaches a barrier within --timeout (monitored_barrier on gloo, a store check otherwise)",
+    entries=("monitored-barrier-failed",),
+)
+declare(
+    "collective.all_reduce",
+    category="collective_mismatch",
+    title="all_reduce returns the correct sum on every rank",
+    entries=("collective-mismatch-detected",),
+)
+declare(
+    "collective.broadcast",
+    category="collective_mismatch",
+    title="broadcast from rank 0 delivers the same tensor to every rank",
+    entries=("collective-mismatch-detected",),
+)
+declare(
+    "collective.bandwidth",
+    category="other",
+    title="all_reduce algorithm and bus bandwidth over a range of sizes (as nccl-tests reports them)",
+)
 
 _MONITORED_RE = re.compile(r"Ranks?\s+([\d,\s]+?)\s+failed to pass monitoredBarrier")
 
