@@ -9,6 +9,7 @@ environment variables. Everything read from the machine goes through the probe s
 from __future__ import annotations
 
 import platform
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -95,8 +96,8 @@ def collect_versions(
     """ddpdoctor, Python, torch (CUDA, HIP, cuDNN, NCCL of its build), the NVIDIA driver and libraries.
 
     Keys never contain spaces. `torch` is the imported module (None: torch fields are None);
-    `driver` asks NVML for the driver version; `packages` adds numpy, accelerate, lightning,
-    deepspeed, transformers and pynvml when installed.
+    `driver` asks NVML for the driver version; `packages` adds the Python executable and numpy,
+    accelerate, lightning, deepspeed, transformers and pynvml when installed.
     """
     versions: dict[str, str | None] = {
         "ddpdoctor": __version__,
@@ -111,6 +112,7 @@ def collect_versions(
         versions.update(_torch_versions(torch))
     versions["driver"] = nvml_driver_version() if driver else None
     if packages:
+        versions["python_executable"] = sys.executable
         versions.update({key: _package(*names) for key, names in REPORTED_PACKAGES.items()})
     return versions
 
