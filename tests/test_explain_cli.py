@@ -268,6 +268,7 @@ def test_progress_bar_only_on_a_terminal_and_only_after_a_second(
 
 
 def test_parallel_processes_give_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ddpdoctor.children import usable_cpus
     from ddpdoctor.explain import ExplainOptions, api, explain_paths
 
     names = ("torchrun_oom_table.log", "burn_worker_oom.log", "srun_labels.log")
@@ -282,7 +283,8 @@ def test_parallel_processes_give_the_same_report(tmp_path: Path, monkeypatch: py
         with open(calls, "a") as fh:  # a file, so that calls made in a forked child show up too
             fh.write(f"{os.getpid()} {done} {seen_total}\n")
 
-    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=3), progress=progress).to_dict()
+    jobs = min(3, usable_cpus())  # --jobs may not exceed the CPUs
+    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=jobs), progress=progress).to_dict()
     assert many == one
     reports = [line.split() for line in calls.read_text().splitlines()]
     assert {pid for pid, _, _ in reports} == {str(os.getpid())}  # only the parent draws the bar
@@ -338,3 +340,14 @@ def test_team_knowledge_folder_is_used(cli, tmp_path: Path) -> None:
     ]
     assert without["entry"] is None and without["rank"] == 4
     assert with_team["entry"] == "team-flux-capacitor-empty" and with_team["category"] == "user_code"
+
+
+def test_an_empty_input_is_an_input_error_not_a_healthy_log(cli, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    result = cli("explain", str(empty))
+    assert result.exit_code == 2
+    assert (
+        result.stderr.startswith("ddpdoctor: error: nothing to read:")
+        and "No failure found" not in result.stdout
+    )
