@@ -51,9 +51,9 @@ def test_burn_spelling_links_burn_entries(cli, kb) -> None:
     [
         (["--devices", "cuda:0,tpu:1"], "cannot read device 'tpu:1'"),
         (["--devices", "cuda:0", "--min-free", "10"], "--min-free: cannot read size '10'"),
-        (["--devices", "cuda:0", "--timeout", "nan"], "--timeout must be a positive number of seconds"),
-        (["--devices", "cuda:0", "--timeout", "inf"], "--timeout must be a positive number of seconds"),
-        (["--devices", "cuda:0", "--timeout", "-1"], "--timeout must be a positive number of seconds"),
+        (["--devices", "cuda:0", "--timeout", "nan"], "--timeout nan is not a usable number of seconds"),
+        (["--devices", "cuda:0", "--timeout", "inf"], "--timeout inf is not a usable number of seconds"),
+        (["--devices", "cuda:0", "--timeout", "-1"], "--timeout -1.0 is not a usable number of seconds"),
         (["--devices", "cuda:" + "9" * 4400], "cannot read device"),
         (["--devices", "cpu", "--loader-memory", "lots"], "--loader-memory: cannot read size"),
         (["--inventory", "/dev/zero"], "inventory file /dev/zero is not a regular file"),

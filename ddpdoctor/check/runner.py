@@ -82,11 +82,12 @@ def read_size(value: object, name: str) -> int:
 
 def read_timeout(value: object, name: str = "--timeout") -> float:
     """Seconds as a finite number above 0 and at most a day; InputError otherwise (NaN included)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(f"{name} must be a number of seconds")
-    seconds = float(value)
+    seconds = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
     if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT_S):
-        raise InputError(f"{name} must be a positive number of seconds, at most {MAX_TIMEOUT_S:g}")
+        raise InputError(
+            f"{name} {value} is not a usable number of seconds: it must be a positive number, at most {MAX_TIMEOUT_S:g}",
+            hint=f"e.g. {name} 60",
+        )
     return seconds
 
 
