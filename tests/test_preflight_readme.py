@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ddpdoctor.devices import GIB, inventory_from_dict, visible_mapping
+from ddpdoctor.hardware.inventory import visible_mapping
+from ddpdoctor.hardware.inventory_file import inventory_from_dict
+from ddpdoctor.units import GIB
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
