@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from guard_output import ddpdoctor_blocks
 
 import ddpdoctor
 from ddpdoctor._guard_folder import process_start_time
@@ -296,21 +297,6 @@ def test_sigterm_waits_until_the_victim_has_reported(tmp_path: Path) -> None:
 
 
 # --- a real 2-rank torchrun job ------------------------------------------------------------------
-
-
-def ddpdoctor_blocks(stderr: str) -> dict[str, list[str]]:
-    """The lines guard printed, by rank: each `ddpdoctor: rank N:` line and the indented lines after it."""
-    blocks: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in stderr.splitlines():
-        if line.startswith("ddpdoctor: rank "):
-            current = blocks.setdefault(line.split(":")[1].strip(), [])
-            current.append(line)
-        elif current is not None and line.startswith("  "):
-            current.append(line)
-        else:
-            current = None
-    return blocks
 
 
 @pytest.mark.slow
