@@ -123,6 +123,8 @@ _MAX_TEXT_CHARS = 1024 * 1024
 _MAX_LEAVES = 32  # sub-exceptions of an exception group that are explained
 _MAX_GROUP_DEPTH = 16
 _GROUP_TYPE: type[BaseException] | None = getattr(builtins, "BaseExceptionGroup", None)
+# Set on an exception once a guard has reported it, so that nested guards report it once.
+_DIAGNOSED = "_ddpdoctor_diagnosed"
 
 
 @dataclass(frozen=True)
@@ -216,6 +218,7 @@ class Guard:
     ) -> None:
         self.placement = placement_from_env(os.environ)
         self.rank = rank if rank is not None else self.placement.rank
+        self._named = rank is not None or self.placement.launcher is not None
         env_dir = os.environ.get(ENV_REPORT_DIR)
         if report_dir is not None:
             self.report_dir: Path | None = Path(report_dir)
@@ -286,9 +289,11 @@ class Guard:
             _IN_FALLBACK.reset(token)
 
     def _who(self) -> str | None:
-        """How this process is named in output: None when it was not started by a launcher."""
+        """How this process is named in output: None without a launcher (and without `rank=`)."""
+        if not self._named:
+            return None
         if self.rank is not None:
-            return f"rank {self.rank}" if self.placement.launcher is not None or self.rank != 0 else None
+            return f"rank {self.rank}"
         return f"rank unknown ({'; '.join(self.placement.notes) or 'no rank variable'})"
 
     def _stem(self) -> str:
@@ -317,37 +322,48 @@ class Guard:
         """Explain `exc`, write this rank's report, and print a compact diagnosis or a victim's one line.
 
         Returns the explain report, or None when the diagnosis itself failed (a one-line note is
-        printed instead; this method never raises). `.diagnosis`, `.role`, `.culprit` and
-        `.report_path` describe the latest failure only.
+        printed instead; this method never raises) or when another guard (an enclosing one, or a
+        framework callback) already diagnosed this exception. `.diagnosis`, `.role`, `.culprit`
+        and `.report_path` describe the latest failure only.
         """
         self.diagnosis, self.report_path, self.culprit, self.role = None, None, None, None
+        if getattr(exc, _DIAGNOSED, False):
+            return None
         with _sigterm_held():
-            failed_at = time.time()
-            text = self._labelled(explainable_text(exc))
-            error: str | None = None
             try:
-                from ddpdoctor.explain import explain_text
-
-                self.diagnosis = explain_text(text, name=self.name or f"{self._stem()}.log")
+                self._diagnose(exc)
             except Exception as err:
-                error = f"{type(err).__name__}: {err}"
-                self._note(f"could not diagnose the failure ({error})")
-            root = self.diagnosis.root_cause if self.diagnosis is not None else None
-            self.role = VICTIM if root is not None and root.get("kind") == "symptom" else CULPRIT
-            if self.role == VICTIM and self.report_dir is not None:
-                self.culprit = wait_for_culprit(
-                    self.report_dir,
-                    own=self._stem(),
-                    run=self.placement.run,
-                    since=process_start_time(),
-                    wait=self.peer_wait,
-                )
-            summary = root["text"] if root is not None and root.get("text") else _error_line(exc)
-            if self.report_dir is not None:
-                self._write(exc, text, failed_at, summary, error)
-            if error is None:
-                self._show(summary, root)
+                self._note(f"could not diagnose the failure ({type(err).__name__}: {err})")
+        with contextlib.suppress(Exception):
+            setattr(exc, _DIAGNOSED, True)
         return self.diagnosis
+
+    def _diagnose(self, exc: BaseException) -> None:
+        failed_at = time.time()
+        text = self._labelled(explainable_text(exc))
+        error: str | None = None
+        try:
+            from ddpdoctor.explain import explain_text
+
+            self.diagnosis = explain_text(text, name=self.name or f"{self._stem()}.log")
+        except Exception as err:
+            error = f"{type(err).__name__}: {err}"
+            self._note(f"could not diagnose the failure ({error})")
+        root = self.diagnosis.root_cause if self.diagnosis is not None else None
+        self.role = VICTIM if root is not None and root.get("kind") == "symptom" else CULPRIT
+        if self.role == VICTIM and self.report_dir is not None:
+            self.culprit = wait_for_culprit(
+                self.report_dir,
+                own=self._stem(),
+                run=self.placement.run,
+                since=process_start_time(),
+                wait=self.peer_wait,
+            )
+        summary = root["text"] if root is not None and root.get("text") else _error_line(exc)
+        if self.report_dir is not None:
+            self._write(exc, text, failed_at, summary, error)
+        if error is None:
+            self._show(summary, root)
 
     def _show(self, summary: str, root: dict[str, Any] | None) -> None:
         """Print the diagnosis: the one place that renders it."""

@@ -60,8 +60,9 @@ def clean_env() -> dict[str, str]:
 
 
 @pytest.fixture
-def launch(monkeypatch: pytest.MonkeyPatch):
-    """Set the launcher variables of one rank (the others are removed)."""
+def launch(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """Set the launcher variables of one rank (the others are removed), in an empty working folder."""
+    monkeypatch.chdir(tmp_path)
     for name in LAUNCH_VARS:
         monkeypatch.delenv(name, raising=False)
 
@@ -178,11 +179,27 @@ def test_an_ordinary_error_outside_a_launcher_gets_one_line(
     assert "issue" not in line and not (tmp_path / "ddpdoctor-reports").exists()
 
 
-def test_control_characters_of_a_message_are_escaped(launch) -> None:
+def test_control_characters_of_a_message_are_escaped(launch, tmp_path: Path) -> None:
     launch(**torchrun_rank(0))
     printed = fail(OOM + " \x1b]0;owned\x07 \x9b2J", None)
+    assert (tmp_path / "ddpdoctor-reports" / "ddpdoctor-rank0.log").is_file()  # the default under a launcher
     assert "\x1b" not in printed and "\x07" not in printed and "\x9b" not in printed
     assert printed.splitlines()[0].endswith("is free. \\x9b2J")
+
+
+def test_nested_guards_report_a_failure_once(launch, tmp_path: Path) -> None:
+    launch(**torchrun_rank(0))
+    stream = io.StringIO()
+    with pytest.raises(RuntimeError), ddpdoctor.guard(stream=stream), ddpdoctor.guard(stream=stream) as inner:
+        raise RuntimeError(OOM)
+    assert inner.diagnosis is not None
+    assert stream.getvalue().count("ddpdoctor: rank 0: RuntimeError: CUDA out of memory") == 1
+
+
+def test_an_explicit_rank_is_named_without_a_launcher(launch) -> None:
+    launch()
+    assert fail(OOM, None, rank=0).startswith(f"ddpdoctor: rank 0: RuntimeError: {OOM}")
+    assert fail(OOM, None).startswith(f"ddpdoctor: RuntimeError: {OOM}")
 
 
 # --- victims -------------------------------------------------------------------------------------
