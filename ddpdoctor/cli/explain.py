@@ -35,6 +35,13 @@ def explain(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Also list every finding and every input.")
     ] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="The whole page: chain, every reason and solution, the example fix.")
+    ] = False,
+    redact: Annotated[
+        bool,
+        typer.Option("--redact", help="Hide host names, IP addresses and paths under home folders in the output."),
+    ] = False,
     kb: KbOption = None,
     engine: Annotated[
         EngineChoice,
@@ -53,4 +60,4 @@ def explain(
     3 internal error.
     """
     options = build_options(kb or [], engine.value, jobs)
-    return run_explain(logs, options, fmt, verbose=verbose, color=SETTINGS.color)
+    return run_explain(logs, options, fmt, verbose=verbose, full=full, redact=redact, color=SETTINGS.color)

@@ -29,6 +29,8 @@ OPTIONS: dict[str, tuple[str, bool]] = {
     "-f": ("fmt", True),
     "--verbose": ("verbose", False),
     "-v": ("verbose", False),
+    "--full": ("full", False),
+    "--redact": ("redact", False),
     "--kb": ("kb", True),
     "--engine": ("engine", True),
     "--jobs": ("jobs", True),
@@ -86,18 +88,27 @@ def run_explain(
     fmt: OutputFormat,
     *,
     verbose: bool,
+    full: bool = False,
+    redact: bool = False,
     color: ColorMode = ColorMode.AUTO,
 ) -> int:
     """Explain the logs, print the report in the chosen format, return the exit code."""
-    from ddpdoctor.explain.api import explain_paths
+    from ddpdoctor.explain.api import attach_excerpt, explain_paths
 
+    if "-" in logs and sys.stdin.isatty():
+        sys.stderr.write("ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n")
     bar = ProgressBar()
     try:
         report = explain_paths(list(logs), options, progress=bar)
     finally:
         bar.close()
     resolved = resolve_format(fmt, color, sys.stdout)
-    doc = [] if resolved is OutputFormat.JSON else report.to_document(verbose=verbose)
+    filing = resolved is OutputFormat.MARKDOWN
+    if filing:
+        attach_excerpt(report)
+    if redact:
+        report = report.redacted()
+    doc = [] if resolved is OutputFormat.JSON else report.to_document(verbose=verbose, full=full or filing, filing=filing)
     emit(doc, report.to_dict(), resolved, color=color)
     return int(report.exit_code())
 
@@ -109,6 +120,8 @@ class FastArgs:
     logs: list[str] = field(default_factory=list)
     fmt: OutputFormat = OutputFormat.AUTO
     verbose: bool = False
+    full: bool = False
+    redact: bool = False
     kb: list[str] = field(default_factory=list)
     engine: str = "auto"
     jobs: int = 0
@@ -136,7 +149,7 @@ def parse_fast(args: Sequence[str]) -> FastArgs | None:
         if not takes_value:
             if eq:
                 return None
-            parsed.verbose = True
+            setattr(parsed, dest, True)
             continue
         if eq:
             value = inline
@@ -179,7 +192,7 @@ def fast_main(argv: Sequence[str]) -> int | None:
         return None
     options = build_options(args.kb, args.engine, args.jobs)
     try:
-        return run_explain(args.logs, options, args.fmt, verbose=args.verbose)
+        return run_explain(args.logs, options, args.fmt, verbose=args.verbose, full=args.full, redact=args.redact)
     except DdpDoctorError as exc:
         error_line(exc.message, exc.hint)
         return int(exc.exit_code)

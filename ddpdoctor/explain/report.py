@@ -1,11 +1,13 @@
-"""ExplainReport: the `ddpdoctor.explain/1` JSON contract and its document form.
+"""ExplainReport: typed results of `explain`, and the `ddpdoctor.explain/1` JSON contract at the edge.
 
-`to_dict` is a contract outside tools rely on (keys are only ever added):
+`to_dict` is a contract outside tools rely on (keys are only ever added, see
+`docs/schema/explain-1.json`, checked by a test):
 
     {"schema": "ddpdoctor.explain/1", "ok": bool, "inputs": [...],
      "root_cause": null | {"entry", "category", "rank", "file", "line", "text",
-                           "chain": [{"entry", "text"}], "solutions", ...extra keys},
-     "victims": [{"rank", "category", "entry", "line", ...extra keys}],
+                           "chain": [{"entry", "text"}], "solutions", "confidence", "why",
+                           "user_frame", "headline", ...},
+     "victims": [{"rank", "category", "entry", "line", ...}],
      "findings": [...], "stats": {"engine", "events"}}
 """
 
@@ -20,28 +22,133 @@ if TYPE_CHECKING:
     from ddpdoctor.document import Document
 
 SCHEMA = "ddpdoctor.explain/1"
-_EXPERIMENTAL_NOTE = (
-    "experimental: built from the message's source and documented formats, not yet from a real log; "
-    "please report whether it fit (--format markdown)"
-)
-_KIND_LABEL = {
-    "root": "root cause",
-    "unknown": "unrecognised failure (innermost error line)",
-    "host-kill": "killed by the host (no error printed)",
-    "exit": "process exited without an error message",
-    "symptom": "only symptoms were found (timeouts, collateral signals)",
-    "wrapper": "only a launcher's summary was found",
-}
-_MAX_SHOWN = 600
+MAX_SHOWN = 600
 MAX_EVIDENCE = 12  # evidence lines kept per root cause and per finding
 
 
-def _short(text: str) -> str:
-    return (
-        text
-        if len(text) <= _MAX_SHOWN
-        else text[:_MAX_SHOWN] + f" ... [{len(text) - _MAX_SHOWN} more characters]"
-    )
+def short(text: str) -> str:
+    """Text cut to what a report shows."""
+    if len(text) <= MAX_SHOWN:
+        return text
+    return text[:MAX_SHOWN] + f" ... [{len(text) - MAX_SHOWN} more characters]"
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """One message of the root cause's chain, outermost first."""
+
+    entry: str | None
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"entry": self.entry, "text": self.text}
+
+
+@dataclass(frozen=True)
+class UserFrame:
+    """The innermost frame of the user's own code in the culprit's stack."""
+
+    file: str
+    line: int
+    function: str
+    code: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"file": self.file, "line": self.line, "function": self.function, "code": self.code}
+
+    def where(self) -> str:
+        """`file:line in function`."""
+        return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """The culprit: which rank, which message, where, what kind of conclusion, and what to do."""
+
+    entry: str | None
+    category: str
+    rank: int | None
+    file: str
+    line: int
+    text: str
+    headline: str
+    title: str
+    kind: str
+    confidence: str
+    why: tuple[str, ...]
+    chain: tuple[ChainLink, ...] = ()
+    solutions: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()
+    status: str | None = None
+    rank_note: str | None = None
+    rank_source: str | None = None
+    local_rank: bool = False
+    frame: str | None = None
+    user_frame: UserFrame | None = None
+    thread: str | None = None
+    exit_code: int | None = None
+    suspect_ranks: tuple[int, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    example_fix: dict[str, str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's `root_cause` object."""
+        return {
+            "entry": self.entry,
+            "category": self.category,
+            "rank": self.rank,
+            "file": self.file,
+            "line": self.line,
+            "text": self.text,
+            "chain": [link.to_dict() for link in self.chain],
+            "solutions": list(self.solutions),
+            "kind": self.kind,
+            "status": self.status,
+            "title": self.title,
+            "headline": self.headline,
+            "confidence": self.confidence,
+            "why": list(self.why),
+            "user_frame": self.user_frame.to_dict() if self.user_frame else None,
+            "rank_note": self.rank_note,
+            "rank_source": self.rank_source,
+            "local_rank": self.local_rank,
+            "frame": self.frame,
+            "thread": self.thread,
+            "exit_code": self.exit_code,
+            "suspect_ranks": list(self.suspect_ranks),
+            "advice": list(self.advice),
+            "evidence": [{"file": e.file, "line": e.line, "text": e.text} for e in self.evidence],
+            "example_fix": dict(self.example_fix) if self.example_fix else None,
+        }
+
+
+@dataclass(frozen=True)
+class Victim:
+    """Another failing rank: a victim of the culprit, or a rank that also failed on its own."""
+
+    rank: int | None
+    category: str
+    entry: str | None
+    file: str
+    line: int
+    text: str
+    role: str  # victim, also-failed
+    exit_code: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's victim object."""
+        return {
+            "rank": self.rank,
+            "category": self.category,
+            "entry": self.entry,
+            "line": self.line,
+            "file": self.file,
+            "text": self.text,
+            "role": self.role,
+            "exit_code": self.exit_code,
+        }
 
 
 @dataclass
@@ -50,9 +157,21 @@ class ExplainReport(Report):
 
     schema: str = SCHEMA
     inputs: list[dict[str, Any]] = field(default_factory=list)
-    root_cause: dict[str, Any] | None = None
-    victims: list[dict[str, Any]] = field(default_factory=list)
+    root_cause: RootCause | None = None
+    victims: list[Victim] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    excerpt: list[tuple[int, str]] = field(default_factory=list)  # lines around the root line, for filing
+
+    def redacted(self) -> ExplainReport:
+        """A copy without host names, IP addresses and home folders (`--redact`)."""
+        from ddpdoctor.explain.redact import hosts_in, map_strings, redactor
+
+        texts = [e.text for f in self.findings for e in f.evidence]
+        if self.root_cause is not None:
+            texts += [self.root_cause.text, *(e.text for e in self.root_cause.evidence)]
+        texts += [line for _, line in self.excerpt]
+        redacted: ExplainReport = map_strings(self, redactor(hosts_in(texts)))
+        return redacted
 
     def to_dict(self) -> dict[str, Any]:
         """The `ddpdoctor.explain/1` JSON object."""
@@ -61,102 +180,17 @@ class ExplainReport(Report):
             "schema": self.schema,
             "ok": base["ok"],
             "inputs": self.inputs,
-            "root_cause": self.root_cause,
-            "victims": self.victims,
+            "root_cause": self.root_cause.to_dict() if self.root_cause else None,
+            "victims": [v.to_dict() for v in self.victims],
             "findings": base["findings"],
             "stats": self.stats,
         }
 
-    def to_document(self, *, verbose: bool = False) -> Document:
-        """Root cause first, then the chain, victims, advice, solutions and the example fix."""
-        from ddpdoctor.document import Bullets, Code, Fields, Heading, Table, Text, finding_blocks
+    def to_document(self, *, verbose: bool = False, full: bool = False, filing: bool = False) -> Document:
+        """The explain page: headline first (see :mod:`ddpdoctor.explain.page`)."""
+        from ddpdoctor.explain.page import explain_document
 
-        names = ", ".join(str(i["path"]) for i in self.inputs) or "(no input)"
-        doc: Document = []
-        rc = self.root_cause
-        if rc is None:
-            doc.append(Heading("No failure found", level=1))
-            doc.append(
-                Text(f"Read {names}: no error, panic, failed rank or known failure message.", tone="ok")
-            )
-        else:
-            title = rc.get("title") or rc["text"]
-            doc.append(Heading(f"Root cause: {_short(title)}", level=1))
-            pairs: list[tuple[str, str]] = []
-            rank = "unknown" if rc["rank"] is None else str(rc["rank"])
-            if rc.get("rank_note"):
-                rank += f" ({rc['rank_note']})"
-            pairs.append(("rank", rank))
-            pairs.append(("category", rc["category"]))
-            if rc.get("entry"):
-                pairs.append(("knowledge base", f"{rc['entry']} (ddpdoctor kb show {rc['entry']})"))
-                if rc.get("status") == "experimental":
-                    pairs.append(("entry status", _EXPERIMENTAL_NOTE))
-            pairs.append(("kind", _KIND_LABEL.get(rc.get("kind", ""), rc.get("kind", ""))))
-            pairs.append(("where", f"{rc['file']}:{rc['line']}"))
-            if rc.get("frame"):
-                pairs.append(("raised at", rc["frame"]))
-            if rc.get("exit_code") is not None:
-                pairs.append(("exit code", str(rc["exit_code"])))
-            doc.append(Fields(tuple(pairs)))
-            doc.append(Code(_short(rc["text"]), title="evidence"))
-            if len(rc["chain"]) > 1:
-                doc.append(Heading("Chain (outermost first)"))
-                doc.append(
-                    Bullets(
-                        tuple(
-                            f"{link['entry'] or '(unknown)'}: {_short(link['text'])}" for link in rc["chain"]
-                        ),
-                        ordered=True,
-                    )
-                )
-            if self.victims:
-                doc.append(Heading("Victims and other failures"))
-                rows = tuple(
-                    (
-                        "?" if v["rank"] is None else str(v["rank"]),
-                        v.get("role", ""),
-                        v["category"],
-                        v["entry"] or "",
-                        f"{v.get('file', '')}:{v['line']}",
-                    )
-                    for v in self.victims
-                )
-                doc.append(Table(("rank", "role", "category", "entry", "where"), rows))
-            if rc.get("advice"):
-                doc.append(Heading("What the evidence says"))
-                doc.append(Bullets(tuple(rc["advice"])))
-            if rc["solutions"]:
-                doc.append(Heading("Solutions (most likely first)"))
-                doc.append(Bullets(tuple(rc["solutions"]), ordered=True))
-            fix = rc.get("example_fix")
-            if fix:
-                doc.append(Heading("Example fix"))
-                if fix.get("note"):
-                    doc.append(Text(fix["note"]))
-                doc.append(Code(fix["before"], language=fix["language"], title="before"))
-                doc.append(Code(fix["after"], language=fix["language"], title="after"))
-        if verbose:
-            doc.append(Heading("Every finding"))
-            for finding in self.findings:
-                doc += finding_blocks(finding, with_solutions=False)
-            doc.append(Heading("Inputs"))
-            doc.append(
-                Table(
-                    ("input", "rank", "bytes", "lines", "selected"),
-                    tuple(
-                        (
-                            str(i["path"]),
-                            "" if i.get("rank") is None else str(i["rank"]),
-                            str(i.get("bytes", "")),
-                            str(i.get("lines", "")),
-                            str(i.get("selected_lines", "")),
-                        )
-                        for i in self.inputs
-                    ),
-                )
-            )
-        return doc
+        return explain_document(self, verbose=verbose, full=full, filing=filing)
 
 
 def event_finding(
@@ -172,7 +206,7 @@ def event_finding(
     solutions: tuple[str, ...] = (),
     data: dict[str, Any] | None = None,
 ) -> Finding:
-    """A Finding for one event of the diagnosis."""
+    """A Finding for one observation of the diagnosis."""
     return Finding(
         id=finding_id,
         severity=severity,
@@ -180,7 +214,7 @@ def event_finding(
         title=title,
         message=message,
         rank=rank,
-        evidence=tuple(Evidence(_short(text), file, line) for file, line, text in evidence[:MAX_EVIDENCE]),
+        evidence=tuple(Evidence(short(text), file, line) for file, line, text in evidence[:MAX_EVIDENCE]),
         entry=entry,
         solutions=solutions,
         data=data or {},
