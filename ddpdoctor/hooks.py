@@ -123,6 +123,8 @@ _MAX_TEXT_CHARS = 1024 * 1024
 _MAX_LEAVES = 32  # sub-exceptions of an exception group that are explained
 _MAX_GROUP_DEPTH = 16
 _GROUP_TYPE: type[BaseException] | None = getattr(builtins, "BaseExceptionGroup", None)
+# Conclusions of `explain` about one rank's own error that make the rank a victim of a peer's failure.
+VICTIM_KINDS = frozenset({"symptom", "lost-peer", "straggler"})
 # Set on an exception once a guard has reported it, so that nested guards report it once.
 _DIAGNOSED = "_ddpdoctor_diagnosed"
 
@@ -349,8 +351,9 @@ class Guard:
         except Exception as err:
             error = f"{type(err).__name__}: {err}"
             self._note(f"could not diagnose the failure ({error})")
-        root = self.diagnosis.root_cause if self.diagnosis is not None else None
-        self.role = VICTIM if root is not None and root.get("kind") == "symptom" else CULPRIT
+        record = self.diagnosis.to_dict() if self.diagnosis is not None else None
+        root: dict[str, Any] | None = record["root_cause"] if record is not None else None
+        self.role = VICTIM if root is not None and root.get("kind") in VICTIM_KINDS else CULPRIT
         if self.role == VICTIM and self.report_dir is not None:
             self.culprit = wait_for_culprit(
                 self.report_dir,
@@ -361,7 +364,7 @@ class Guard:
             )
         summary = root["text"] if root is not None and root.get("text") else _error_line(exc)
         if self.report_dir is not None:
-            self._write(exc, text, failed_at, summary, error)
+            self._write(exc, text, failed_at, summary, record, error)
         if error is None:
             self._show(summary, root)
 
@@ -385,9 +388,15 @@ class Guard:
             self._note(f"could not print the diagnosis ({type(err).__name__}: {err})")
 
     def _write(
-        self, exc: BaseException, text: str, failed_at: float, summary: str, error: str | None
+        self,
+        exc: BaseException,
+        text: str,
+        failed_at: float,
+        summary: str,
+        diagnosis: dict[str, Any] | None,
+        error: str | None,
     ) -> None:
-        root = self.diagnosis.root_cause if self.diagnosis is not None else None
+        root = diagnosis["root_cause"] if diagnosis is not None else None
         culprit = self.culprit
         try:
             stamp = _dt.datetime.fromtimestamp(failed_at, _dt.timezone.utc).isoformat()
@@ -402,7 +411,7 @@ class Guard:
                     "message": _error_line(exc),
                     "traceback": _bounded(_formatted(exc)),
                 },
-                "diagnosis": None if self.diagnosis is None else self.diagnosis.to_dict(),
+                "diagnosis": diagnosis,
                 "diagnosis_error": error,
                 "fallback": self._will_fall_back(),
                 "role": self.role,

@@ -148,7 +148,7 @@ def test_the_failing_rank_prints_a_compact_diagnosis_and_a_report_explain_reads(
     lines = printed.splitlines()
     assert lines[0] == f"ddpdoctor: rank 1: RuntimeError: {OOM}"
     assert lines[1].startswith("  known failure: cuda-out-of-memory (oom_gpu)")
-    assert [line.split(":")[0] for line in lines[2:]] == ["  raised at", "  fix 1", "  fix 2", "  report"]
+    assert [line.split(":")[0] for line in lines[2:]] == ["  your code", "  fix 1", "  fix 2", "  report"]
     assert lines[-1] == (
         f"  report: {tmp_path / 'ddpdoctor-rank1.json'}; every rank: ddpdoctor explain {tmp_path}"
     )
@@ -174,7 +174,7 @@ def test_an_ordinary_error_outside_a_launcher_gets_one_line(
         batch = {"inputs": 1}
         print(batch["labels"])
     (line,) = stream.getvalue().splitlines()
-    assert line.startswith("ddpdoctor: KeyError: 'labels' (raised at ")
+    assert line.startswith("ddpdoctor: KeyError: 'labels' (your code: ")
     assert line.endswith("is not a known multi-device failure")
     assert "issue" not in line and not (tmp_path / "ddpdoctor-reports").exists()
 
@@ -368,6 +368,6 @@ def test_an_ordinary_error_in_a_plain_script_is_one_line_before_the_traceback(tm
     )
     assert out.returncode == 1
     first, second = out.stderr.splitlines()[:2]
-    assert first.startswith("ddpdoctor: KeyError: 'labels' (raised at ")
+    assert first.startswith("ddpdoctor: KeyError: 'labels' (your code: ")
     assert second == "Traceback (most recent call last):"
     assert out.stderr.rstrip().endswith("KeyError: 'labels'")

@@ -1,7 +1,7 @@
 """Text for the training-script hooks: what `guard` prints on a failure (plain lines, no typer or rich).
 
-The failing rank gets at most seven lines (the error, the knowledge-base entry, where it was
-raised, two fixes, the report); a victim gets one line naming the culprit; an error that is not a
+The failing rank gets at most six lines (the error, the knowledge-base entry, the user's frame or
+where it was raised, two fixes, the report); a victim gets one line naming the culprit; an error that is not a
 known multi-device failure gets one line, so the traceback after it stays the first thing to read.
 """
 
@@ -36,8 +36,15 @@ def _headline(notice: GuardNotice, text: str) -> str:
 
 
 def _where(root: dict[str, Any] | None) -> str | None:
-    frame = root.get("frame") if root is not None else None
-    return _clean(frame, _SUMMARY_CHARS) if isinstance(frame, str) and frame else None
+    """`your code: file:line in function` when explain found the user's frame, else `raised at: ...`."""
+    if root is None:
+        return None
+    user = root.get("user_frame")
+    if isinstance(user, dict) and user.get("file"):
+        where = f"{user['file']}:{user.get('line')} in {user.get('function')}"
+        return f"your code: {_clean(where, _SUMMARY_CHARS)}"
+    frame = root.get("frame")
+    return f"raised at: {_clean(frame, _SUMMARY_CHARS)}" if isinstance(frame, str) and frame else None
 
 
 def _report_tail(notice: GuardNotice) -> str:
@@ -72,7 +79,7 @@ def guard_lines(notice: GuardNotice) -> list[str]:
     where = _where(root)
     entry = root.get("entry") if root is not None else None
     if not entry:
-        at = f" (raised at {where})" if where else ""
+        at = f" ({where})" if where else ""
         tail = _report_tail(notice)
         return [
             _headline(
@@ -85,7 +92,7 @@ def guard_lines(notice: GuardNotice) -> list[str]:
         f"  known failure: {entry} ({root.get('category', 'other')}); all of it: ddpdoctor kb show {entry}",
     ]
     if where:
-        lines.append(f"  raised at: {where}")
+        lines.append(f"  {where}")
     solutions = [s for s in root.get("solutions") or () if isinstance(s, str)][:_SHOWN_SOLUTIONS]
     for number, solution in enumerate(solutions, 1):
         lines.append(f"  fix {number}: {_clean(solution, _SOLUTION_CHARS)}")
