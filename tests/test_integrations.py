@@ -96,3 +96,74 @@ def test_transformers_trainer_callback_and_guard_under_torchrun(tmp_path: Path) 
 def test_accelerate_two_lines_under_torchrun(tmp_path: Path) -> None:
     out = run_job(tmp_path, (*TORCHRUN, str(JOBS / "accelerate_job.py")))
     assert_diagnosed(out, tmp_path / "run")
+
+
+@pytest.mark.slow
+def test_a_preflight_error_stops_lightning_before_the_first_step(tmp_path: Path) -> None:
+    import pytorch_lightning as pl
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from ddpdoctor import PreflightError
+    from ddpdoctor.integrations.lightning import DdpDoctorCallback
+
+    class Steps(pl.LightningModule):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer = torch.nn.Linear(4, 1)
+            self.steps = 0
+
+        def training_step(self, batch: list[torch.Tensor], batch_idx: int) -> torch.Tensor:
+            self.steps += 1
+            return self.layer(batch[0]).sum()
+
+        def configure_optimizers(self) -> torch.optim.Optimizer:
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    doctor = DdpDoctorCallback(devices="cuda:0,cuda:0", inventory="builtin:default")
+    trainer = pl.Trainer(
+        accelerator="cpu",
+        devices=1,
+        max_steps=2,
+        callbacks=[doctor],
+        logger=False,
+        enable_checkpointing=False,
+        enable_progress_bar=False,
+        enable_model_summary=False,
+        default_root_dir=tmp_path,
+    )
+    model = Steps()
+    with pytest.raises(PreflightError, match=r"device\.duplicate"):
+        trainer.fit(model, DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=4))
+    assert (
+        model.steps == 0 and doctor.guard is None
+    )  # stopped in setup; a preflight error is not re-explained
+
+
+@pytest.mark.slow
+def test_a_preflight_error_stops_the_hugging_face_trainer_before_the_first_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainingArguments
+
+    from ddpdoctor import PreflightError
+    from ddpdoctor.integrations.transformers import DdpDoctorTrainerCallback
+
+    config = GPT2Config(
+        vocab_size=16, n_positions=4, n_embd=8, n_layer=1, n_head=2, bos_token_id=0, eos_token_id=0
+    )
+    ids = [{"input_ids": [1, 2, 3, 4], "labels": [1, 2, 3, 4]}] * 4
+    doctor = DdpDoctorTrainerCallback(devices="cuda:0,cuda:0", inventory="builtin:default")
+    args = TrainingArguments(
+        output_dir=str(tmp_path),
+        use_cpu=True,
+        max_steps=2,
+        report_to=[],
+        save_strategy="no",
+        disable_tqdm=True,
+    )
+    trainer = Trainer(model=GPT2LMHeadModel(config), args=args, train_dataset=ids, callbacks=[doctor])
+    with pytest.raises(PreflightError, match=r"device\.duplicate"):
+        trainer.train()
+    assert trainer.state.global_step == 0 and doctor.preflight_report is None
