@@ -25,6 +25,7 @@ PREFIX = "ddpdoctor-"
 _MAX_RECORD_BYTES = 4 * 1024 * 1024
 _MAX_ENTRIES = 10_000  # folder entries looked at per scan
 _POLL_SECONDS = 0.1
+MAX_WAIT_SECONDS = 60.0
 # /proc/stat's boot time has one-second resolution; clocks of nodes sharing a folder differ a little.
 _CLOCK_SLACK = 2.0
 _IMPORTED_AT = time.time()
@@ -120,11 +121,16 @@ def earliest_culprit(folder: Path, *, own: str, run: str | None, since: float) -
     return min(found, key=lambda p: p.failed_at, default=None)
 
 
+def bounded_wait(seconds: float) -> float:
+    """`seconds` within 0..MAX_WAIT_SECONDS; NaN counts as 0."""
+    return min(max(seconds, 0.0), MAX_WAIT_SECONDS) if not math.isnan(seconds) else 0.0
+
+
 def wait_for_culprit(
     folder: Path, *, own: str, run: str | None, since: float, wait: float
 ) -> PeerFailure | None:
     """Look for a culprit record for up to `wait` seconds (a dying peer may still be writing it)."""
-    deadline = time.monotonic() + max(0.0, wait)
+    deadline = time.monotonic() + bounded_wait(wait)
     while True:
         found = earliest_culprit(folder, own=own, run=run, since=since)
         left = deadline - time.monotonic()

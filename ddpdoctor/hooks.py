@@ -38,6 +38,7 @@ from ddpdoctor._guard_folder import (
     GUARD_SCHEMA,
     VICTIM,
     PeerFailure,
+    bounded_wait,
     process_start_time,
     report_stem,
     wait_for_culprit,
@@ -125,6 +126,7 @@ _MAX_GROUP_DEPTH = 16
 _GROUP_TYPE: type[BaseException] | None = getattr(builtins, "BaseExceptionGroup", None)
 # Conclusions of `explain` about one rank's own error that make the rank a victim of a peer's failure.
 VICTIM_KINDS = frozenset({"symptom", "lost-peer", "straggler"})
+_LAUNCHER_NAMES = {"torchrun": "torchrun", "slurm": "srun", "mpi": "mpirun"}
 # Set on an exception once a guard has reported it, so that nested guards report it once.
 _DIAGNOSED = "_ddpdoctor_diagnosed"
 
@@ -150,9 +152,8 @@ def _exception_leaves(exc: BaseException) -> list[BaseException]:
     def visit(current: BaseException, depth: int) -> None:
         if len(leaves) >= _MAX_LEAVES:
             return
-        inner = getattr(current, "exceptions", None)
         if _GROUP_TYPE is not None and isinstance(current, _GROUP_TYPE) and depth < _MAX_GROUP_DEPTH:
-            for sub in inner or ():
+            for sub in getattr(current, "exceptions", ()):
                 visit(sub, depth + 1)
         else:
             leaves.append(current)
@@ -172,7 +173,7 @@ def _bounded(text: str) -> str:
     return f"{text[:half]}\n... [{len(text) - 2 * half} characters cut by ddpdoctor] ...\n{text[-half:]}"
 
 
-def explainable_text(exc: BaseException) -> str:
+def _explainable_text(exc: BaseException) -> str:
     """The exception as `explain` reads it: its traceback, or each leaf's traceback for an exception group."""
     return _bounded("\n".join(_formatted(leaf) for leaf in _exception_leaves(exc)))
 
@@ -218,25 +219,31 @@ class Guard:
         stream: IO[str] | None = None,
         peer_wait: float = DEFAULT_PEER_WAIT,
     ) -> None:
-        self.placement = placement_from_env(os.environ)
-        self.rank = rank if rank is not None else self.placement.rank
-        self._named = rank is not None or self.placement.launcher is not None
-        env_dir = os.environ.get(ENV_REPORT_DIR)
-        if report_dir is not None:
-            self.report_dir: Path | None = Path(report_dir)
-        elif env_dir:
-            self.report_dir = Path(env_dir)
-        else:
-            self.report_dir = Path(DEFAULT_REPORT_DIR) if self.placement.launched else None
+        self._rank_arg = rank
+        self._report_dir_arg = report_dir
+        self._locate()
         self.fallback = fallback
         self.name = name
         self.stream = stream
-        self.peer_wait = peer_wait
+        self.peer_wait = bounded_wait(peer_wait)
         self.diagnosis: ExplainReport | None = None
         self.report_path: Path | None = None
         self.role: str | None = None
         self.culprit: PeerFailure | None = None
         self.fallback_result: Any = None
+
+    def _locate(self) -> None:
+        """Read the launcher's variables (again at each failure: a launcher may set them after the guard exists)."""
+        self.placement = placement_from_env(os.environ)
+        self.rank = self._rank_arg if self._rank_arg is not None else self.placement.rank
+        self._named = self._rank_arg is not None or self.placement.launcher is not None
+        env_dir = os.environ.get(ENV_REPORT_DIR)
+        if self._report_dir_arg is not None:
+            self.report_dir: Path | None = Path(self._report_dir_arg)
+        elif env_dir:
+            self.report_dir = Path(env_dir)
+        else:
+            self.report_dir = Path(DEFAULT_REPORT_DIR) if self.placement.launched else None
 
     def __enter__(self) -> Guard:
         return self
@@ -271,8 +278,9 @@ class Guard:
         if self.placement.launched:
             if self.role == VICTIM:
                 return False  # a victim prints one line, the culprit's diagnosis says the rest
+            launcher = _LAUNCHER_NAMES.get(self.placement.launcher or "", "the launcher")
             self._note(
-                f"fallback not run: {self.placement.launcher} started {self.placement.world_size} processes "
+                f"fallback not run: {launcher} started {self.placement.world_size} processes "
                 "and stops all of them once one fails; run the single-device training without the launcher"
             )
             return False
@@ -333,6 +341,7 @@ class Guard:
             return None
         with _sigterm_held():
             try:
+                self._locate()
                 self._diagnose(exc)
             except Exception as err:
                 self._note(f"could not diagnose the failure ({type(err).__name__}: {err})")
@@ -342,7 +351,7 @@ class Guard:
 
     def _diagnose(self, exc: BaseException) -> None:
         failed_at = time.time()
-        text = self._labelled(explainable_text(exc))
+        text = self._labelled(_explainable_text(exc))
         error: str | None = None
         try:
             from ddpdoctor.explain import explain_text

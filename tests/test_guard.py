@@ -231,6 +231,21 @@ def test_a_victim_without_a_culprit_report_says_where_it_looked(launch, tmp_path
     )
 
 
+@pytest.mark.parametrize("wait", [float("nan"), -5.0])
+def test_a_peer_wait_that_is_not_a_duration_waits_not_at_all(wait: float, launch, tmp_path: Path) -> None:
+    launch(**torchrun_rank(1))
+    assert "within 0s" in fail(GLOO_CLOSED, tmp_path, peer_wait=wait)
+
+
+def test_the_launcher_variables_are_read_when_the_failure_happens(launch, tmp_path: Path) -> None:
+    launch()
+    hook = ddpdoctor.guard(report_dir=tmp_path, stream=io.StringIO())
+    launch(LOCAL_RANK="1", NODE_RANK="0", WORLD_SIZE="2")  # as Lightning's launcher does inside fit()
+    with pytest.raises(RuntimeError), hook:
+        raise RuntimeError(OOM)
+    assert hook.rank == 1 and (tmp_path / "ddpdoctor-rank1.json").is_file()
+
+
 def test_reports_of_another_attempt_or_from_before_this_process_are_not_culprits(
     launch, tmp_path: Path
 ) -> None:
