@@ -1,12 +1,14 @@
 """Text for the training-script hooks: what `guard` prints on a failure (plain lines, no typer or rich).
 
 The failing rank gets at most six lines (the error, the knowledge-base entry, the user's frame or
-where it was raised, two fixes, the report); a victim gets one line naming the culprit; an error that is not a
-known multi-device failure gets one line, so the traceback after it stays the first thing to read.
+where it was raised, two fixes, the report); a victim gets one line naming the culprit; an error
+that is not a known multi-device failure gets one line, so the traceback after it stays the first
+thing to read. Text from outside (messages, paths) is shown with control characters escaped.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,6 +18,7 @@ _SUMMARY_CHARS = 200
 _CULPRIT_SUMMARY_CHARS = 100
 _SOLUTION_CHARS = 200
 _SHOWN_SOLUTIONS = 2
+_PATH_CHARS = 400
 
 
 def _clean(text: str, limit: int) -> str:
@@ -29,6 +32,10 @@ def _clean(text: str, limit: int) -> str:
     cut = shown[:limit]
     word_end = cut.rfind(" ")
     return (cut[:word_end] if word_end > limit // 2 else cut).rstrip() + " ..."
+
+
+def _path(path: Path) -> str:
+    return _clean(str(path), _PATH_CHARS)
 
 
 def _headline(notice: GuardNotice, text: str) -> str:
@@ -50,7 +57,7 @@ def _where(root: dict[str, Any] | None) -> str | None:
 def _report_tail(notice: GuardNotice) -> str:
     if notice.report is None or notice.folder is None:
         return ""
-    return f"report: {notice.report}; every rank: ddpdoctor explain {notice.folder}"
+    return f"report: {_path(notice.report)}; every rank: ddpdoctor explain {_path(notice.folder)}"
 
 
 def _victim_line(notice: GuardNotice) -> str:
@@ -58,13 +65,13 @@ def _victim_line(notice: GuardNotice) -> str:
     if culprit is not None:
         whose = f"rank {culprit.rank}'s" if culprit.rank is not None else "another rank's"
         cause = f" ({_clean(culprit.summary, _CULPRIT_SUMMARY_CHARS)})" if culprit.summary else ""
-        return _headline(notice, f"victim of {whose} failure{cause}, see {culprit.report}")
+        return _headline(notice, f"victim of {whose} failure{cause}, see {_path(culprit.report)}")
     summary = _clean(notice.summary, _SUMMARY_CHARS)
     if notice.folder is None:
         where = "run `ddpdoctor explain` on every rank's log to find the first failure"
     else:
         where = (
-            f"no rank reported a cause in {notice.folder} within {notice.peer_wait:g}s "
+            f"no rank reported a cause in {_path(notice.folder)} within {notice.peer_wait:g}s "
             "(the culprit may have hung or been killed: read the launcher's summary)"
         )
     return _headline(notice, f"{summary}: a consequence of another rank's failure; {where}")
