@@ -10,6 +10,7 @@ import concurrent.futures
 import contextlib
 import ipaddress
 import socket
+import sys
 import time
 from collections.abc import Mapping
 
@@ -271,6 +272,15 @@ def check_master_addr(ctx: CheckContext) -> list[Finding]:
     return out
 
 
+def _joined_a_group() -> bool:
+    """Whether this process already called init_process_group (preflight from a framework's setup hook)."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return bool(dist is not None and dist.is_available() and dist.is_initialized())
+    except Exception:
+        return False
+
+
 @check(
     "env.master-port",
     category="rendezvous",
@@ -304,8 +314,9 @@ def check_master_port(ctx: CheckContext) -> list[Finding]:
         return [_bad("env.master-port", "MASTER_PORT", raw, "a port number between 1 and 65535")]
     agent = env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
     valid = passed("env.master-port", f"MASTER_PORT={port} is a valid port")
-    if agent or env_number(env, "RANK") not in (None, 0) or not addresses:
-        return [valid]  # the port is the agent's or rank 0's to hold, or MASTER_ADDR names no host
+    if agent or env_number(env, "RANK") not in (None, 0) or not addresses or _joined_a_group():
+        # the port is the agent's or rank 0's to hold, MASTER_ADDR names no host, or this job holds it
+        return [valid]
     own = _local_addresses()
     local = [a for a in addresses if a in own or ipaddress.ip_address(a.split("%")[0]).is_loopback]
     if not local:
