@@ -54,14 +54,19 @@ def test_markdown_is_ready_for_an_issue(cli) -> None:
     assert result.stdout.startswith("# rank 2: KeyError: 'label'")
     assert "```" in result.stdout and "## Log excerpt" in result.stdout and "## Environment" in result.stdout
     assert "/home/bob" in result.stdout
-    redacted = cli("explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown", "--redact").stdout
+    redacted = cli(
+        "explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown", "--redact"
+    ).stdout
     assert "/home/bob" not in redacted and "~/data/loader.py" in redacted
 
 
 def test_rich_output_renders(cli) -> None:
     result = cli("explain", OOM, "--format", "rich")
     assert result.exit_code == 1 and result.stderr == ""
-    assert "rank 3: torch.OutOfMemoryError: CUDA out of memory" in result.stdout and "Other ranks" in result.stdout
+    assert (
+        "rank 3: torch.OutOfMemoryError: CUDA out of memory" in result.stdout
+        and "Other ranks" in result.stdout
+    )
 
 
 def test_verbose_lists_every_finding_and_input(cli) -> None:

@@ -13,6 +13,7 @@ from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.render import OutputFormat, emit
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.kb import load_knowledge_base
+from ddpdoctor.kb.census import load_census, measure_coverage
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
 from ddpdoctor.kb.views import entry_document, list_dict, list_document, search
@@ -97,3 +98,23 @@ def lint(
     )
     emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code()
+
+
+@app.command("coverage")
+@handle_errors
+def coverage(
+    census: Annotated[
+        Path | None,
+        typer.Option(help="A census folder of <ecosystem>.yaml files (default: the bundled one)."),
+    ] = None,
+    fail_under: Annotated[
+        float | None, typer.Option(help="Exit 1 when the overall weighted share is below this percentage.")
+    ] = None,
+    fmt: FormatOption = OutputFormat.AUTO,
+    kb: KbOption = None,
+) -> int:
+    """How much of the message census the knowledge base recognises, weighted by thread count."""
+    report = measure_coverage(load_knowledge_base(kb or []), load_census(census))
+    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    below = fail_under is not None and 100 * report.share < fail_under
+    return ExitCode.PROBLEM if below else ExitCode.OK

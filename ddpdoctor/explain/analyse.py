@@ -59,7 +59,9 @@ _VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
     r"does not match the version|was compiled (?:with|against)|No module named"
 )
-_NUMERIC = LazyRegex(r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b")
+_NUMERIC = LazyRegex(
+    r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
+)
 _USAGE = LazyRegex(r"[\w./-]{1,200}: error: \S")
 _BUS_ERROR = LazyRegex(r"Bus error|SIGBUS|signal 7\b")
 # Python exceptions that say the program itself is wrong, whoever raised them.
@@ -182,8 +184,10 @@ def _consequence(entry: IndexEntry) -> str | None:
     """What an entry's message is a consequence of: a timeout waits for a peer; else what it declares."""
     if entry.consequence_of and entry.consequence_of[0] != "peer-failure":
         return entry.consequence_of[0]
-    if entry.category == "collective_timeout" and "Connection" not in entry.title and (
-        entry.kind == "symptom" or entry.consequence_of
+    if (
+        entry.category == "collective_timeout"
+        and "Connection" not in entry.title
+        and (entry.kind == "symptom" or entry.consequence_of)
     ):
         return "timeout"
     return entry.consequence_of[0] if entry.consequence_of else None
@@ -235,10 +239,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif short_type in ("KeyboardInterrupt", "SystemExit"):
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")
+    elif short_type == "FloatingPointError":
+        cand.reasons.append("FloatingPointError: the numbers went bad (NaN/Inf), a numerical failure")
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
-    elif _NUMERIC.search(text) or short_type == "FloatingPointError":
+    elif _NUMERIC.search(text):
         cand.reasons.append("the numbers went bad (NaN/Inf): a numerical failure, not a crash of the code")
     elif user is not None:
         cand.category, cand.strength = "user_code", 2
@@ -256,7 +262,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(f"the panic is in your crate at {exc.frames[0].where()}")
     else:
         cand.reasons.append("an error the knowledge base does not know, raised inside library code")
-    if cand.category == "other" and cand.tier == CAUSE and carried is not None and carried.category != "other":
+    if (
+        cand.category == "other"
+        and cand.tier == CAUSE
+        and carried is not None
+        and carried.category != "other"
+    ):
         cand.category = carried.category
         cand.reasons.append(f"{carried.id} says what kind of failure it carries ({carried.category})")
     if exc is not None and exc.cut_off:
@@ -442,14 +453,18 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     }
     waiting |= {o.rank for o in reports if o.rank is not None and o.state == "timeout"}
     # A rank another rank's message names as the one that detected the timeout waited too.
-    waiting |= {r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None}
+    waiting |= {
+        r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None
+    }
     lost = {c.rank for c in found if c.rank is not None and c.consequence == "peer-failure"}
     if not waiting and not lost:
         return None
     failing = {
         c.rank
         for c in found
-        if c.rank is not None and c.consequence is None and (c.tier == CAUSE or c.kind in ("host-kill", "crash", "exit"))
+        if c.rank is not None
+        and c.consequence is None
+        and (c.tier == CAUSE or c.kind in ("host-kill", "crash", "exit"))
     }
     completed = {
         o.rank: o.last_completed for o in reports if o.rank is not None and o.last_completed is not None
@@ -482,12 +497,17 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         return None
     if not waiting:
         return _lost_peer(found, lost, silent)
-    timeouts = [o for o in reports if o.state == "timeout"] or [
+    timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
         c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
     ]
     anchor = next((o for o in timeouts if o.known() is not None), timeouts[0])
     cand = Candidate(
-        anchor, INFERRED, "straggler", "collective_timeout", anchor.known(), silent[0] if len(silent) == 1 else None
+        anchor,
+        INFERRED,
+        "straggler",
+        "collective_timeout",
+        anchor.known(),
+        silent[0] if len(silent) == 1 else None,
     )
     cand.suspects = silent
     cand.reasons.append(

@@ -32,7 +32,11 @@ def environment() -> tuple[tuple[str, str], ...]:
 
     from ddpdoctor import __version__
 
-    pairs = [("ddpdoctor", __version__), ("python", platform.python_version()), ("platform", platform.platform())]
+    pairs = [
+        ("ddpdoctor", __version__),
+        ("python", platform.python_version()),
+        ("platform", platform.platform()),
+    ]
     for package in ("torch", "accelerate", "deepspeed", "lightning", "transformers"):
         try:
             pairs.append((package, version(package)))
@@ -117,7 +121,9 @@ def explain_document(
     if filing:
         if report.excerpt:
             doc.append(Heading("Log excerpt"))
-            doc.append(Code("\n".join(f"{n:>6}  {t}" for n, t in report.excerpt), title=rc.file if rc else None))
+            doc.append(
+                Code("\n".join(f"{n:>6}  {t}" for n, t in report.excerpt), title=rc.file if rc else None)
+            )
         doc.append(Heading("Environment"))
         doc.append(Fields(environment()))
     if verbose:

@@ -1027,7 +1027,7 @@ def _looks_like_exception(text: str) -> bool:
 
 
 def _collective_hint(text: str) -> bool:
-    return "WorkNCCL(" in text or "collective" in text or "Timed out waiting" in text
+    return "WorkNCCL(" in text or "collective" in text or "Timed out waiting" in text or "ranks" in text
 
 
 def _frame(m: re.Match[str]) -> Frame:

@@ -29,7 +29,10 @@ class Timeline:
     """Merged observations of every input, with the job's ranks."""
 
     def __init__(
-        self, observations: Iterable[Observation], world_hints: Iterable[int] = (), input_ranks: Iterable[int] = ()
+        self,
+        observations: Iterable[Observation],
+        world_hints: Iterable[int] = (),
+        input_ranks: Iterable[int] = (),
     ) -> None:
         merged: list[Observation] = []
         progress: dict[int, ProgressObs] = {}

@@ -62,7 +62,9 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     groups = culprit.obs.groups()
     if culprit.category == "duplicate_device" and (groups.get("peer") or groups.get("other_rank")):
         # The message names two ranks on one device: the setup is at fault, not a rank.
-        culprit.suspects = sorted({c.rank for c in found if c.rank is not None and c.category == "duplicate_device"})
+        culprit.suspects = sorted(
+            {c.rank for c in found if c.rank is not None and c.category == "duplicate_device"}
+        )
         culprit.rank = None
         culprit.rank_note = "several ranks share one device; no single rank is at fault"
     verdict = Verdict(culprit, candidates=found)

@@ -25,7 +25,13 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
                 ("framework", entry.framework),
                 ("category", f"{entry.category} ({kb.categories.get(entry.category, '')})"),
                 ("kind", _KIND_LABEL[entry.kind]),
-                ("status", entry.status),
+                ("status", entry.status + (f" ({entry.status_note})" if entry.status_note else "")),
+                *(
+                    (("consequence of", ", ".join(_CONSEQUENCE_LABEL[c] for c in entry.consequence_of)),)
+                    if entry.consequence_of
+                    else ()
+                ),
+                *((("supersedes", ", ".join(entry.supersedes)),) if entry.supersedes else ()),
             )
         ),
         Heading("Error message"),
@@ -37,7 +43,13 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
         Heading("Common situations"),
         Bullets(entry.situations),
         Heading("Solutions"),
-        Bullets(entry.solutions, ordered=True),
+        Bullets(
+            tuple(
+                text + (f" ({_STAGE_LABEL[stage]})" if stage else "")
+                for text, stage in zip(entry.solutions, entry.stages(), strict=True)
+            ),
+            ordered=True,
+        ),
         Heading("Example fix"),
         *_fix_blocks(entry),
     ]
@@ -64,6 +76,12 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
     ]
     return doc
 
+
+_CONSEQUENCE_LABEL = {
+    "peer-failure": "a failure on another rank (look for the rank that died or stalled)",
+    "earlier-error": "an earlier error on the same rank (look above it)",
+}
+_STAGE_LABEL = {"runtime": "after a failure", "preflight": "before launch"}
 
 _KIND_LABEL = {
     "root": "root cause",
