@@ -36,11 +36,14 @@ def explain(
         bool, typer.Option("--verbose", "-v", help="Also list every finding and every input.")
     ] = False,
     full: Annotated[
-        bool, typer.Option("--full", help="The whole page: chain, every reason and solution, the example fix.")
+        bool,
+        typer.Option("--full", help="The whole page: chain, every reason and solution, the example fix."),
     ] = False,
     redact: Annotated[
         bool,
-        typer.Option("--redact", help="Hide host names, IP addresses and paths under home folders in the output."),
+        typer.Option(
+            "--redact", help="Hide host names, IP addresses and paths under home folders in the output."
+        ),
     ] = False,
     kb: KbOption = None,
     engine: Annotated[

@@ -108,7 +108,11 @@ def run_explain(
         attach_excerpt(report)
     if redact:
         report = report.redacted()
-    doc = [] if resolved is OutputFormat.JSON else report.to_document(verbose=verbose, full=full or filing, filing=filing)
+    doc = (
+        []
+        if resolved is OutputFormat.JSON
+        else report.to_document(verbose=verbose, full=full or filing, filing=filing)
+    )
     emit(doc, report.to_dict(), resolved, color=color)
     return int(report.exit_code())
 
@@ -192,7 +196,9 @@ def fast_main(argv: Sequence[str]) -> int | None:
         return None
     options = build_options(args.kb, args.engine, args.jobs)
     try:
-        return run_explain(args.logs, options, args.fmt, verbose=args.verbose, full=args.full, redact=args.redact)
+        return run_explain(
+            args.logs, options, args.fmt, verbose=args.verbose, full=args.full, redact=args.redact
+        )
     except DdpDoctorError as exc:
         error_line(exc.message, exc.hint)
         return int(exc.exit_code)

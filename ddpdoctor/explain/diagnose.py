@@ -157,7 +157,10 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     entry = cand.entry
     chain = list(obs.chain) or [Link(entry, obs.text)]
     chain = _outer_wrappers(cand, timeline) + chain
-    exc = obs if isinstance(obs, ExceptionObs) else None
+    # An inferred culprit (a straggler, a lost peer) is known through another rank's report: that
+    # report's frames are the victim's, not the culprit's.
+    own = cand.rank is None or obs.rank == cand.rank
+    exc = obs if isinstance(obs, ExceptionObs) and own else None
     frame = exc.user_frame() if exc else None
     innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
