@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ddpdoctor.explain import ExplainOptions, explain_paths, explain_text
 from ddpdoctor import matching as core
+from ddpdoctor.explain import ExplainOptions, explain_paths, explain_text
 from ddpdoctor.explain.index import KbIndex, load_index
 from ddpdoctor.explain.match import FastMatcher
 from ddpdoctor.explain.prefilter import required_literals, superset_regex
