@@ -149,6 +149,12 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand = Candidate(obs, CAUSE, "root", primary.entry.category, primary.entry, obs.rank, strength=3)
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
         cand.consequence = _consequence(primary.entry)
+        if isinstance(obs, CollectiveObs) and obs.state in ("missing", "desync") and obs.named_ranks:
+            # The message names the ranks the others waited for: they are the culprits, not its printer.
+            cand.suspects = list(obs.named_ranks)
+            cand.rank = obs.named_ranks[0] if len(obs.named_ranks) == 1 else None
+            cand.rank_note = "named by another rank's report as missing or behind"
+            cand.consequence = None
         return cand
     if any(link.entry is not None and link.entry.kind == "symptom" for link in obs.chain):
         symptom = next(
@@ -391,6 +397,14 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
 def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
     out: list[Candidate] = []
     for obs in reports:
+        primary = obs.primary()
+        if (
+            primary is not None
+            and primary.entry is not None
+            and primary.entry.kind == "root"
+            and obs.named_ranks
+        ):
+            continue  # the knowledge-base candidate of this report already names them
         if obs.state in ("desync", "missing") and (obs.named_ranks or obs.named_seq):
             behind = list(obs.named_ranks)
             if not behind and obs.named_seq:

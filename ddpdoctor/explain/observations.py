@@ -92,10 +92,15 @@ class Observation:
     # --- what the chain says ----------------------------------------------------------------
 
     def primary(self) -> Link | None:
-        """The link that explains the observation: the innermost root entry, else the innermost link."""
-        for link in reversed(self.chain):
-            if link.entry is not None and link.entry.kind == "root":
-                return link
+        """The link that explains the observation: the innermost root entry (unless another root of
+        the chain `supersedes` it), else the innermost link."""
+        roots = [
+            (link, link.entry) for link in self.chain if link.entry is not None and link.entry.kind == "root"
+        ]
+        if roots:
+            superseded = {other for _, entry in roots for other in entry.supersedes}
+            kept = [link for link, entry in roots if entry.id not in superseded]
+            return kept[-1] if kept else roots[-1][0]
         return self.chain[-1] if self.chain else None
 
     def known(self) -> IndexEntry | None:
