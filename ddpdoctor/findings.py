@@ -11,12 +11,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ddpdoctor.errors import ExitCode
-
-if TYPE_CHECKING:
-    from ddpdoctor.document import Document
 
 
 class Severity(str, enum.Enum):
@@ -123,9 +120,3 @@ class Report:
             "ok": self.ok,
             "findings": [f.to_dict() for f in sort_findings(self.findings)],
         }
-
-    def to_document(self) -> Document:
-        """Blocks for the text renderers: a summary table, then each finding in detail."""
-        from ddpdoctor.document import report_document
-
-        return report_document(self)

@@ -190,8 +190,8 @@ class Guard:
         error: str | None = None
         self.diagnosis, self.report_path = None, None
         try:
-            from ddpdoctor.cli.hooks import print_diagnosis
             from ddpdoctor.explain import explain_text
+            from ddpdoctor.present.explain import print_diagnosis
 
             self.diagnosis = explain_text(text, name=self.name or f"<rank {self.rank} exception>")
             print_diagnosis(

@@ -19,8 +19,8 @@ import typer.main
 from ddpdoctor.cli.app import app
 from ddpdoctor.cli.explain import EngineChoice
 from ddpdoctor.cli.explain_fast import OPTIONS, FastArgs, parse_fast
-from ddpdoctor.cli.render import OutputFormat
 from ddpdoctor.explain.options import ENGINES
+from ddpdoctor.present.render import OutputFormat
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
 OOM = str(SAMPLES / "torchrun_oom_table.log")

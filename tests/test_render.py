@@ -7,9 +7,17 @@ import json
 
 import pytest
 
-from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, render_markdown, render_text, resolve_format
-from ddpdoctor.document import Bullets, Code, Fields, Heading, Table, Text, finding_blocks
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
+from ddpdoctor.present.document import Bullets, Code, Fields, Heading, Table, Text
+from ddpdoctor.present.findings import finding_blocks, report_document
+from ddpdoctor.present.render import (
+    ColorMode,
+    OutputFormat,
+    emit,
+    render_markdown,
+    render_text,
+    resolve_format,
+)
 
 DOC = [
     Heading("Title [bold]not markup[/bold]", level=1),
@@ -87,7 +95,7 @@ def test_json_is_the_report_dict_and_reports_sort_errors_first() -> None:
         ],
     )
     buf = io.StringIO()
-    emit(report.to_document(), report.to_dict(), OutputFormat.JSON, stream=buf)
+    emit(report_document(report), report.to_dict(), OutputFormat.JSON, stream=buf)
     data = json.loads(buf.getvalue())
     assert data["schema"] == "ddpdoctor.test/1" and data["ok"] is False
     assert [f["id"] for f in data["findings"]] == ["a", "b"]

@@ -20,8 +20,8 @@ from typing import Any
 from ddpdoctor import __version__
 from ddpdoctor.check.base import CheckContext, finding, passed
 from ddpdoctor.devices import Inventory, TorchProbe, format_size, nvml_driver_version, torch_nccl_version
-from ddpdoctor.document import Document, Fields, Heading, Table, Text
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.present.document import Document, Fields, Heading, Table, Text
 
 LAUNCH_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
 RESOLVE_TIMEOUT_S = 3.0

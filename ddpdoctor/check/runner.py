@@ -22,10 +22,11 @@ from ddpdoctor.check.devices import device_findings, parse_device_list, resolve_
 from ddpdoctor.check.env import env_findings
 from ddpdoctor.check.memory import ModelSource, free_below_minimum, main_device_headroom, model_step
 from ddpdoctor.devices import DeviceProbe, Inventory, format_size, probe_from_spec, visible_mapping
-from ddpdoctor.document import Document, Table, Text, report_document
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Finding, Report, Severity
 from ddpdoctor.kb.schema import Entry
+from ddpdoctor.present.document import Document, Table, Text
+from ddpdoctor.present.findings import report_document
 
 CHECK_SCHEMA = "ddpdoctor.check/1"
 # How many of the knowledge-base entry's solutions follow a finding's own.

@@ -16,8 +16,8 @@ from ddpdoctor.cli import explain as explain_commands
 from ddpdoctor.cli import kb as kb_commands
 from ddpdoctor.cli import reproduce as reproduce_commands
 from ddpdoctor.cli.common import ENV_DEBUG, SETTINGS
-from ddpdoctor.cli.render import ColorMode
 from ddpdoctor.errors import ExitCode
+from ddpdoctor.present.render import ColorMode
 
 # A CPU-only torch without numpy warns about it on import; it says nothing about the user's job.
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy", category=UserWarning)

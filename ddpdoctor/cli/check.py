@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit, error_line
 from ddpdoctor.errors import ExitCode, InputError
+from ddpdoctor.present.render import OutputFormat, emit, error_line
 
 if TYPE_CHECKING:
     from ddpdoctor.devices import DeviceProbe
@@ -38,7 +38,7 @@ def _environ(assignments: list[str]) -> dict[str, str] | None:
 
 def _list_checks(fmt: OutputFormat) -> int:
     from ddpdoctor.check.catalog import CHECKS
-    from ddpdoctor.document import Table
+    from ddpdoctor.present.document import Table
 
     rows = tuple((c.id, c.category, c.needs or "-", c.title) for c in CHECKS)
     emit(

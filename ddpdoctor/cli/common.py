@@ -18,8 +18,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ddpdoctor import __version__
-from ddpdoctor.cli.render import ColorMode, OutputFormat, error_line
 from ddpdoctor.errors import DdpDoctorError, ExitCode
+from ddpdoctor.present.render import ColorMode, OutputFormat, error_line
 
 ENV_DEBUG = "DDPDOCTOR_DEBUG"
 

@@ -9,7 +9,7 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.explain_fast import build_options, run_explain
-from ddpdoctor.cli.render import OutputFormat
+from ddpdoctor.present.render import OutputFormat
 
 
 class EngineChoice(str, enum.Enum):

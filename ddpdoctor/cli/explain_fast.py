@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
-from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, error_line, resolve_format
 from ddpdoctor.errors import DdpDoctorError, ExitCode
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
+from ddpdoctor.present.render import ColorMode, OutputFormat, emit, error_line, resolve_format
 
 # option -> (destination, takes a value); the typer command declares the same set.
 OPTIONS: dict[str, tuple[str, bool]] = {
@@ -90,6 +90,7 @@ def run_explain(
 ) -> int:
     """Explain the logs, print the report in the chosen format, return the exit code."""
     from ddpdoctor.explain.api import explain_paths
+    from ddpdoctor.present.explain import explain_document
 
     bar = ProgressBar()
     try:
@@ -97,7 +98,7 @@ def run_explain(
     finally:
         bar.close()
     resolved = resolve_format(fmt, color, sys.stdout)
-    doc = [] if resolved is OutputFormat.JSON else report.to_document(verbose=verbose)
+    doc = [] if resolved is OutputFormat.JSON else explain_document(report, verbose=verbose)
     emit(doc, report.to_dict(), resolved, color=color)
     return int(report.exit_code())
 

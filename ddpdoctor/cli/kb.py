@@ -10,12 +10,12 @@ import typer
 
 from ddpdoctor.check.catalog import CHECK_IDS
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
 from ddpdoctor.kb.views import entry_document, list_dict, list_document, search
+from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.scenarios.catalog import scenario_names
 
 app = typer.Typer(help="Browse, search and validate the error knowledge base.", no_args_is_help=True)

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit, resolve_format
 from ddpdoctor.errors import ExitCode, InputError
+from ddpdoctor.present.render import OutputFormat, emit, resolve_format
 from ddpdoctor.scenarios.catalog import get_scenario
 from ddpdoctor.scenarios.reproduce import (
     ReproduceOptions,

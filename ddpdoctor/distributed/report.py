@@ -9,9 +9,9 @@ from ddpdoctor.check.runner import CheckReport
 from ddpdoctor.devices import format_size
 from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
-from ddpdoctor.document import Document, Table
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.present.document import Document, Table
 
 
 def _size_text(num_bytes: int) -> str:

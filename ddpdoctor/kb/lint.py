@@ -24,12 +24,12 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ddpdoctor.document import Document, Table, Text
 from ddpdoctor.errors import KnowledgeError
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb.loader import extra_dirs, load_entries
 from ddpdoctor.kb.matching import MAX_MATCH_CHARS, Matcher, split_lines
 from ddpdoctor.kb.schema import FIELD_ORDER, Entry
+from ddpdoctor.present.document import Document, Table, Text
 
 LINT_SCHEMA = "ddpdoctor.kb-lint/1"
 # Wall-clock budget for one pattern over all its adversarial lines; a linear pattern needs a few ms.

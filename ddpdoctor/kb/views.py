@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ddpdoctor.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb import KnowledgeBase
 from ddpdoctor.kb.matching import Match, split_lines
 from ddpdoctor.kb.schema import Entry
+from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
 
 SEARCH_SCHEMA = "ddpdoctor.kb-search/1"
 LIST_SCHEMA = "ddpdoctor.kb-list/1"

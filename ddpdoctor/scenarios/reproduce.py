@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ddpdoctor.document import Block, Code, Document, Fields, Heading, Table, Text, Tone
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Finding, Report, Severity
+from ddpdoctor.present.document import Block, Code, Document, Fields, Heading, Table, Text, Tone
+from ddpdoctor.present.explain import explain_document
 from ddpdoctor.scenarios import ScenarioRun, diagnosis_mismatches, run_scenario
 from ddpdoctor.scenarios.catalog import SCENARIOS, Scenario, get_scenario
 
@@ -130,7 +131,7 @@ def reproduce(
 
         explained = explain_text(run.output, name=str(options.log or f"<{scenario.name}>"))
         report.explained = explained.to_dict()
-        report.explain_document = explained.to_document()
+        report.explain_document = explain_document(explained)
         mismatches = diagnosis_mismatches(scenario, report.explained)
         if mismatches:
             report.findings.append(

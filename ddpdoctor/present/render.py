@@ -1,8 +1,10 @@
-"""Renderers: one document model in, rich terminal output, plain text or Markdown out.
+"""Formatters: one per output format, behind one protocol, and the one place output is written.
 
-JSON is not rendered from documents: it is `json.dumps` of the report's own `to_dict`, written
-without any markup. Only the CLI package uses this module; `rich` is imported lazily so that plain
-text and JSON output stay cheap to start.
+A :class:`View` is what every formatter receives: a report's document (its layout, for rich, text
+and Markdown) and its data (its `to_dict`, for JSON). :func:`emit` picks the formatter for
+`--format`/`--color` and the stream, and escapes control characters from outside text on the way
+(see :mod:`ddpdoctor.present.sanitize`), so no formatter can forget it. `rich` is imported lazily
+so that plain text and JSON output stay cheap to start.
 """
 
 from __future__ import annotations
@@ -11,9 +13,12 @@ import enum
 import json
 import os
 import sys
-from typing import IO, TYPE_CHECKING, Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
-from ddpdoctor.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
+from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
+from ddpdoctor.present.sanitize import escape_controls, escape_json_controls
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -55,9 +60,33 @@ def resolve_format(fmt: OutputFormat, color: ColorMode, stream: IO[str]) -> Outp
     return OutputFormat.RICH if color_enabled(color, stream) else OutputFormat.TEXT
 
 
-def to_json(data: dict[str, Any]) -> str:
-    """Stable JSON text for machine output."""
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+def to_json(data: Mapping[str, Any]) -> str:
+    """Stable JSON text for machine output; control characters are written as `\\uXXXX` escapes."""
+    return escape_json_controls(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False))
+
+
+def escaped_document(doc: Document) -> Document:
+    """`doc` with control characters in every piece of text shown as visible escapes."""
+    return [_escaped_block(block) for block in doc]
+
+
+def _escaped_block(block: Block) -> Block:
+    esc = escape_controls
+    if isinstance(block, Heading):
+        return Heading(esc(block.text), block.level)
+    if isinstance(block, Text):
+        return Text(esc(block.text), block.tone)
+    if isinstance(block, Bullets):
+        return Bullets(tuple(esc(item) for item in block.items), block.ordered)
+    if isinstance(block, Code):
+        return Code(esc(block.text), block.language, None if block.title is None else esc(block.title))
+    if isinstance(block, Fields):
+        return Fields(tuple((esc(k), esc(v)) for k, v in block.pairs))
+    return Table(
+        tuple(esc(c) for c in block.columns),
+        tuple(tuple(esc(c) for c in row) for row in block.rows),
+        None if block.title is None else esc(block.title),
+    )
 
 
 # --- plain text -------------------------------------------------------------------------------
@@ -219,9 +248,79 @@ def make_console(stream: IO[str] | None = None, *, color: bool = True) -> Consol
     )
 
 
+# --- the formatter protocol -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class View:
+    """What a formatter receives: the report's layout (rich, text, Markdown) and its data (JSON)."""
+
+    document: Document
+    data: Mapping[str, Any]
+
+
+class Formatter(Protocol):
+    """Writes a view to a stream in one output format."""
+
+    def write(self, view: View, stream: IO[str]) -> None:
+        """Write `view` to `stream`."""
+
+
+class JsonFormatter:
+    """The report's data as JSON, no markup."""
+
+    def write(self, view: View, stream: IO[str]) -> None:
+        """Write the data as indented JSON."""
+        stream.write(to_json(view.data) + "\n")
+
+
+class TextFormatter:
+    """Plain text."""
+
+    def write(self, view: View, stream: IO[str]) -> None:
+        """Write the document as plain text."""
+        stream.write(render_text(escaped_document(view.document)))
+
+
+class MarkdownFormatter:
+    """GitHub-flavoured Markdown."""
+
+    def write(self, view: View, stream: IO[str]) -> None:
+        """Write the document as Markdown."""
+        stream.write(render_markdown(escaped_document(view.document)))
+
+
+@dataclass(frozen=True)
+class RichFormatter:
+    """Rich terminal output, coloured unless `color` is off."""
+
+    color: bool
+
+    def write(self, view: View, stream: IO[str]) -> None:
+        """Write the document through a rich console."""
+        console = make_console(stream, color=self.color)
+        for renderable in rich_renderables(escaped_document(view.document)):
+            console.print(renderable)
+
+
+def formatter_for(fmt: OutputFormat, color: ColorMode, stream: IO[str]) -> Formatter:
+    """The formatter that `--format fmt --color color` selects for `stream`."""
+    resolved = resolve_format(fmt, color, stream)
+    if resolved is OutputFormat.JSON:
+        return JsonFormatter()
+    if resolved is OutputFormat.MARKDOWN:
+        return MarkdownFormatter()
+    if resolved is OutputFormat.TEXT:
+        return TextFormatter()
+    # An explicit `--format rich` colours even a pipe, unless `--color never` says otherwise.
+    return RichFormatter(
+        color is not ColorMode.NEVER if fmt is OutputFormat.RICH else color_enabled(color, stream)
+    )
+
+
 def emit(
     doc: Document,
-    data: dict[str, Any],
+    data: Mapping[str, Any],
     fmt: OutputFormat,
     *,
     color: ColorMode = ColorMode.AUTO,
@@ -229,26 +328,14 @@ def emit(
 ) -> None:
     """Write a document (or, for `json`, the data) to `stream` in the chosen format."""
     out = stream or sys.stdout
-    resolved = resolve_format(fmt, color, out)
-    if resolved is OutputFormat.JSON:
-        out.write(to_json(data) + "\n")
-    elif resolved is OutputFormat.MARKDOWN:
-        out.write(render_markdown(doc))
-    elif resolved is OutputFormat.TEXT:
-        out.write(render_text(doc))
-    else:
-        # An explicit `--format rich` colours even a pipe, unless `--color never` says otherwise.
-        wants_color = color is not ColorMode.NEVER if fmt is OutputFormat.RICH else color_enabled(color, out)
-        console = make_console(out, color=wants_color)
-        for renderable in rich_renderables(doc):
-            console.print(renderable)
+    formatter_for(fmt, color, out).write(View(doc, data), out)
     out.flush()
 
 
 def error_line(message: str, hint: str | None, stream: IO[str] | None = None) -> None:
     """The one-line error (plus hint) that expected failures print to stderr."""
     err = stream or sys.stderr
-    err.write(f"ddpdoctor: error: {message}\n")
+    err.write(f"ddpdoctor: error: {escape_controls(message)}\n")
     if hint:
-        err.write(f"ddpdoctor: hint: {hint}\n")
+        err.write(f"ddpdoctor: hint: {escape_controls(hint)}\n")
     err.flush()
