@@ -14,7 +14,8 @@ from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
-from ddpdoctor.kb.views import entry_document, list_dict, list_document, search
+from ddpdoctor.kb.views import list_dict, search
+from ddpdoctor.present.kb import entry_document, lint_document, list_document, search_document
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.scenarios.catalog import scenario_names
 
@@ -71,7 +72,7 @@ def search_command(
     query = sys.stdin.read() if text == "-" else text
     base = load_knowledge_base(kb or [])
     report = search(base, query)
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit(search_document(report), report.to_dict(), fmt, color=SETTINGS.color)
     return ExitCode.OK if report.findings else ExitCode.PROBLEM
 
 
@@ -95,5 +96,5 @@ def lint(
         known_scenarios=scenario_names(),
         known_checks=CHECK_IDS,
     )
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit(lint_document(report), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code()

@@ -11,13 +11,9 @@ import typer
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.present.render import OutputFormat, emit, resolve_format
+from ddpdoctor.present.reproduce import catalog_document, reproduce_document
 from ddpdoctor.scenarios.catalog import get_scenario
-from ddpdoctor.scenarios.reproduce import (
-    ReproduceOptions,
-    all_scenarios,
-    catalog_dict,
-    catalog_document,
-)
+from ddpdoctor.scenarios.reproduce import ReproduceOptions, all_scenarios, catalog_dict
 from ddpdoctor.scenarios.reproduce import (
     reproduce as reproduce_scenario,
 )
@@ -67,5 +63,5 @@ def reproduce(
     report = reproduce_scenario(options, on_output=None if machine else _echo_raw)
     if not machine:
         sys.stdout.write("\n")
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit(reproduce_document(report), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code()

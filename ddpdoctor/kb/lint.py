@@ -29,7 +29,6 @@ from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb.loader import extra_dirs, load_entries
 from ddpdoctor.kb.matching import MAX_MATCH_CHARS, Matcher, split_lines
 from ddpdoctor.kb.schema import FIELD_ORDER, Entry
-from ddpdoctor.present.document import Document, Table, Text
 
 LINT_SCHEMA = "ddpdoctor.kb-lint/1"
 # Wall-clock budget for one pattern over all its adversarial lines; a linear pattern needs a few ms.
@@ -45,17 +44,6 @@ class LintReport(Report):
     def to_dict(self) -> dict[str, object]:
         """JSON form with the entry count."""
         return {**super().to_dict(), "entries_checked": self.entries_checked}
-
-    def to_document(self) -> Document:
-        """One row per problem (file, rule, problem, fix), or a one-line pass."""
-        if self.ok:
-            return [Text(f"{self.entries_checked} entries checked, no problems.", tone="ok")]
-        rows = tuple(
-            (f.evidence[0].text if f.evidence else "", f.id, f.title, f.solutions[0] if f.solutions else "")
-            for f in self.findings
-        )
-        summary = f"{len(self.findings)} problem(s) in {self.entries_checked} valid entries"
-        return [Table(("file", "rule", "problem", "fix"), rows, title=summary)]
 
 
 def _problem(rule: str, path: str, message: str, fix: str | None = None) -> Finding:
