@@ -46,15 +46,25 @@ def test_readme_documents_every_exit_code() -> None:
         assert code in readme
 
 
-def test_unknown_option_is_a_usage_error(cli) -> None:
-    result = cli("kb", "list", "--no-such-option")
-    assert result.exit_code == 2
-    assert "No such option" in result.stderr
+USAGE_ERRORS = [
+    (("kb", "list", "--no-such-option"), "no such option: --no-such-option", "ddpdoctor kb list --help"),
+    (("kb", "list", "--format", "yaml"), "'yaml' is not one of", "ddpdoctor kb list --help"),
+    (("explain", "job.log", "--format", "yaml"), "'yaml' is not one of", "ddpdoctor explain --help"),
+    (("explain",), "missing argument 'LOG...'", "ddpdoctor explain --help"),
+    (("kb", "show"), "missing argument 'ID'", "ddpdoctor kb show --help"),
+    (("no-such-command",), "no such command 'no-such-command'", "ddpdoctor --help"),
+]
 
 
-def test_bad_format_value_is_a_usage_error(cli) -> None:
-    result = cli("kb", "list", "--format", "yaml")
-    assert result.exit_code == 2 and "yaml" in result.stderr
+@pytest.mark.parametrize(
+    ("args", "message", "hint"), USAGE_ERRORS, ids=[" ".join(a) for a, _, _ in USAGE_ERRORS]
+)
+def test_usage_errors_are_one_error_line_and_a_hint(cli, args, message, hint) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2 and result.stdout == ""
+    error, hint_line = result.stderr.splitlines()
+    assert error.startswith("ddpdoctor: error: ") and message in error
+    assert hint_line == f"ddpdoctor: hint: see `{hint}`"
 
 
 def test_internal_bug_gives_one_line_exit_3_and_a_crash_report(cli, monkeypatch, tmp_path) -> None:

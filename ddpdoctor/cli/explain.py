@@ -9,6 +9,7 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.explain_fast import build_options, run_explain
+from ddpdoctor.cli.options import ENGINE, JOBS, VERBOSE, typer_option
 from ddpdoctor.present.render import OutputFormat
 
 
@@ -32,20 +33,10 @@ def explain(
         ),
     ],
     fmt: FormatOption = OutputFormat.AUTO,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Also list every finding and every input.")
-    ] = False,
+    verbose: Annotated[bool, typer_option(VERBOSE)] = False,
     kb: KbOption = None,
-    engine: Annotated[
-        EngineChoice,
-        typer.Option(
-            "--engine", help="Prefilter engine: auto (hyperscan when installed), hyperscan, python."
-        ),
-    ] = EngineChoice.AUTO,
-    jobs: Annotated[
-        int,
-        typer.Option("--jobs", "-j", min=0, help="Files scanned in parallel (0: one per CPU, at most 8)."),
-    ] = 0,
+    engine: Annotated[EngineChoice, typer_option(ENGINE)] = EngineChoice.AUTO,
+    jobs: Annotated[int, typer_option(JOBS, min=0)] = 0,
 ) -> int:
     """Find the root cause of a multi-rank failure in logs: the culprit rank, its victims and the fix.
 
@@ -53,4 +44,4 @@ def explain(
     3 internal error.
     """
     options = build_options(kb or [], engine.value, jobs)
-    return run_explain(logs, options, fmt, verbose=verbose, color=SETTINGS.color)
+    return run_explain(logs, options, fmt, verbose=verbose, color=SETTINGS.color, quiet=SETTINGS.quiet)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+import sys
+from collections.abc import Callable, Sequence
+from typing import IO, TypeVar
 
 from ddpdoctor.findings import Finding, Report, Severity, sort_findings
 from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Table, Text, Tone
+from ddpdoctor.present.render import ColorMode, OutputFormat, emit, resolve_format
+
+R = TypeVar("R", bound=Report)
 
 SEVERITY_TONE: dict[Severity, Tone] = {
     Severity.ERROR: "error",
@@ -57,3 +63,32 @@ def report_document(report: Report) -> Document:
         if finding.severity is not Severity.OK:
             doc += finding_blocks(finding)
     return doc
+
+
+def problems_only(report: R) -> R:
+    """A copy of `report` that keeps only its errors and warnings."""
+    kept = [f for f in report.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    return dataclasses.replace(report, findings=kept)
+
+
+def emit_report(
+    report: R,
+    layout: Callable[[R], Document],
+    fmt: OutputFormat,
+    *,
+    color: ColorMode = ColorMode.AUTO,
+    quiet: bool = False,
+    stream: IO[str] | None = None,
+) -> None:
+    """Print `report` laid out by `layout` in `fmt`; the layout is skipped for JSON.
+
+    With `quiet`, human formats show only the problems, and nothing at all when there is none;
+    JSON always carries the whole report.
+    """
+    out = stream or sys.stdout
+    machine = out is not None and resolve_format(fmt, color, out) is OutputFormat.JSON
+    if quiet and not machine:
+        if report.ok and not report.has_warnings():
+            return
+        report = problems_only(report)
+    emit([] if machine else layout(report), report.to_dict(), fmt, color=color, stream=stream)

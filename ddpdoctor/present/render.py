@@ -17,11 +17,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Protocol
 
+from ddpdoctor.errors import DdpDoctorError
 from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
 from ddpdoctor.present.sanitize import escape_controls, escape_json_controls
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
+
+
+class OutputError(DdpDoctorError):
+    """The output could not be written: standard output is closed, full, or its reader went away."""
+
+    def __init__(self, message: str, *, hint: str | None = None, reader_left: bool = False) -> None:
+        super().__init__(message, hint=hint)
+        self.reader_left = reader_left
 
 
 class OutputFormat(str, enum.Enum):
@@ -328,13 +337,22 @@ def emit(
 ) -> None:
     """Write a document (or, for `json`, the data) to `stream` in the chosen format."""
     out = stream or sys.stdout
-    formatter_for(fmt, color, out).write(View(doc, data), out)
-    out.flush()
+    if out is None:
+        raise OutputError("standard output is closed", hint="send the output to a terminal, a file or a pipe")
+    try:
+        formatter_for(fmt, color, out).write(View(doc, data), out)
+        out.flush()
+    except BrokenPipeError:
+        raise OutputError("the reader of the output went away", reader_left=True) from None
+    except OSError as exc:
+        raise OutputError(f"cannot write the output: {exc.strerror or exc}") from None
 
 
 def error_line(message: str, hint: str | None, stream: IO[str] | None = None) -> None:
     """The one-line error (plus hint) that expected failures print to stderr."""
     err = stream or sys.stderr
+    if err is None:
+        return
     err.write(f"ddpdoctor: error: {escape_controls(message)}\n")
     if hint:
         err.write(f"ddpdoctor: hint: {escape_controls(hint)}\n")
