@@ -14,7 +14,7 @@ from ddpdoctor.cli import env as env_commands
 from ddpdoctor.cli import explain as explain_commands
 from ddpdoctor.cli import kb as kb_commands
 from ddpdoctor.cli import reproduce as reproduce_commands
-from ddpdoctor.cli.common import SETTINGS
+from ddpdoctor.cli.common import SETTINGS, requires_torch
 from ddpdoctor.cli.handler import debug_from_env
 from ddpdoctor.cli.options import COLOR, DEBUG, QUIET, typer_option
 from ddpdoctor.errors import ExitCode
@@ -41,7 +41,7 @@ app = typer.Typer(
 app.add_typer(kb_commands.app, name="kb")
 app.command("explain")(explain_commands.explain)
 app.command("reproduce")(reproduce_commands.reproduce)
-app.command("check")(check_commands.check)
+app.command("check")(requires_torch("ddpdoctor check")(check_commands.check))
 app.command("env")(env_commands.env)
 
 

@@ -20,6 +20,8 @@ import typer
 from ddpdoctor import __version__
 from ddpdoctor.cli.handler import run_guarded
 from ddpdoctor.cli.options import FORMAT, KB, typer_option
+from ddpdoctor.errors import ExitCode
+from ddpdoctor.optional import require_torch
 from ddpdoctor.present.render import ColorMode, OutputFormat, error_line
 
 
@@ -51,6 +53,27 @@ def handle_errors(fn: F) -> F:
         raise typer.Exit(code)
 
     return wrapper  # type: ignore[return-value]
+
+
+def requires_torch(command: str) -> Callable[[F], F]:
+    """Make a typer command refuse, in one line with an install hint, to run without torch."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            code = run_guarded(lambda: _torch_present(command), debug=SETTINGS.debug)
+            if code:
+                raise typer.Exit(code)
+            return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _torch_present(command: str) -> int:
+    require_torch(f"`{command}`")
+    return int(ExitCode.OK)
 
 
 def crash_dir() -> Path:

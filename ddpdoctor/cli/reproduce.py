@@ -10,6 +10,7 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
 from ddpdoctor.errors import ExitCode, InputError
+from ddpdoctor.optional import require_torch
 from ddpdoctor.present.render import OutputFormat, emit, resolve_format
 from ddpdoctor.present.reproduce import catalog_document, reproduce_document
 from ddpdoctor.scenarios.catalog import get_scenario
@@ -52,6 +53,7 @@ def reproduce(
         return ExitCode.OK
     if name is None:
         raise InputError("name a scenario to reproduce", hint="see `ddpdoctor reproduce --list`")
+    require_torch("`ddpdoctor reproduce`")
     machine = resolve_format(fmt, SETTINGS.color, sys.stdout) is OutputFormat.JSON
     options = ReproduceOptions(name=name, log=log, explain=explain)
     scenario = get_scenario(name)
