@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,21 @@ def test_every_command_has_help_and_is_in_the_readme(command, cli) -> None:
     assert "Usage:" in result.stdout
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert f"ddpdoctor {' '.join(command)}" in readme
+
+
+# What typer's own help shows: type tags, braced or doubly bracketed metavars, ranges, [required].
+TYPER_MARKS = re.compile(r"<[a-z][a-z\[\],| ]*>|\{[A-Z]+|\[\[|\[x[<>]=|\[required\]")
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_help_reads_like_a_hand_written_tool(command, cli) -> None:
+    result = cli(*command, "--help", env={"COLUMNS": "80"})
+    usage = result.stdout.splitlines()[0]
+    assert usage.startswith(f"Usage: ddpdoctor {' '.join(command)} [OPTIONS]")
+    assert TYPER_MARKS.search(result.stdout) is None, result.stdout
+    example = result.stdout.split("Example:\n", 1)[1].strip()
+    assert example.startswith(f"ddpdoctor {' '.join(command)}")
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
 
 
 def test_readme_documents_every_exit_code() -> None:

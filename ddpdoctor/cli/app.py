@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -16,6 +16,7 @@ from ddpdoctor.cli import kb as kb_commands
 from ddpdoctor.cli import reproduce as reproduce_commands
 from ddpdoctor.cli.common import SETTINGS, requires_torch
 from ddpdoctor.cli.handler import debug_from_env
+from ddpdoctor.cli.help import PlainHelpCommand, PlainHelpGroup, example
 from ddpdoctor.cli.options import COLOR, DEBUG, QUIET, typer_option
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.present.render import ColorMode, error_line
@@ -35,14 +36,39 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     pretty_exceptions_show_locals=False,
     rich_markup_mode=None,
+    cls=PlainHelpGroup,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
 )
+
+
+def register(name: str, command: Callable[..., Any], summary: str, usage: str) -> None:
+    """Add a command with its one-line summary (the command list) and one example (its help)."""
+    app.command(name, cls=PlainHelpCommand, short_help=summary, epilog=example(usage))(command)
+
+
 # Command registration: one line per command or group.
-app.add_typer(kb_commands.app, name="kb")
-app.command("explain")(explain_commands.explain)
-app.command("reproduce")(reproduce_commands.reproduce)
-app.command("check")(requires_torch("ddpdoctor check")(check_commands.check))
-app.command("env")(env_commands.env)
+app.add_typer(kb_commands.app, name="kb", short_help="Browse, search and validate the error knowledge base.")
+register(
+    "explain",
+    explain_commands.explain,
+    "Find the root cause of a failure in logs.",
+    "ddpdoctor explain rank*.log",
+)
+register(
+    "reproduce",
+    reproduce_commands.reproduce,
+    "Make a documented failure happen, then explain it.",
+    "ddpdoctor reproduce main-oom",
+)
+register(
+    "check",
+    requires_torch("ddpdoctor check")(check_commands.check),
+    "Check a multi-device setup before training.",
+    "ddpdoctor check --devices cuda:0,cuda:1 --min-free 20GiB",
+)
+register(
+    "env", env_commands.env, "Print the versions and devices a bug report needs.", "ddpdoctor env -f markdown"
+)
 
 
 def _version(value: bool) -> None:

@@ -10,6 +10,7 @@ import typer
 
 from ddpdoctor.check.catalog import CHECK_IDS
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
+from ddpdoctor.cli.help import PlainHelpCommand, PlainHelpGroup, example
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.lint import lint_knowledge_base
@@ -19,12 +20,17 @@ from ddpdoctor.present.kb import entry_document, lint_document, list_document, s
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.scenarios.catalog import scenario_names
 
-app = typer.Typer(help="Browse, search and validate the error knowledge base.", no_args_is_help=True)
+app = typer.Typer(
+    help="Browse, search and validate the error knowledge base.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=PlainHelpGroup,
+)
 
 ENTRY_SCHEMA = "ddpdoctor.kb-entry/1"
 
 
-@app.command("list")
+@app.command("list", cls=PlainHelpCommand, epilog=example("ddpdoctor kb list --framework burn"))
 @handle_errors
 def list_entries(
     category: Annotated[str | None, typer.Option(help="Only entries of this category.")] = None,
@@ -43,7 +49,7 @@ def list_entries(
     return ExitCode.OK
 
 
-@app.command("show")
+@app.command("show", cls=PlainHelpCommand, epilog=example("ddpdoctor kb show nccl-duplicate-gpu"))
 @handle_errors
 def show(
     entry_id: Annotated[
@@ -59,7 +65,11 @@ def show(
     return ExitCode.OK
 
 
-@app.command("search")
+@app.command(
+    "search",
+    cls=PlainHelpCommand,
+    epilog=example("ddpdoctor kb search 'CUDA out of memory. Tried to allocate'"),
+)
 @handle_errors
 def search_command(
     text: Annotated[
@@ -76,7 +86,7 @@ def search_command(
     return ExitCode.OK if report.findings else ExitCode.PROBLEM
 
 
-@app.command("lint")
+@app.command("lint", cls=PlainHelpCommand, epilog=example("ddpdoctor kb lint team-kb/"))
 @handle_errors
 def lint(
     dirs: Annotated[
