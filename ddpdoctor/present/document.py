@@ -55,11 +55,19 @@ class Fields:
 
 @dataclass(frozen=True)
 class Table:
-    """Rows under column names; cells are plain strings."""
+    """Rows under column names; cells are plain strings.
+
+    On a terminal no cell but the last column's is ever wrapped or cut (ids and names stay whole);
+    the last column wraps at spaces, or with `truncate` is cut with an ellipsis to keep one line per
+    row. Columns named in `optional` are dropped, first named first, when the terminal is too
+    narrow to leave the last column room.
+    """
 
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
     title: str | None = None
+    truncate: bool = False
+    optional: tuple[str, ...] = ()
 
 
 Block = Heading | Text | Bullets | Code | Fields | Table

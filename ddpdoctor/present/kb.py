@@ -100,6 +100,8 @@ def list_document(entries: list[Entry]) -> Document:
             ("id", "framework", "category", "kind", "status", "message"),
             rows,
             title=f"{len(entries)} entries",
+            truncate=True,
+            optional=("status", "category", "framework"),
         )
     ]
 

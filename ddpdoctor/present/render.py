@@ -95,6 +95,8 @@ def _escaped_block(block: Block) -> Block:
         tuple(esc(c) for c in block.columns),
         tuple(tuple(esc(c) for c in row) for row in block.rows),
         None if block.title is None else esc(block.title),
+        block.truncate,
+        block.optional,
     )
 
 
@@ -199,12 +201,62 @@ _TONE_STYLE: dict[Tone, str] = {
 }
 
 
-def rich_renderables(doc: Document) -> list[RenderableType]:
-    """Rich renderables for a colour terminal; text is never interpreted as markup."""
-    return [_rich_block(b) for b in doc]
+# Cells that name a severity are coloured in every table.
+_SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan", "ok": "green"}
+_LAST_COLUMN_MIN = 24  # the room the free-text column keeps before optional columns are dropped
+_GAP = 3  # what each column costs besides its text: a space either side and the divider
 
 
-def _rich_block(block: Block) -> RenderableType:
+def rich_renderables(doc: Document, width: int = 80) -> list[RenderableType]:
+    """Rich renderables for a terminal `width` columns wide; text is never interpreted as markup."""
+    return [_rich_block(b, width) for b in doc]
+
+
+def _fixed_width(table: Table, columns: list[int]) -> int:
+    """Width of `columns` at their longest cell, gaps included."""
+    cells = [table.columns, *table.rows]
+    return sum(max(len(row[i]) for row in cells) + _GAP for i in columns)
+
+
+def _kept_columns(table: Table, width: int) -> list[int]:
+    """Indexes of the columns shown at `width`: optional ones go until the last column has room."""
+    kept = list(range(len(table.columns)))
+    for name in table.optional:
+        if width - _fixed_width(table, kept[:-1]) >= _LAST_COLUMN_MIN:
+            break
+        if name in table.columns and table.columns.index(name) in kept[:-1]:
+            kept.remove(table.columns.index(name))
+    return kept
+
+
+def _rich_table(block: Table, width: int) -> RenderableType:
+    from rich import box
+    from rich.table import Table as RichTable
+    from rich.text import Text as RichText
+
+    kept = _kept_columns(block, width)
+    table = RichTable(
+        title=block.title,
+        box=box.SIMPLE_HEAD,
+        header_style="bold",
+        padding=(0, 1),
+        pad_edge=False,
+        show_edge=False,
+    )
+    cells = [block.columns, *block.rows]
+    for i in kept[:-1]:
+        longest = max(len(row[i]) for row in cells)
+        table.add_column(block.columns[i], no_wrap=True, min_width=longest, max_width=longest)
+    room = max(_LAST_COLUMN_MIN, width - _fixed_width(block, kept[:-1]) - 1)
+    table.add_column(block.columns[kept[-1]], overflow="ellipsis", no_wrap=block.truncate, max_width=room)
+    for row in block.rows:
+        *fixed, last = (RichText(row[i], style=_SEVERITY_STYLE.get(row[i], "")) for i in kept)
+        last.overflow, last.no_wrap = "ellipsis", block.truncate
+        table.add_row(*fixed, last)
+    return table
+
+
+def _rich_block(block: Block, width: int) -> RenderableType:
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.table import Table as RichTable
@@ -231,17 +283,12 @@ def _rich_block(block: Block) -> RenderableType:
         return Panel(body, title=block.title, title_align="left", border_style="dim", expand=False)
     if isinstance(block, Fields):
         grid = RichTable.grid(padding=(0, 2))
-        grid.add_column(style="bold")
-        grid.add_column()
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column(overflow="fold")  # a long path is shown whole, over two lines
         for k, v in block.pairs:
             grid.add_row(RichText(k), RichText(v))
         return grid
-    table = RichTable(title=block.title, show_lines=False, header_style="bold")
-    for col in block.columns:
-        table.add_column(col, overflow="fold")
-    for row in block.rows:
-        table.add_row(*(RichText(c) for c in row))
-    return table
+    return _rich_table(block, width)
 
 
 def make_console(stream: IO[str] | None = None, *, color: bool = True) -> Console:
@@ -308,7 +355,7 @@ class RichFormatter:
     def write(self, view: View, stream: IO[str]) -> None:
         """Write the document through a rich console."""
         console = make_console(stream, color=self.color)
-        for renderable in rich_renderables(escaped_document(view.document)):
+        for renderable in rich_renderables(escaped_document(view.document), console.width):
             console.print(renderable)
 
 
