@@ -206,3 +206,30 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("ddpdoctor: error: no knowledge-base entry 'nope'")
+
+
+def test_reproduce_suggests_the_scenario_meant(cli) -> None:
+    result = cli("reproduce", "main_oom")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "ddpdoctor: error: no scenario 'main_oom'",
+        "ddpdoctor: hint: did you mean: main-oom?",
+    ]
+
+
+@pytest.mark.parametrize("bare", ["x.log", Path("x.log")])
+def test_explain_paths_rejects_one_bare_path(bare) -> None:
+    from ddpdoctor.errors import InputError
+    from ddpdoctor.explain.api import explain_paths
+
+    with pytest.raises(InputError, match=r"takes a list of paths, not one path: 'x.log'") as caught:
+        explain_paths(bare)
+    assert caught.value.hint == "write explain_paths(['x.log'])"
+
+
+def test_quiet_prints_nothing_when_all_is_well_and_problems_otherwise(cli) -> None:
+    healthy = cli("kb", "lint", "--no-speed", "-q")
+    assert healthy.exit_code == 0 and healthy.stdout == ""
+    assert cli("kb", "lint", "--no-speed").stdout.strip().endswith("no problems.")
+    found = cli("kb", "search", "Distributed data parallel main worker failed: boom", "-q", "-f", "text")
+    assert found.exit_code == 0 and "burn-ddp-main-worker-failed" in found.stdout

@@ -16,6 +16,7 @@ from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
 from ddpdoctor.kb.views import list_dict, search
+from ddpdoctor.present.findings import emit_report
 from ddpdoctor.present.kb import entry_document, lint_document, list_document, search_document
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.scenarios.catalog import scenario_names
@@ -82,7 +83,7 @@ def search_command(
     query = sys.stdin.read() if text == "-" else text
     base = load_knowledge_base(kb or [])
     report = search(base, query)
-    emit(search_document(report), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, search_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return ExitCode.OK if report.findings else ExitCode.PROBLEM
 
 
@@ -106,5 +107,5 @@ def lint(
         known_scenarios=scenario_names(),
         known_checks=CHECK_IDS,
     )
-    emit(lint_document(report), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, lint_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code()

@@ -11,6 +11,7 @@ import typer
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.optional import require_torch
+from ddpdoctor.present.findings import emit_report
 from ddpdoctor.present.render import OutputFormat, emit, resolve_format
 from ddpdoctor.present.reproduce import catalog_document, reproduce_document
 from ddpdoctor.scenarios.catalog import get_scenario
@@ -65,5 +66,5 @@ def reproduce(
     report = reproduce_scenario(options, on_output=None if machine else _echo_raw)
     if not machine:
         sys.stdout.write("\n")
-    emit(reproduce_document(report), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, reproduce_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code()
