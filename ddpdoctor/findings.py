@@ -2,8 +2,8 @@
 
 A :class:`Finding` is one observation (a root cause in a log, a duplicate device, a slow
 dataloader). A :class:`Report` holds findings and knows its JSON schema name; command-specific
-reports subclass it and add their own keys. Core code returns reports; renderers in
-:mod:`ddpdoctor.cli.render` turn them into terminal text, plain text, JSON or Markdown.
+reports subclass it and add their own keys. Core code returns reports as data; the layouts and
+formatters of :mod:`ddpdoctor.present` turn them into terminal text, plain text, JSON or Markdown.
 """
 
 from __future__ import annotations

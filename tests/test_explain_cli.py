@@ -30,11 +30,14 @@ def test_text_output_leads_with_the_root_cause(cli) -> None:
     result = cli("explain", OOM, "--format", "text")
     assert result.exit_code == 1
     first = result.stdout.splitlines()[0]
-    assert first.startswith("Root cause: CUDA out of memory")
-    assert "rank:           3" in result.stdout
-    assert "Victims and other failures" in result.stdout and "Solutions" in result.stdout
-    assert "Example fix" in result.stdout
+    assert first == "rank 3: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB."
+    assert "rank:" in result.stdout and "confidence:" in result.stdout
+    assert "Other ranks" in result.stdout and "What to do" in result.stdout
+    assert "Example fix" not in result.stdout and "--full" in result.stdout
+    assert len(result.stdout.splitlines()) <= 45
     assert result.stderr == ""
+    full = cli("explain", OOM, "--format", "text", "--full").stdout
+    assert "Example fix" in full and "Chain (outermost first)" in full
 
 
 def test_json_output_is_the_contract(cli) -> None:
@@ -48,14 +51,22 @@ def test_json_output_is_the_contract(cli) -> None:
 def test_markdown_is_ready_for_an_issue(cli) -> None:
     result = cli("explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown")
     assert result.exit_code == 1
-    assert result.stdout.startswith("# Root cause: KeyError")
-    assert "```" in result.stdout and "--format markdown" in result.stdout
+    assert result.stdout.startswith("# rank 2: KeyError: 'label'")
+    assert "```" in result.stdout and "## Log excerpt" in result.stdout and "## Environment" in result.stdout
+    assert "/home/bob" in result.stdout
+    redacted = cli(
+        "explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown", "--redact"
+    ).stdout
+    assert "/home/bob" not in redacted and "~/data/loader.py" in redacted
 
 
 def test_rich_output_renders(cli) -> None:
     result = cli("explain", OOM, "--format", "rich")
     assert result.exit_code == 1 and result.stderr == ""
-    assert "Root cause: CUDA out of memory" in result.stdout and "Victims and other failures" in result.stdout
+    assert (
+        "rank 3: torch.OutOfMemoryError: CUDA out of memory" in result.stdout
+        and "Other ranks" in result.stdout
+    )
 
 
 def test_verbose_lists_every_finding_and_input(cli) -> None:
@@ -294,7 +305,7 @@ def test_progress_counts_every_byte_once(tmp_path: Path) -> None:
     notes.write_text('{"loss": 0.5}\nRuntimeError: CUDA error: device-side assert triggered\n')
     seen: list[tuple[int, int | None]] = []
     report = explain_paths([str(notes)], progress=lambda done, total: seen.append((done, total)))
-    assert report.root_cause is not None and report.root_cause["entry"] == "cuda-device-side-assert"
+    assert report.root_cause is not None and report.root_cause.entry == "cuda-device-side-assert"
     size = notes.stat().st_size
     assert seen[-1] == (size, size)
 

@@ -58,8 +58,8 @@ def test_broken_utf8_around_an_error(kb: KnowledgeBase) -> None:
         b"\xff\xfe\xfa junk \xc3\n[rank2]: RuntimeError: CUDA error: device-side assert triggered \xe2\x82\n"
     )
     report = explain_text(data.decode("utf-8", "surrogateescape"))
-    assert report.root_cause is not None and report.root_cause["rank"] == 2
-    assert report.root_cause["entry"] == "cuda-device-side-assert"
+    assert report.root_cause is not None and report.root_cause.rank == 2
+    assert report.root_cause.entry == "cuda-device-side-assert"
     check_report(report.to_dict(), kb)
 
 
@@ -69,8 +69,8 @@ def test_twenty_thousand_nested_wrappers(kb: KnowledgeBase) -> None:
     report = explain_text(f"thread 'main' (1) panicked at src/main.rs:1:1:\n{line}\n")
     assert time.monotonic() - start < 20
     root = report.root_cause
-    assert root is not None and root["rank"] == 1
-    assert 1 < len(root["chain"]) <= 18
+    assert root is not None and root.rank == 1
+    assert 1 < len(root.chain) <= 18
     check_report(report.to_dict(), kb)
 
 
@@ -78,7 +78,7 @@ def test_many_failures_stay_bounded(kb: KnowledgeBase) -> None:
     block = "[rank{r}]: RuntimeError: CUDA error: an illegal memory access was encountered {i}\n"
     text = "".join(block.format(r=i % 64, i=i) for i in range(20_000))
     report = explain_text(text)
-    assert report.root_cause is not None and report.root_cause["rank"] == 0
+    assert report.root_cause is not None and report.root_cause.rank == 0
     assert len(report.findings) <= 5000
     check_report(report.to_dict(), kb)
 

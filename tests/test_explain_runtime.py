@@ -23,9 +23,9 @@ def test_runtime_log_is_diagnosed_as_the_catalog_says(log: Path) -> None:
     scenario = get_scenario(log.stem)
     root = explain_paths([str(log)]).root_cause
     assert root is not None
-    assert (root["entry"], root["category"]) == (scenario.entry, scenario.category)
+    assert (root.entry, root.category) == (scenario.entry, scenario.category)
     if not scenario.any_rank:
-        assert root["rank"] == scenario.rank
+        assert root.rank == scenario.rank
 
 
 def test_runtime_logs_are_present() -> None:

@@ -49,6 +49,9 @@ class Recorder:
     def gap(self) -> None:
         self.gaps += 1
 
+    def more(self) -> int:
+        return 0
+
 
 def scan_bytes(data: bytes, engine: Engine, index: KbIndex, chunk: int = 8 << 20) -> Recorder:
     sink = Recorder()
@@ -124,14 +127,14 @@ def test_ansi_crlf_and_progress_bars() -> None:
         "\x1b[31mRuntimeError\x1b[0m: CUDA error: an illegal memory access was encountered\r\n"
     )
     root = explain_text(text).root_cause
-    assert root is not None and root["entry"] == "cuda-illegal-memory-access" and root["line"] == 2
+    assert root is not None and root.entry == "cuda-illegal-memory-access" and root.line == 2
 
 
 def test_gzip_is_read_transparently(tmp_path: Path) -> None:
     path = tmp_path / "rank2.log.gz"
     path.write_bytes(gzip.compress((SAMPLES / "srun_labels.log").read_bytes()))
     root = explain_paths([str(tmp_path)]).root_cause
-    assert root is not None and root["entry"] == "cuda-invalid-device-ordinal"
+    assert root is not None and root.entry == "cuda-invalid-device-ordinal"
 
 
 def test_a_gzipped_error_file_is_read_as_one(tmp_path: Path) -> None:
@@ -144,8 +147,8 @@ def test_a_gzipped_error_file_is_read_as_one(tmp_path: Path) -> None:
     error_json.unlink()
     report = explain_paths([str(folder)])
     root = report.root_cause
-    assert root is not None and (root["entry"], root["rank"]) == ("cuda-illegal-memory-access", 1)
-    assert root["file"].endswith("attempt_0/1/error.json.gz")
+    assert root is not None and (root.entry, root.rank) == ("cuda-illegal-memory-access", 1)
+    assert root.file.endswith("attempt_0/1/error.json.gz")
     assert [i["kind"] for i in report.inputs if i["path"].endswith(".gz")] == ["error-file"]
 
 
@@ -154,8 +157,8 @@ def test_an_overlong_line_is_cut_into_its_segments(tmp_path: Path) -> None:
     bar = b" 50%|#####     | 5/10 [00:01<00:01]\r" * 200_000  # ~7 MB without a newline
     path.write_bytes(b"start\n" + bar + b"RuntimeError: CUDA error: device-side assert triggered\nend\n")
     report = explain_paths([str(path)])
-    assert report.root_cause is not None and report.root_cause["entry"] == "cuda-device-side-assert"
-    assert report.root_cause["line"] == 2 and report.inputs[0]["lines"] == 3
+    assert report.root_cause is not None and report.root_cause.entry == "cuda-device-side-assert"
+    assert report.root_cause.line == 2 and report.inputs[0]["lines"] == 3
 
 
 # --- prefilters are supersets ----------------------------------------------------------------------

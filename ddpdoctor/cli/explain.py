@@ -9,7 +9,7 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.explain_fast import build_options, run_explain
-from ddpdoctor.cli.options import ENGINE, JOBS, VERBOSE, typer_option
+from ddpdoctor.cli.options import ENGINE, FULL, JOBS, REDACT, VERBOSE, typer_option
 from ddpdoctor.present.render import OutputFormat
 
 
@@ -34,6 +34,8 @@ def explain(
     ],
     fmt: FormatOption = OutputFormat.AUTO,
     verbose: Annotated[bool, typer_option(VERBOSE)] = False,
+    full: Annotated[bool, typer_option(FULL)] = False,
+    redact: Annotated[bool, typer_option(REDACT)] = False,
     kb: KbOption = None,
     engine: Annotated[EngineChoice, typer_option(ENGINE)] = EngineChoice.AUTO,
     jobs: Annotated[int, typer_option(JOBS, min=0)] = 0,
@@ -44,4 +46,13 @@ def explain(
     3 internal error.
     """
     options = build_options(kb or [], engine.value, jobs)
-    return run_explain(logs, options, fmt, verbose=verbose, color=SETTINGS.color, quiet=SETTINGS.quiet)
+    return run_explain(
+        logs,
+        options,
+        fmt,
+        verbose=verbose,
+        full=full,
+        redact=redact,
+        color=SETTINGS.color,
+        quiet=SETTINGS.quiet,
+    )

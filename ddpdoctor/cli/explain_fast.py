@@ -78,20 +78,35 @@ def run_explain(
     fmt: OutputFormat,
     *,
     verbose: bool,
+    full: bool = False,
+    redact: bool = False,
     color: ColorMode = ColorMode.AUTO,
     quiet: bool = False,
 ) -> int:
     """Explain the logs, print the report in the chosen format, return the exit code."""
-    from ddpdoctor.explain.api import explain_paths
+    from ddpdoctor.explain.api import attach_excerpt, explain_paths
     from ddpdoctor.present.explain import explain_document
     from ddpdoctor.present.findings import emit_report
 
+    if "-" in logs and sys.stdin.isatty():
+        sys.stderr.write("ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n")
     bar = ProgressBar()
     try:
         report = explain_paths(list(logs), options, progress=bar)
     finally:
         bar.close()
-    emit_report(report, lambda r: explain_document(r, verbose=verbose), fmt, color=color, quiet=quiet)
+    filing = resolve_format(fmt, color, sys.stdout) is OutputFormat.MARKDOWN
+    if filing:
+        attach_excerpt(report)
+    if redact:
+        report = report.redacted()
+    emit_report(
+        report,
+        lambda r: explain_document(r, verbose=verbose, full=full or filing, filing=filing),
+        fmt,
+        color=color,
+        quiet=quiet,
+    )
     return int(report.exit_code())
 
 
@@ -104,6 +119,8 @@ class FastArgs:
     verbose: bool = False
     color: ColorMode = ColorMode.AUTO
     quiet: bool = False
+    full: bool = False
+    redact: bool = False
     kb: list[str] = field(default_factory=list)
     engine: str = "auto"
     jobs: int = 0
@@ -178,7 +195,14 @@ def fast_main(argv: Sequence[str]) -> int | None:
     options = build_options(args.kb, args.engine, args.jobs)
     return run_guarded(
         lambda: run_explain(
-            args.logs, options, args.fmt, verbose=args.verbose, color=args.color, quiet=args.quiet
+            args.logs,
+            options,
+            args.fmt,
+            verbose=args.verbose,
+            full=args.full,
+            redact=args.redact,
+            color=args.color,
+            quiet=args.quiet,
         ),
         debug=False,
     )

@@ -37,6 +37,10 @@ QUIET = OptionSpec(("--quiet", "-q"), "Print problems only: nothing when all is 
 DEBUG = OptionSpec(("--debug",), "Show tracebacks instead of one-line errors (also DDPDOCTOR_DEBUG=1).")
 KB = OptionSpec(("--kb",), "Extra knowledge-base folder (repeatable; also DDPDOCTOR_KB_PATH).", "DIR")
 VERBOSE = OptionSpec(("--verbose", "-v"), "Also list every finding and every input.")
+FULL = OptionSpec(("--full",), "The whole page: chain, every reason and solution, the example fix.")
+REDACT = OptionSpec(
+    ("--redact",), "Hide host names, IP addresses and paths under home folders in the output."
+)
 ENGINE = OptionSpec(
     ("--engine",), "Prefilter engine: auto (hyperscan when installed), hyperscan or python.", "NAME"
 )
@@ -47,6 +51,8 @@ GLOBAL_OPTIONS: dict[str, OptionSpec] = {"color": COLOR, "quiet": QUIET, "debug"
 EXPLAIN_OPTIONS: dict[str, OptionSpec] = {
     "fmt": FORMAT,
     "verbose": VERBOSE,
+    "full": FULL,
+    "redact": REDACT,
     "kb": KB,
     "engine": ENGINE,
     "jobs": JOBS,

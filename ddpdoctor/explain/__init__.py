@@ -9,8 +9,8 @@ Public API (other commands and outside tools call these):
 
 from __future__ import annotations
 
-from ddpdoctor.explain.api import explain_paths, explain_text
+from ddpdoctor.explain.api import attach_excerpt, explain_paths, explain_text
 from ddpdoctor.explain.options import ExplainOptions
 from ddpdoctor.explain.report import SCHEMA, ExplainReport
 
-__all__ = ["SCHEMA", "ExplainOptions", "ExplainReport", "explain_paths", "explain_text"]
+__all__ = ["SCHEMA", "ExplainOptions", "ExplainReport", "attach_excerpt", "explain_paths", "explain_text"]

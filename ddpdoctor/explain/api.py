@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from ddpdoctor.errors import InputError
-from ddpdoctor.explain.diagnose import Diagnosis, diagnose
-from ddpdoctor.explain.index import IndexEntry, KbIndex, load_index
+from ddpdoctor.explain.diagnose import build_report, diagnose
+from ddpdoctor.explain.index import KbIndex, load_index
 from ddpdoctor.explain.match import FastMatcher
-from ddpdoctor.explain.model import Event
+from ddpdoctor.explain.observations import Observation
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
-from ddpdoctor.explain.parse import FileParser, error_file_events
-from ddpdoctor.explain.report import MAX_EVIDENCE, ExplainReport, event_finding
+from ddpdoctor.explain.recognize import LogReader, error_file_observations
+from ddpdoctor.explain.report import ExplainReport
 from ddpdoctor.explain.scan import ReadInto, Scanner, make_engine
 from ddpdoctor.explain.sources import (
     ERROR_FILE,
@@ -26,20 +26,12 @@ from ddpdoctor.explain.sources import (
     open_source,
     reader,
 )
-from ddpdoctor.findings import Finding, Severity
 
 Progress = Callable[[int, "int | None"], None]
 HEAD_BYTES = 64 * 1024
 MAX_JOBS = 8
 # Several inputs of this many bytes in all are scanned in parallel processes (below: threads).
 PROCESS_MIN_BYTES = 64 * 1024 * 1024
-_GENERIC_SOLUTIONS = (
-    "Read the evidence line: it is the first error the logs show; the other ranks' errors are usually "
-    "consequences of it.",
-    "If it was raised from your code (see 'raised at'), fix it there; reproduce on a single device first.",
-    "Run `ddpdoctor explain --format markdown LOG... > report.md` and file it as a ddpdoctor issue so the "
-    "message can be added to the knowledge base.",
-)
 
 
 class _Context:
@@ -99,17 +91,19 @@ def _scan(
     rank: int | None,
     rank_source: str | None,
     size_hint: int | None = None,
-) -> tuple[list[Event], dict[str, Any]]:
+) -> tuple[list[Observation], dict[str, Any]]:
     capture = _HeadCapture(read_into)
-    parser = FileParser(
+    reader = LogReader(
         ctx.matcher, label, index, default_rank=rank, rank_source=rank_source, head=capture.get
     )
-    stats = Scanner(ctx.engine, ctx.index, parser, progress=ctx.advance).run(capture, size_hint)
-    events = parser.finish()
-    info = {"bytes": stats.bytes, "lines": stats.lines, "selected_lines": stats.hit_lines}
-    if parser.dropped:
-        info["events_dropped"] = parser.dropped
-    return events, info
+    stats = Scanner(ctx.engine, ctx.index, reader, progress=ctx.advance).run(capture, size_hint)
+    observations = reader.finish()
+    info: dict[str, Any] = {"bytes": stats.bytes, "lines": stats.lines, "selected_lines": stats.hit_lines}
+    if reader.world_sizes:
+        info["world_size_hints"] = sorted(reader.world_sizes)
+    if reader.dropped:
+        info["events_dropped"] = reader.dropped
+    return observations, info
 
 
 def _read_stream(
@@ -122,7 +116,7 @@ def _read_stream(
     *,
     error_file: bool,
     size: int | None,
-) -> tuple[list[Event], dict[str, Any], bool]:
+) -> tuple[list[Observation], dict[str, Any], bool]:
     """(events, read statistics, whether it was read as a torchelastic error file) of one input.
 
     A candidate error file is read whole (up to MAX_ERROR_FILE_BYTES); when it is not one, those
@@ -132,7 +126,7 @@ def _read_stream(
     if error_file and (size or 0) <= MAX_ERROR_FILE_BYTES:
         head = stream.read(MAX_ERROR_FILE_BYTES + 1)
         if len(head) <= MAX_ERROR_FILE_BYTES:
-            events = error_file_events(ctx.matcher, label, index, head, rank, rank_source)
+            events = error_file_observations(ctx.matcher, label, index, head, rank, rank_source)
             if events is not None:
                 ctx.advance(len(head))
                 lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
@@ -141,7 +135,7 @@ def _read_stream(
     return events, stats, False
 
 
-def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Event], dict[str, Any]]:
+def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Observation], dict[str, Any]]:
     info: dict[str, Any] = {
         "path": source.display,
         "kind": "stdin" if source.path == STDIN else "file",
@@ -192,8 +186,15 @@ def explain_paths(
 
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ddpdoctor-scan") as pool:
             results = list(pool.map(lambda pair: _read_source(ctx, pair[1], pair[0]), enumerate(sources)))
-    events = [e for found, _ in results for e in found]
-    return build_report(diagnose(events, ctx.index), [info for _, info in results], ctx.engine.name)
+    return _report(ctx, results)
+
+
+def _report(ctx: _Context, results: list[Result]) -> ExplainReport:
+    observations = [obs for found, _ in results for obs in found]
+    hints = [w for _, info in results for w in info.pop("world_size_hints", ())]
+    ranks = [info["rank"] for _, info in results if isinstance(info.get("rank"), int)]
+    timeline, verdict = diagnose(observations, hints, ctx.index, ranks)
+    return build_report(timeline, verdict, [info for _, info in results], ctx.engine.name)
 
 
 def _can_fork() -> bool:
@@ -204,7 +205,7 @@ def _can_fork() -> bool:
 
 # The context forked scan processes inherit (set only while a process pool runs).
 _WORKER_CONTEXT: _Context | None = None
-Result = tuple[list[Event], dict[str, Any]]
+Result = tuple[list[Observation], dict[str, Any]]
 
 
 def _read_in_worker(item: tuple[int, Source]) -> Result | tuple[str, str | None]:
@@ -260,116 +261,28 @@ def explain_text(text: str, *, name: str = "<text>", options: ExplainOptions | N
         size=len(data),
     )
     info.update(stats)
-    return build_report(diagnose(events, ctx.index), [info], ctx.engine.name)
+    return _report(ctx, [(events, info)])
 
 
-# --- report -------------------------------------------------------------------------------------
+EXCERPT_CONTEXT = 6
+_EXCERPT_LINE_CHARS = 400
 
 
-def _other_finding(
-    event: Event, finding_id: str, severity: Severity, category: str, entry: IndexEntry | None
-) -> Finding:
-    """The finding for an event that is not the root cause (a victim, another failure, a warning)."""
-    return event_finding(
-        finding_id,
-        severity,
-        category=category,
-        title=entry.title if entry is not None else event.innermost_text()[:200],
-        message=event.text,
-        rank=event.rank,
-        evidence=event.evidence,
-        entry=entry.id if entry is not None else None,
-        data={
-            "rank": event.rank,
-            "file": event.file,
-            "line": event.line,
-            "text": event.text,
-            "source": event.source,
-            "exit_code": event.exit_code,
-            "count": event.count,
-        },
-    )
-
-
-def build_report(diag: Diagnosis, inputs: list[dict[str, Any]], engine: str) -> ExplainReport:
-    """Turn a diagnosis into the report (JSON contract plus findings)."""
-    report = ExplainReport(inputs=inputs, stats={"engine": engine, "events": len(diag.events)})
-    findings: list[Finding] = []
-    culprit = diag.culprit
-    if culprit is not None:
-        event, entry = culprit.event, culprit.entry
-        solutions = list(entry.solutions) if entry is not None else list(_GENERIC_SOLUTIONS)
-        if entry is not None:
-            title = entry.title
-        elif event.exc_type:
-            title = f"{event.exc_type} (not in the knowledge base)"
-        else:
-            title = "Unrecognised failure"
-        root: dict[str, Any] = {
-            "entry": entry.id if entry is not None else None,
-            "category": culprit.category,
-            "rank": culprit.rank,
-            "file": event.file,
-            "line": event.line,
-            "text": event.text,
-            "chain": [link.to_dict() for link in culprit.chain],
-            "solutions": solutions,
-            "kind": culprit.kind,
-            "status": entry.status if entry is not None else None,
-            "title": title,
-            "rank_note": culprit.rank_note,
-            "rank_source": event.rank_source,
-            "local_rank": event.local_rank,
-            "frame": event.frame,
-            "thread": event.thread,
-            "exit_code": event.exit_code,
-            "suspect_ranks": culprit.suspects,
-            "advice": culprit.advice,
-            "evidence": [{"file": f, "line": n, "text": t} for f, n, t in event.evidence[:MAX_EVIDENCE]],
-            "example_fix": dict(entry.fix) if entry is not None else None,
-        }
-        report.root_cause = root
-        findings.append(
-            event_finding(
-                "explain.root-cause",
-                Severity.ERROR,
-                category=culprit.category,
-                title=title,
-                message=event.text,
-                rank=culprit.rank,
-                evidence=event.evidence,
-                entry=root["entry"],
-                solutions=tuple(solutions),
-                data={"kind": culprit.kind, "chain": root["chain"], "advice": culprit.advice},
-            )
-        )
-    shown = {id(culprit.event)} if culprit is not None else set()
-    for event, category, entry, role in diag.victims:
-        shown.add(id(event))
-        report.victims.append(
-            {
-                "rank": event.rank,
-                "category": category,
-                "entry": entry.id if entry is not None else None,
-                "line": event.line,
-                "file": event.file,
-                "text": event.text,
-                "role": role,
-                "exit_code": event.exit_code,
-            }
-        )
-        findings.append(_other_finding(event, f"explain.{role}", Severity.WARNING, category, entry))
-    for event in [*diag.events, *diag.warnings]:
-        if id(event) in shown:
-            continue
-        findings.append(
-            _other_finding(
-                event,
-                "explain.warning" if event.warning else "explain.event",
-                Severity.WARNING if event.warning else Severity.INFO,
-                event.category(),
-                event.known(),
-            )
-        )
-    report.findings = findings
-    return report
+def attach_excerpt(report: ExplainReport, context: int = EXCERPT_CONTEXT) -> None:
+    """Add the log lines around the root line to the report (for `--format markdown`, an issue to file)."""
+    root = report.root_cause
+    if root is None or root.line < 1 or not os.path.isfile(root.file):
+        return
+    first, last = max(1, root.line - context), root.line + context
+    lines: list[tuple[int, str]] = []
+    try:
+        with open(root.file, "rb") as fh:
+            for number, raw in enumerate(fh, 1):
+                if number > last:
+                    break
+                if number >= first:
+                    text = raw[: _EXCERPT_LINE_CHARS * 4].decode("utf-8", "replace").rstrip("\r\n")
+                    lines.append((number, text[:_EXCERPT_LINE_CHARS]))
+    except OSError:
+        return
+    report.excerpt = lines

@@ -1,435 +1,276 @@
-"""Culprit and victims: pick the root cause among the failure events of every rank.
+"""From observations to the report: timeline, analysers, verdict, then the typed root cause.
 
-The order of precedence:
-
-1. the earliest *root-kind* failure across ranks (a knowledge-base root entry, or an error the
-   knowledge base does not know: a traceback, panic, C++ exception, fatal signal, error file or
-   failure-table entry);
-2. a rank killed by SIGKILL without any Python error (the host's out-of-memory killer);
-3. a rank that exited with an error code and left no text;
-4. only timeouts and other symptoms: the earliest symptom, plus the ranks the watchdogs point at;
-5. only launcher wrappers (e.g. ChildFailedError alone).
-
-"Earliest" uses timestamps when every candidate has one, log order within one file, and otherwise
-puts known root causes before unknown text; an unknown message also gives way to a known root
-cause of the same rank. Ranks that died of timeouts, SIGTERM/SIGABRT sent by the launcher or the
-watchdog, or a closed peer connection are the root cause's victims.
+This module only assembles: the reasoning lives in :mod:`timeline` (merging and ordering),
+:mod:`analyse` (candidates with reasons), :mod:`verdict` (the culprit, victims, confidence) and
+:mod:`advice` (numbers turned into sentences).
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from ddpdoctor.explain import advice
+from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates
 from ddpdoctor.explain.index import IndexEntry, KbIndex
-from ddpdoctor.explain.match import INNER_GROUP
-from ddpdoctor.explain.model import COLLATERAL_EXIT_CODES, TORCHRUN_ROOT_NOTE, Event, Link
+from ddpdoctor.explain.observations import SIGNAL_NAMES, ExceptionObs, ExitObs, Link, Observation
+from ddpdoctor.explain.report import (
+    MAX_EVIDENCE,
+    ChainLink,
+    ExplainReport,
+    RootCause,
+    UserFrame,
+    Victim,
+    event_finding,
+    short,
+)
+from ddpdoctor.explain.timeline import Timeline
+from ddpdoctor.explain.verdict import Verdict, decide
+from ddpdoctor.findings import Evidence, Finding, Severity
 
-_EXIT_ENTRIES = {
-    -9: "torchelastic-signal-sigkill",
-    137: "torchelastic-signal-sigkill",
-    -6: "torchelastic-signal-sigabrt",
-    6: "torchelastic-signal-sigabrt",
-    134: "torchelastic-signal-sigabrt",
-    -11: "torchelastic-signal-sigsegv",
-    139: "torchelastic-signal-sigsegv",
-    -15: "torchelastic-signal-sigterm",
-    143: "torchelastic-signal-sigterm",
-    -1: "torchelastic-sighup",
-}
-_NO_ERROR_FILE = "torchelastic-no-error-file"
-_ERROR_SOURCES = ("traceback", "panic", "cpp", "fatal", "error-file")
-_KILL_CODES = (-9, 137)
-
-
-class Culprit:
-    """The root cause: the event, its full chain and what kind of conclusion it is."""
-
-    def __init__(self, event: Event, kind: str, chain: list[Link], entry: IndexEntry | None) -> None:
-        self.event = event
-        self.kind = kind  # root, unknown, host-kill, exit, symptom, wrapper
-        self.chain = chain
-        self.entry = entry
-        self.category = _category(event, kind, entry)
-        self.rank = event.rank
-        self.rank_note = event.rank_note
-        self.advice: list[str] = []
-        self.suspects: list[int] = []
+REPORT_URL = "https://github.com/ddpdoctor/ddpdoctor/issues"
+_PLACEHOLDER = re.compile(r"\{(\w{1,40})\}")
+_GENERIC_SOLUTIONS = (
+    "Read the evidence line: it is the first error the logs show; the other ranks' errors are usually "
+    "consequences of it.",
+    "If it was raised from your code (see 'your code'), fix it there; reproduce on a single device first.",
+)
 
 
-class Diagnosis:
-    """The outcome: a culprit (or none), the victims, and every event kept for `--verbose`."""
-
-    def __init__(self) -> None:
-        self.culprit: Culprit | None = None
-        self.victims: list[tuple[Event, str, IndexEntry | None, str]] = []
-        self.events: list[Event] = []
-        self.warnings: list[Event] = []
-
-
-def _category(event: Event, kind: str, entry: IndexEntry | None) -> str:
-    if kind == "host-kill":
-        return "oom_host"
-    if kind != "unknown" and entry is not None:
-        return entry.category
-    return event.category()
+def diagnose(
+    observations: Iterable[Observation],
+    world_hints: Iterable[int],
+    index: KbIndex,
+    input_ranks: Iterable[int] = (),
+) -> tuple[Timeline, Verdict]:
+    """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read)."""
+    timeline = Timeline(observations, world_hints, input_ranks)
+    return timeline, decide(timeline, candidates(timeline, index))
 
 
-def _exit_entry(event: Event, index: KbIndex) -> IndexEntry | None:
-    """The torchelastic entry for a worker's exit code, when torchrun reported it."""
-    code = event.exit_code
-    if (
-        code is None
-        or event.source not in ("table", "exit")
-        or "exitcode" not in event.text + "".join(t for _, _, t in event.evidence)
-    ):
-        return None
-    has_text = bool(event.chain)
-    entry_id = _EXIT_ENTRIES.get(code) or (None if has_text else _NO_ERROR_FILE)
-    return index.get(entry_id) if entry_id else None
-
-
-def _same_failure(a: Event, b: Event) -> bool:
-    if a.rank is not None and b.rank is not None and a.rank != b.rank:
-        return False
-    ka, kb = a.known(), b.known()
-    if (ka.id if ka else None) != (kb.id if kb else None):
-        return False
-    if ka is not None and ka.kind == "root" and a.rank is not None and a.rank == b.rank:
-        return True  # one rank, one kind of root failure: the log line and its traceback
-    return a.innermost_text()[:300] == b.innermost_text()[:300]
-
-
-def _absorb(keep: Event, other: Event) -> None:
-    if len(other.chain) > len(keep.chain) and other.primary() is not None:
-        keep.chain = other.chain
-    if keep.rank is None or (keep.local_rank and not other.local_rank and other.rank is not None):
-        keep.rank, keep.local_rank = other.rank, other.local_rank
-        keep.rank_source, keep.rank_note = other.rank_source, other.rank_note or keep.rank_note
-    if other.seconds is not None and (keep.seconds is None or other.seconds < keep.seconds):
-        keep.seconds = other.seconds
-    if keep.exit_code is None:
-        keep.exit_code = other.exit_code
-    keep.pid = keep.pid if keep.pid is not None else other.pid
-    keep.frame = keep.frame or other.frame
-    if keep.in_user_code is None:
-        keep.in_user_code = other.in_user_code
-    keep.evidence += [e for e in other.evidence if e not in keep.evidence][:10]
-    keep.notes += [n for n in other.notes if n not in keep.notes]
-    keep.count += other.count
-
-
-def _keys(event: Event) -> list[tuple[Any, ...]]:
-    """Index keys under which a twin of this event would be filed (see `_same_failure`)."""
-    known = event.known()
-    kid = known.id if known else None
-    keys: list[tuple[Any, ...]] = [("text", kid, event.innermost_text()[:300])]
-    if known is not None and known.kind == "root" and event.rank is not None:
-        keys.append(("rank", kid, event.rank))
-    return keys
-
-
-def merge_events(events: list[Event]) -> list[Event]:
-    """Fold repeated sightings of one failure (log line, failure table, error file, Burn wrapper) into one event."""
-    ordered = sorted(events, key=lambda e: (e.file_index, e.line, e.seq))
-    kept: list[Event] = []
-    index: dict[tuple[Any, ...], list[int]] = {}
-    panics: list[Event] = []
-    for event in ordered:
-        if _fold_burn_wrapper(event, panics):
-            continue
-        twin_slot = None
-        if event.role != "exit" and not event.warning:
-            slots = sorted({slot for key in _keys(event) for slot in index.get(key, ())})
-            twin_slot = next(
-                (
-                    slot
-                    for slot in slots
-                    if kept[slot].role != "exit"
-                    and not kept[slot].warning
-                    and _same_failure(kept[slot], event)
-                ),
-                None,
+def build_report(
+    timeline: Timeline, verdict: Verdict, inputs: list[dict[str, Any]], engine: str
+) -> ExplainReport:
+    """The typed report of a verdict (JSON contract plus findings)."""
+    report = ExplainReport(
+        inputs=inputs,
+        stats={
+            "engine": engine,
+            "events": len(timeline.failures) + len(timeline.exits),
+            "world_size": timeline.world_size,
+        },
+    )
+    findings: list[Finding] = []
+    culprit = verdict.culprit
+    if culprit is not None:
+        root = _root_cause(culprit, verdict, timeline)
+        report.root_cause = root
+        findings.append(
+            Finding(
+                id="explain.root-cause",
+                severity=Severity.ERROR,
+                category=root.category,
+                title=root.headline,
+                message=root.text,
+                rank=root.rank,
+                evidence=root.evidence,
+                entry=root.entry,
+                solutions=root.solutions,
+                data={
+                    "kind": root.kind,
+                    "confidence": root.confidence,
+                    "chain": [c.to_dict() for c in root.chain],
+                },
             )
-        if twin_slot is not None:
-            twin = kept[twin_slot]
-            if twin.source in ("table", "error-file") and event.source not in ("table", "error-file"):
-                kept[twin_slot] = event
-                _absorb(event, twin)
-                for key in _keys(event):
-                    index.setdefault(key, []).append(twin_slot)
-            else:
-                _absorb(twin, event)
-            continue
-        for key in _keys(event):
-            index.setdefault(key, []).append(len(kept))
-        kept.append(event)
-        if event.source == "panic":
-            panics.append(event)
-    return kept
-
-
-def _fold_burn_wrapper(event: Event, panics: list[Event]) -> bool:
-    """A Burn DDP wrapper re-raises a worker's panic: give the worker's panic the wrapper's rank and chain."""
-    for i, link in enumerate(event.chain[:-1]):
-        if link.entry is None or link.entry.kind != "wrapper":
-            continue
-        inner = event.chain[i + 1].text.strip()
-        for earlier in panics:
-            if (
-                earlier.file_index == event.file_index
-                and earlier.text.strip()
-                and (earlier.text.strip() == inner or inner.startswith(earlier.text.strip()))
-                and earlier.rank in (None, event.rank)
-            ):
-                earlier.chain = event.chain[: i + 1] + earlier.chain
-                earlier.rank, earlier.rank_source, earlier.rank_note = (
-                    event.rank,
-                    event.rank_source,
-                    event.rank_note,
+        )
+        for cand, role in verdict.victims:
+            victim = _victim(cand, role)
+            report.victims.append(victim)
+            findings.append(_finding(cand, f"explain.{role}", Severity.WARNING))
+    shown = {id(culprit.obs)} if culprit is not None else set()
+    shown |= {id(cand.obs) for cand, _ in verdict.victims}
+    for obs in [*timeline.all_failures(), *timeline.warnings]:
+        if id(obs) not in shown:
+            entry = obs.known()
+            findings.append(
+                event_finding(
+                    "explain.warning" if obs.warning else "explain.event",
+                    Severity.WARNING if obs.warning else Severity.INFO,
+                    category=entry.category if entry else "other",
+                    title=render_title(entry, obs) if entry else short(obs.innermost_text()[:200]),
+                    message=obs.text,
+                    rank=obs.rank,
+                    evidence=obs.evidence,
+                    entry=entry.id if entry else None,
                 )
-                earlier.evidence += event.evidence
-                earlier.notes += [n for n in event.notes if n not in earlier.notes]
-                return True
-    return False
+            )
+    report.findings = findings
+    return report
 
 
-def _order(
-    events: list[Event], tiers: dict[int, int], prefer: Callable[[Event], int] | None = None
-) -> list[Event]:
-    if not events:
-        return []
-    if prefer is not None:
-        best = min(prefer(e) for e in events)
-        events = [e for e in events if prefer(e) == best]
-    if all(e.seconds is not None for e in events):
-        return sorted(events, key=lambda e: (e.seconds, tiers[id(e)], e.file_index, e.line, e.seq))
-    if len({e.file_index for e in events}) == 1:
-        return sorted(events, key=lambda e: (e.line, tiers[id(e)], e.seq))
-    return sorted(
-        events,
-        key=lambda e: (
-            tiers[id(e)],
-            e.seconds if e.seconds is not None else math.inf,
-            e.file_index,
-            e.line,
-            e.seq,
-        ),
+def render_title(entry: IndexEntry, obs: Observation) -> str:
+    """The entry's title with the captured values in place of its placeholders, when all are known."""
+    groups = obs.groups()
+    missing = [name for name in _PLACEHOLDER.findall(entry.title) if not groups.get(name)]
+    if missing:
+        return entry.title
+    return _PLACEHOLDER.sub(lambda m: groups[m.group(1)].strip(), entry.title)
+
+
+def _headline(cand: Candidate) -> str:
+    obs = cand.obs
+    who = (
+        f"rank {cand.rank}"
+        if cand.rank is not None
+        else ("ranks " + ", ".join(map(str, cand.suspects)) if cand.suspects else "")
+    )
+    if (
+        isinstance(obs, ExitObs)
+        and cand.kind in ("host-kill", "crash", "exit", "symptom")
+        and obs.code is not None
+    ):
+        sig = obs.signal
+        subject = who or "a process"
+        if sig is not None:
+            return f"{subject} was killed by {SIGNAL_NAMES.get(sig, f'signal {sig}')} (exit {obs.code})"
+        return f"{subject} exited with code {obs.code} and printed no error"
+    if cand.kind == "straggler":
+        subject = who or "a rank"
+        return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
+    if cand.kind == "mismatch":
+        return f"{who or 'the ranks'}: ran a different collective than the other ranks"
+    message = _first_sentences(obs.innermost_text().strip())
+    return f"{who}: {message}" if who else message
+
+
+def _first_sentences(text: str, limit: int = 160) -> str:
+    """The message up to the end of the sentence that passes 40 characters (at most `limit`)."""
+    end = text.find(". ", 60)
+    if 0 < end < limit:
+        return text[: end + 1]
+    return text if len(text) <= limit else text[: limit - 3].rstrip() + "..."
+
+
+def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCause:
+    obs = cand.obs
+    entry = cand.entry
+    chain = list(obs.chain) or [Link(entry, obs.text)]
+    chain = _outer_wrappers(cand, timeline) + chain
+    exc = obs if isinstance(obs, ExceptionObs) else None
+    frame = exc.user_frame() if exc else None
+    innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
+    exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
+    return RootCause(
+        entry=entry.id if entry else None,
+        category=cand.category,
+        rank=cand.rank,
+        file=obs.file,
+        line=obs.line,
+        text=obs.text,
+        headline=_headline(cand),
+        title=render_title(entry, obs) if entry else _unknown_title(cand),
+        kind=cand.kind,
+        confidence=verdict.confidence,
+        why=tuple(verdict.why),
+        chain=tuple(ChainLink(link.entry.id if link.entry else None, link.text) for link in chain),
+        solutions=tuple(entry.solutions) if entry else _GENERIC_SOLUTIONS,
+        advice=tuple(_advice(cand, verdict, timeline)),
+        status=entry.status if entry else None,
+        rank_note=cand.rank_note or obs.rank_note or _local_note(obs),
+        rank_source=obs.rank_source,
+        local_rank=obs.local_rank,
+        frame=innermost.where() if innermost else None,
+        user_frame=UserFrame(frame.file, frame.line, frame.function, frame.code) if frame else None,
+        thread=exc.thread if exc else None,
+        exit_code=exit_code,
+        suspect_ranks=tuple(cand.suspects),
+        evidence=tuple(Evidence(short(t), f, n) for f, n, t in obs.evidence[:MAX_EVIDENCE]),
+        example_fix=dict(entry.fix) if entry else None,
     )
 
 
-def _is_collateral(event: Event) -> bool:
-    return event.exit_code in COLLATERAL_EXIT_CODES
+def _unknown_title(cand: Candidate) -> str:
+    obs = cand.obs
+    if isinstance(obs, ExceptionObs) and obs.exc_type:
+        return f"{obs.exc_type} (not in the knowledge base)"
+    return _headline(cand)
 
 
-def diagnose(events: list[Event], index: KbIndex) -> Diagnosis:
-    """Pick the culprit and the victims from every event of every input."""
-    result = Diagnosis()
-    merged = merge_events(events)
-    result.warnings = [e for e in merged if e.role == "warning"]
-    failures = [e for e in merged if e.role != "warning"]
-    result.events = failures
-    failing_ranks = {
-        e.rank for e in failures if e.rank is not None and e.source in _ERROR_SOURCES and e.role != "exit"
-    }
-    tiers: dict[int, int] = {}
-    roots, unknowns, kills, exits, symptoms, wrappers = [], [], [], [], [], []
-    for e in failures:
-        role = e.role
-        if role == "root":
-            roots.append(e)
-            tiers[id(e)] = 0
-        elif role == "unknown" and e.source in (*_ERROR_SOURCES, "table"):
-            unknowns.append(e)
-            tiers[id(e)] = 1
-        elif (
-            e.exit_code in _KILL_CODES
-            and e.rank not in failing_ranks
-            and role in ("exit", "symptom", "wrapper")
-        ):
-            kills.append(e)
-            tiers[id(e)] = 2
-        elif role == "exit" and e.exit_code not in (None, 0) and not _is_collateral(e):
-            exits.append(e)
-            tiers[id(e)] = 3
-        elif role == "symptom" or (role == "exit" and _is_collateral(e)):
-            symptoms.append(e)
-            tiers[id(e)] = 4
-        elif role == "wrapper" or role == "unknown":
-            wrappers.append(e)
-            tiers[id(e)] = 5
-
-    culprit: Culprit | None = None
-    first = _order(roots + unknowns, tiers)
-    if first:
-        event = _prefer_known(first)
-        if event.role == "root":
-            culprit = Culprit(event, "root", list(event.chain), event.known())
-        else:
-            culprit = Culprit(event, "unknown", list(event.chain), _carrier(event))
-    elif kills:
-        event = _order(kills, tiers)[0]
-        entry = _exit_report_entry(event, index)
-        culprit = Culprit(event, "host-kill", list(event.chain) or [Link(entry, event.text)], entry)
-        culprit.advice += advice.kill_advice(event)
-    elif exits:
-        event = _order(exits, tiers)[0]
-        entry = _exit_report_entry(event, index)
-        culprit = Culprit(event, "exit", list(event.chain) or [Link(entry, event.text)], entry)
-        culprit.advice += advice.exit_advice(event)
-    elif symptoms:
-        event = _order(symptoms, tiers, prefer=_symptom_preference)[0]
-        entry = event.known() or _exit_entry(event, index)
-        culprit = Culprit(event, "symptom", list(event.chain) or [Link(entry, event.text)], entry)
-        culprit.rank = _symptom_rank(symptoms, event)
-    elif wrappers:
-        event = _order(wrappers, tiers)[0]
-        culprit = Culprit(event, "wrapper", list(event.chain), event.known())
-
-    if culprit is not None:
-        _add_outer_wrappers(culprit, [*wrappers, *exits, *kills])
-        _add_advice(culprit, failures)
-        if culprit.category == "duplicate_device" and _names_two_ranks(culprit):
-            culprit.rank = None
-            culprit.rank_note = "several ranks share one device; no single rank is at fault"
-        result.culprit = culprit
-    result.victims = _victims(culprit, failures, index)
-    return result
-
-
-def _names_two_ranks(culprit: Culprit) -> bool:
-    """A duplicate-device message that names two ranks (`rank 2 and rank 0 both on ...`)."""
-    texts = [culprit.event.text, *(link.text for link in culprit.chain)]
-    return any(advice.DUPLICATE_GPU.search(text) for text in texts)
-
-
-def _carrier(event: Event) -> IndexEntry | None:
-    """For an unknown message: the wrapper entry that carried it as its inner text, if any."""
-    if len(event.chain) >= 2 and event.chain[-1].entry is None:
-        outer = event.chain[-2]
-        if outer.entry is not None and outer.entry.kind == "wrapper" and outer.groups.get(INNER_GROUP):
-            return outer.entry
+def _local_note(obs: Observation) -> str | None:
+    if obs.local_rank and obs.rank is not None:
+        return f"{obs.rank} is a node-local rank (the launcher's numbering on that node)"
     return None
 
 
-def _prefer_known(ordered: list[Event]) -> Event:
-    """The earliest failure, unless it is unknown text and the knowledge base knows a failure of the same rank."""
-    first = ordered[0]
-    if first.role == "root":
-        return first
-    for other in ordered[1:]:
-        if other.role == "root" and (other.rank is None or first.rank is None or other.rank == first.rank):
-            return other
-    return first
+def _exit_code_of(rank: int | None, timeline: Timeline) -> int | None:
+    if rank is None:
+        return None
+    codes = [e.code for e in timeline.exits if e.rank == rank and e.code is not None]
+    return codes[0] if codes else None
 
 
-def _exit_report_entry(event: Event, index: KbIndex) -> IndexEntry | None:
-    """For a launcher's exit report: the launcher message's own entry, else the torchelastic one."""
-    for link in event.chain:
-        if link.entry is not None:
-            return link.entry
-    return _exit_entry(event, index)
-
-
-def _symptom_preference(event: Event) -> int:
-    """Among symptoms, the watchdog's report of the collective that timed out says the most."""
-    texts = [event.text, *(link.text for link in event.chain)]
-    if any("WorkNCCL(" in t for t in texts):
-        return 0
-    if TORCHRUN_ROOT_NOTE in event.notes:
-        return 1
-    return 2
-
-
-def _symptom_rank(symptoms: list[Event], chosen: Event) -> int | None:
-    """The rank of a symptom-only failure: torchrun's root cause, the one rank that reported it, else unknown."""
-    if TORCHRUN_ROOT_NOTE in chosen.notes:
-        return chosen.rank
-    ranks = {e.rank for e in symptoms if e.rank is not None}
-    return ranks.pop() if len(ranks) == 1 else None
-
-
-def _add_outer_wrappers(culprit: Culprit, reports: list[Event]) -> None:
-    """Launcher wrappers (ChildFailedError, DeepSpeed, Accelerate) go in front of the chain, outermost first."""
-    present = {link.entry.id for link in culprit.chain if link.entry is not None}
+def _outer_wrappers(cand: Candidate, timeline: Timeline) -> list[Link]:
+    """Launcher wrappers (ChildFailedError, DeepSpeed, Accelerate) in front of the chain, outermost first."""
+    present = {link.entry.id for link in cand.obs.chain if link.entry is not None}
     outer: list[Link] = []
-    for event in sorted(reports, key=lambda e: (e.file_index, e.line, e.seq), reverse=True):
-        if event is culprit.event or (event.rank is not None and event.rank != culprit.rank):
+    reports = sorted(timeline.all_failures(), key=lambda o: (o.file_index, o.line, o.seq), reverse=True)
+    for obs in reports:
+        if obs is cand.obs or (obs.rank is not None and obs.rank != cand.rank):
             continue
-        for link in event.chain:
+        for link in obs.chain:
             if link.entry is not None and link.entry.kind == "wrapper" and link.entry.id not in present:
                 present.add(link.entry.id)
                 outer.append(link)
-    culprit.chain = outer + culprit.chain
+    return outer
 
 
-def _add_advice(culprit: Culprit, failures: list[Event]) -> None:
-    event = culprit.event
-    texts = [event.text, *(link.text for link in culprit.chain), *(t for _, _, t in event.evidence)]
-    category = culprit.category
-    if category == "oom_gpu":
-        culprit.advice += advice.oom_advice(event, texts)
-    if category == "duplicate_device":
-        culprit.advice += advice.duplicate_advice(texts)
-    facts = advice.TimeoutFacts()
-    for other in failures:
-        facts.add(other)
-    if facts.reporters or facts.named_missing:
-        known = {e.rank for e in failures if e.rank is not None}
-        lines, suspects = advice.timeout_advice(facts, known)
-        if category == "collective_timeout" or culprit.kind == "symptom":
-            culprit.advice += lines
-            culprit.suspects = suspects
-            if culprit.kind == "symptom" and len(suspects) == 1:
-                culprit.rank = suspects[0]
-                culprit.rank_note = (
-                    f"rank {suspects[0]} did not report the timeout the other ranks hit: it is the likely "
-                    "straggler; the timeouts on the other ranks are symptoms"
-                )
-        elif culprit.kind in ("root", "unknown") and facts.reporters:
-            waiting = ", ".join(str(r) for r in sorted(facts.reporters) if r != culprit.rank)
-            if waiting:
-                culprit.advice.append(
-                    f"The collective timeouts on rank(s) {waiting} are a consequence: they waited for "
-                    f"rank {culprit.rank}, which had already failed."
-                )
-    if culprit.kind == "root" and category == "oom_host" and event.exit_code in _KILL_CODES:
-        culprit.advice += advice.kill_advice(event)
-    culprit.advice += event.notes
-    if culprit.kind == "unknown":
-        culprit.advice.append(
-            "ddpdoctor does not know this message yet. Run `ddpdoctor explain --format markdown LOG... > "
-            "report.md` and file it as a ddpdoctor issue so it can be added to the knowledge base."
+def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
+    out: list[str] = []
+    if cand.category == "oom_gpu":
+        out += advice.oom_advice(cand)
+    if cand.category == "duplicate_device":
+        out += advice.duplicate_advice(cand)
+    if cand.category in ("collective_timeout", "collective_mismatch"):
+        out += advice.collective_advice(cand, timeline)
+    if cand.kind == "host-kill":
+        out += advice.kill_advice(cand)
+    if cand.kind == "exit":
+        out += advice.exit_advice(cand, timeline)
+    if cand.tier < CONSEQUENCE:
+        out += advice.consequence_note(cand, verdict.candidates)
+    out += advice.notes(cand.obs)
+    if cand.entry is None and cand.category in ("other", "nccl_error"):
+        out.append(
+            f"ddpdoctor does not know this message yet: report it at {REPORT_URL} (`--format markdown`)."
         )
-
-
-def _victims(
-    culprit: Culprit | None, failures: list[Event], index: KbIndex
-) -> list[tuple[Event, str, IndexEntry | None, str]]:
-    """(event, category, entry, role) per other failing rank: `victim` for collateral, `also-failed` otherwise."""
-    root = culprit.event if culprit else None
-    root_rank = culprit.rank if culprit else None
-    best: dict[Any, tuple[int, Event]] = {}
-    for e in failures:
-        if e is root or (e.rank is not None and e.rank == root_rank):
-            continue
-        if e.role == "wrapper" or (e.role == "exit" and e.rank is None):
-            continue
-        score = {"root": 0, "symptom": 1, "unknown": 2, "exit": 3}.get(e.role, 4)
-        known = e.known()
-        key: Any = e.rank if e.rank is not None else ("none", known.id if known else e.text[:80])
-        if key not in best or score < best[key][0]:
-            best[key] = (score, e)
-    out: list[tuple[Event, str, IndexEntry | None, str]] = []
-    for _key, (_score, e) in sorted(best.items(), key=lambda kv: _rank_sort(kv[1][1])):
-        entry = e.known() or _exit_entry(e, index)
-        collateral = e.role in ("symptom", "exit") or _is_collateral(e)
-        category = entry.category if entry is not None else e.category()
-        out.append((e, category, entry, "victim" if collateral else "also-failed"))
     return out
 
 
-def _rank_sort(event: Event) -> tuple[int, int]:
-    return (event.rank if event.rank is not None else 1 << 30, event.line)
+def _victim(cand: Candidate, role: str) -> Victim:
+    obs = cand.obs
+    return Victim(
+        rank=cand.rank,
+        category=cand.category,
+        entry=cand.entry.id if cand.entry else None,
+        file=obs.file,
+        line=obs.line,
+        text=obs.text,
+        role=role,
+        exit_code=obs.code if isinstance(obs, ExitObs) else None,
+    )
+
+
+def _finding(cand: Candidate, finding_id: str, severity: Severity) -> Finding:
+    obs = cand.obs
+    return event_finding(
+        finding_id,
+        severity,
+        category=cand.category,
+        title=render_title(cand.entry, obs) if cand.entry else short(obs.innermost_text()[:200]),
+        message=obs.text,
+        rank=cand.rank,
+        evidence=obs.evidence,
+        entry=cand.entry.id if cand.entry else None,
+        data={"kind": cand.kind, "reasons": list(cand.reasons)},
+    )

@@ -24,8 +24,9 @@ from typing import Any
 
 from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
+from ddpdoctor.explain.ranks import bounded_rank
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -51,13 +52,19 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("table", r"Root Cause \(first observed failure\)|Failures:|ChildFailedError", 300),
     Anchor(
         "exit",
-        r"exitcode|exit code|exit status|exits with return code|received by PID|closing signal|death signal",
+        r"exitcode|exit code|exit status|exits with return code|received by PID|closing signal|death signal|"
+        r"terminated with (?:signal|exit code|the following error)",
         3,
     ),
     Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
     Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
     Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
     Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
+    Anchor("error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} ", 3),
+    Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
+    Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
+    Anchor("world", r"WORLD_SIZE|world_size|[Ww]orld size|nranks \d", 0),
+    Anchor("usage", r": error: |missing ranks|[Ss]talled ranks|subset of ranks", 3),
 )
 ANCHOR_DIGEST = repr([(a.name, a.source, a.after) for a in ANCHORS])
 
@@ -67,6 +74,7 @@ class IndexEntry:
 
     __slots__ = (
         "category",
+        "consequence_of",
         "fix",
         "framework",
         "id",
@@ -77,6 +85,7 @@ class IndexEntry:
         "rank_offset",
         "solutions",
         "status",
+        "supersedes",
         "title",
     )
 
@@ -93,15 +102,17 @@ class IndexEntry:
         self.rank_offset: int = data["rank_offset"]
         self.rank_fixed: int | None = data["rank_fixed"]
         self.pattern_ids: tuple[int, ...] = tuple(data["pattern_ids"])
+        self.supersedes: tuple[str, ...] = tuple(data["supersedes"])
+        self.consequence_of: tuple[str, ...] = tuple(data["consequence_of"])
 
     def rank_from(self, groups: Mapping[str, str]) -> int | None:
         """The rank a match names, by the entry's rank rule (same rule as the knowledge base)."""
         if self.rank_fixed is not None:
             return self.rank_fixed
-        value = groups.get(self.rank_group or "rank")
-        if value is None or not value.strip().lstrip("-").isdigit():
+        value = bounded_rank(groups.get(self.rank_group or "rank"))
+        if value is None or value + self.rank_offset < 0:
             return None
-        return int(value) + self.rank_offset
+        return value + self.rank_offset
 
 
 class KbIndex:
@@ -341,7 +352,7 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "category": entry.category,
         "kind": entry.kind,
         "status": entry.status,
-        "solutions": list(entry.solutions),
+        "solutions": list(entry.solutions_for("runtime")),
         "fix": {
             "language": fix.language,
             "before": fix.before,
@@ -352,6 +363,8 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "rank_offset": entry.rank.offset,
         "rank_fixed": entry.rank.fixed,
         "pattern_ids": pattern_ids,
+        "supersedes": list(entry.supersedes),
+        "consequence_of": list(entry.consequence_of),
     }
 
 

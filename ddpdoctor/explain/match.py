@@ -49,6 +49,13 @@ class Hit:
         return (rank, -(self.end - self.start), self.entry.id)
 
 
+def ordered(hits: list[Hit]) -> list[Hit]:
+    """Hits most specific first: an entry that another matching entry `supersedes` goes after it."""
+    present = {hit.entry.id for hit in hits}
+    superseded = {other for hit in hits for other in hit.entry.supersedes if other in present}
+    return sorted(hits, key=lambda hit: (hit.entry.id in superseded, hit.preference()))
+
+
 class FastMatcher:
     """Matches text against the entries its prefilter selects."""
 
@@ -86,7 +93,7 @@ class FastMatcher:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 found.append(Hit(entry, text, m.start(), m.end(), groups))
                 break
-        found.sort(key=Hit.preference)
+        found = ordered(found)
         if len(self._cache) < 4096:
             self._cache[key] = found
         return found

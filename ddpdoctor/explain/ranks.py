@@ -1,4 +1,4 @@
-"""Who printed a line and when: rank prefixes, per-file ranks and timestamps.
+"""Who printed a line: rank prefixes, per-file ranks and bounded rank numbers.
 
 Launchers label lines in different ways, and a line may carry more than one label:
 
@@ -7,47 +7,66 @@ Launchers label lines in different ways, and a line may carry more than one labe
 - `srun --label`: `3: ...` (only trusted when most lines of the file look like that, because a
   Rust backtrace frame `  3: std::panicking` has the same shape);
 - Open MPI `--tag-output`: `[1,3]<stderr>: ...` (job 1, rank 3);
-- Lightning: `[rank: 3] ...`;
+- Lightning: `[rank: 3] ...`; Determined: `[2024-02-27T21:35:28Z] fa88a9df [rank=5] || ...`;
+- `kubectl logs --prefix`: `[pod/train-worker-3/pytorch] ...` (Kubeflow numbering: with a
+  `master-0` pod in the job it is rank 0 and `worker-N` is rank N+1, otherwise `worker-N` is rank N);
 - pdsh/DeepSpeed host labels (`worker-1: [rank3]: ...`) and process-id labels (`[80746] `).
 
-Timestamps are read in the forms glog (`E1129 13:00:01.000000`, month and day only), ISO 8601
-and torchrun's failure table (`2026-11-29_13:00:01`). They become seconds since the start of an
-unspecified year, which orders the events of one job.
+Every number is read with a bounded count of digits, and ranks above MAX_RANK are ignored, so a
+hostile log cannot make ddpdoctor allocate or compute in proportion to a number it contains.
 """
 
 from __future__ import annotations
 
 import re
-import time
 
 from ddpdoctor.explain.lines import LazyRegex
 
+MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4
 
 # `[80746] ` process ids, and Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels.
-_PID_LABEL = LazyRegex(r"\[\d+\] |\((?:\w+ )?pid=\d+(?:, ip=[\d.]+)?\) ")
-_HOST_LABEL = LazyRegex(r"[\w.-]+: (?=\[)")
+_PID_LABEL = LazyRegex(r"\[\d{1,10}\] |\((?:\w+ )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) ")
+_HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
 _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
-    (LazyRegex(r"\[rank(\d+)\]:[ \t]?"), "rank"),
-    (LazyRegex(r"\[RANK (\d+)\][ \t]?"), "rank"),
-    (LazyRegex(r"\[(\d+),(\d+)\]<std(?:out|err)>:[ \t]?"), "mpi"),
-    (LazyRegex(r"\[rank: ?(\d+)\][ \t]?"), "rank"),
-    (LazyRegex(r"\[[A-Za-z_][\w-]*?(\d+)\]:[ \t]?"), "local"),
-    # Determined AI: `[2024-02-27T21:35:28.419846Z] fa88a9df [rank=5] || message`
-    (LazyRegex(r"\[[^\]]{10,40}\] [0-9a-f]{8} \[rank=(\d+)\] \|\|[ \t]?"), "rank"),
+    (LazyRegex(r"\[rank(\d{1,7})\]:[ \t]?"), "rank"),
+    (LazyRegex(r"\[RANK (\d{1,7})\][ \t]?"), "rank"),
+    (LazyRegex(r"\[\d{1,7},(\d{1,7})\]<std(?:out|err)>:[ \t]?"), "rank"),
+    (LazyRegex(r"\[rank: ?(\d{1,7})\][ \t]?"), "rank"),
+    (LazyRegex(r"\[[A-Za-z_][\w-]{0,64}?(\d{1,7})\]:[ \t]?"), "local"),
+    (LazyRegex(r"\[[^\]]{10,40}\] [0-9a-f]{8} \[rank=(\d{1,7})\] \|\|[ \t]?"), "rank"),
 )
+_KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"[ \t]*(\d{1,5}): ")
 
-# glog and c10 logging: `E1129 13:00:01.000000` or `[E626 06:24:44.9038]` (the month may lack its zero).
-_GLOG = LazyRegex(r"\[?([IWEF])(\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?\b")
-_ISO = LazyRegex(r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")
-TORCHRUN_TIME = LazyRegex(r"(\d{4})-(\d\d)-(\d\d)_(\d\d):(\d\d):(\d\d)")
-
-_TORCHRUN_FILE = LazyRegex(r"attempt_\d+$")
+_TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
 # `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`: the rank ends the name.
 _RANK_IN_NAME = LazyRegex(
     r"(?:^|.*[_.-])(?:local_)?rank[-_]?(\d{1,5})(?:\.(?:log|txt|out|err|json))*(?:\.gz)?$", re.IGNORECASE
 )
+
+
+def bounded_rank(digits: str | None) -> int | None:
+    """A rank read from text: ASCII digits of a plausible size, else None."""
+    if digits is None:
+        return None
+    digits = digits.strip()
+    if not digits.isascii() or not digits.isdigit() or len(digits) > 7:
+        return None
+    value = int(digits)
+    return value if value < MAX_RANK else None
+
+
+def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
+    """A signed integer read from text (at most 19 digits, |value| < limit), else None."""
+    if text is None:
+        return None
+    text = text.strip()
+    body = text[1:] if text[:1] in "+-" else text
+    if not body.isascii() or not body.isdigit() or len(body) > 19:
+        return None
+    value = int(text)
+    return value if -limit < value < limit else None
 
 
 class Prefix:
@@ -61,8 +80,11 @@ class Prefix:
         self.rest = rest
 
 
-def split_prefix(line: str, *, srun: bool = False) -> Prefix:
-    """Peel the rank labels off a line; `rest` is the text the program printed."""
+def split_prefix(line: str, *, srun: bool = False, kube_master: bool = False) -> Prefix:
+    """Peel the rank labels off a line; `rest` is the text the program printed.
+
+    `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
+    """
     rest = line.lstrip(" \t")
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):
         return Prefix(None, False, line)  # no label: keep the indentation (traceback frames need it)
@@ -73,34 +95,42 @@ def split_prefix(line: str, *, srun: bool = False) -> Prefix:
         if m:
             rest = rest[m.end() :]
             continue
-        found = _rank_label(rest)
+        found = _rank_label(rest, kube_master)
         if found is None:
             host = _HOST_LABEL.match(rest)
-            found = _rank_label(rest[host.end() :]) if host else None
+            found = _rank_label(rest[host.end() :], kube_master) if host else None
             if found is not None and host is not None:
                 rest = rest[host.end() :]
         if found is None and srun and rank is None:
             m = SRUN_LABEL.match(rest)
             if m:
-                found = (int(m.group(1)), False, m.end())
+                found = (bounded_rank(m.group(1)), False, m.end())
         if found is None:
             break
         value, is_local, end = found
-        if rank is None or (local and not is_local):
+        if value is not None and (rank is None or (local and not is_local)):
             rank, local = value, is_local
         rest = rest[end:]
     if rank is None:
-        return Prefix(None, False, line)
+        return Prefix(None, False, line if rest == line.lstrip(" \t") else rest)
     return Prefix(rank, local, rest)
 
 
-def _rank_label(text: str) -> tuple[int, bool, int] | None:
+def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | None:
     if not text.startswith("["):
         return None
     for regex, kind in _RANK_LABELS:
         m = regex.match(text)
         if m:
-            return int(m.group(m.lastindex or 1)), kind == "local", m.end()
+            return bounded_rank(m.group(1)), kind == "local", m.end()
+    m = _KUBECTL.match(text)
+    if m:
+        index = bounded_rank(m.group(2))
+        role = m.group(1)
+        if index is None or role == "launcher":
+            return None, False, m.end()
+        rank = 0 if role == "master" else index + (1 if kube_master else 0)
+        return rank, False, m.end()
     return None
 
 
@@ -113,63 +143,22 @@ def looks_srun_labelled(head: bytes) -> bool:
     return labelled >= 0.8 * len(lines)
 
 
-def _seconds(month: int, day: int, hour: int, minute: int, second: int, frac: str | None) -> float | None:
-    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
-        return None
-    value = ((month - 1) * 31 + day - 1) * 86400 + hour * 3600 + minute * 60 + second
-    return value + (float("0." + frac) if frac else 0.0)
-
-
-class Stamp:
-    """A timestamp found on a line (an object, so that second 0.0 is not mistaken for none)."""
-
-    __slots__ = ("seconds",)
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-
-
-def find_timestamp(text: str) -> Stamp | None:
-    """The timestamp at (or near) the start of a line, if any."""
-    head = text[:64]
-    m = _GLOG.match(head)
-    if m:
-        _level, month, day, hour, minute, second, frac = m.groups()
-        value = _seconds(int(month), int(day), int(hour), int(minute), int(second), frac)
-        return Stamp(value) if value is not None else None
-    m = _ISO.search(head)
-    if m:
-        _year, month, day, hour, minute, second, frac = m.groups()
-        value = _seconds(int(month), int(day), int(hour), int(minute), int(second), frac)
-        return Stamp(value) if value is not None else None
-    return None
-
-
-def torchrun_time(text: str) -> float | None:
-    """Seconds for torchrun's `time : 2026-11-29_13:00:01` field."""
-    m = TORCHRUN_TIME.search(text)
-    if not m:
-        return None
-    _year, month, day, hour, minute, second = m.groups()
-    return _seconds(int(month), int(day), int(hour), int(minute), int(second), None)
-
-
-def epoch_seconds(epoch: float) -> float | None:
-    """Seconds (same scale as log timestamps) for a Unix time, in local time as torchrun prints it."""
-    try:
-        t = time.localtime(epoch)
-    except (OverflowError, OSError, ValueError):
-        return None
-    return _seconds(t.tm_mon, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec, None)
+def has_kube_master(head: bytes) -> bool:
+    """Whether a `kubectl logs --prefix` capture includes a Kubeflow master pod."""
+    return b"[pod/" in head and re.search(rb"\[pod/[\w.-]*-master-\d+/", head) is not None
 
 
 def rank_from_path(path: str) -> tuple[int | None, str | None]:
     """(rank, how it was read) from a file path: torchrun's log-dir layout or a `rank3` in a name."""
     parts = [part for part in path.replace("\\", "/").split("/") if part]
-    if len(parts) >= 3 and parts[-2].isdigit() and _TORCHRUN_FILE.match(parts[-3]):
-        return int(parts[-2]), "torchrun log folder (local rank)"
+    if len(parts) >= 3 and _TORCHRUN_FILE.match(parts[-3]):
+        rank = bounded_rank(parts[-2])
+        if rank is not None:
+            return rank, "torchrun log folder (local rank)"
     for part in reversed(parts[-3:]):
         m = _RANK_IN_NAME.match(part)
         if m:
-            return int(m.group(1)), f"file name {part!r}"
+            rank = bounded_rank(m.group(1))
+            if rank is not None:
+                return rank, f"file name {part!r}"
     return None, None

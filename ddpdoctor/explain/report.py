@@ -1,11 +1,13 @@
-"""ExplainReport: the `ddpdoctor.explain/1` JSON contract (its layout is :mod:`ddpdoctor.present.explain`).
+"""ExplainReport: typed results of `explain`, and the `ddpdoctor.explain/1` JSON contract at the edge.
 
-`to_dict` is a contract outside tools rely on (keys are only ever added):
+`to_dict` is a contract outside tools rely on (keys are only ever added, see
+`docs/schema/explain-1.json`, checked by a test):
 
     {"schema": "ddpdoctor.explain/1", "ok": bool, "inputs": [...],
      "root_cause": null | {"entry", "category", "rank", "file", "line", "text",
-                           "chain": [{"entry", "text"}], "solutions", ...extra keys},
-     "victims": [{"rank", "category", "entry", "line", ...extra keys}],
+                           "chain": [{"entry", "text"}], "solutions", "confidence", "why",
+                           "user_frame", "headline", ...},
+     "victims": [{"rank", "category", "entry", "line", ...}],
      "findings": [...], "stats": {"engine", "events"}}
 """
 
@@ -17,17 +19,133 @@ from typing import Any
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 
 SCHEMA = "ddpdoctor.explain/1"
-_MAX_SHOWN = 600
+MAX_SHOWN = 600
 MAX_EVIDENCE = 12  # evidence lines kept per root cause and per finding
 
 
-def shorten(text: str) -> str:
-    """`text`, cut after 600 characters with a note of how much was left out."""
-    return (
-        text
-        if len(text) <= _MAX_SHOWN
-        else text[:_MAX_SHOWN] + f" ... [{len(text) - _MAX_SHOWN} more characters]"
-    )
+def short(text: str) -> str:
+    """Text cut to what a report shows."""
+    if len(text) <= MAX_SHOWN:
+        return text
+    return text[:MAX_SHOWN] + f" ... [{len(text) - MAX_SHOWN} more characters]"
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    """One message of the root cause's chain, outermost first."""
+
+    entry: str | None
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"entry": self.entry, "text": self.text}
+
+
+@dataclass(frozen=True)
+class UserFrame:
+    """The innermost frame of the user's own code in the culprit's stack."""
+
+    file: str
+    line: int
+    function: str
+    code: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"file": self.file, "line": self.line, "function": self.function, "code": self.code}
+
+    def where(self) -> str:
+        """`file:line in function`."""
+        return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+
+@dataclass(frozen=True)
+class RootCause:
+    """The culprit: which rank, which message, where, what kind of conclusion, and what to do."""
+
+    entry: str | None
+    category: str
+    rank: int | None
+    file: str
+    line: int
+    text: str
+    headline: str
+    title: str
+    kind: str
+    confidence: str
+    why: tuple[str, ...]
+    chain: tuple[ChainLink, ...] = ()
+    solutions: tuple[str, ...] = ()
+    advice: tuple[str, ...] = ()
+    status: str | None = None
+    rank_note: str | None = None
+    rank_source: str | None = None
+    local_rank: bool = False
+    frame: str | None = None
+    user_frame: UserFrame | None = None
+    thread: str | None = None
+    exit_code: int | None = None
+    suspect_ranks: tuple[int, ...] = ()
+    evidence: tuple[Evidence, ...] = ()
+    example_fix: dict[str, str] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's `root_cause` object."""
+        return {
+            "entry": self.entry,
+            "category": self.category,
+            "rank": self.rank,
+            "file": self.file,
+            "line": self.line,
+            "text": self.text,
+            "chain": [link.to_dict() for link in self.chain],
+            "solutions": list(self.solutions),
+            "kind": self.kind,
+            "status": self.status,
+            "title": self.title,
+            "headline": self.headline,
+            "confidence": self.confidence,
+            "why": list(self.why),
+            "user_frame": self.user_frame.to_dict() if self.user_frame else None,
+            "rank_note": self.rank_note,
+            "rank_source": self.rank_source,
+            "local_rank": self.local_rank,
+            "frame": self.frame,
+            "thread": self.thread,
+            "exit_code": self.exit_code,
+            "suspect_ranks": list(self.suspect_ranks),
+            "advice": list(self.advice),
+            "evidence": [{"file": e.file, "line": e.line, "text": e.text} for e in self.evidence],
+            "example_fix": dict(self.example_fix) if self.example_fix else None,
+        }
+
+
+@dataclass(frozen=True)
+class Victim:
+    """Another failing rank: a victim of the culprit, or a rank that also failed on its own."""
+
+    rank: int | None
+    category: str
+    entry: str | None
+    file: str
+    line: int
+    text: str
+    role: str  # victim, also-failed
+    exit_code: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The contract's victim object."""
+        return {
+            "rank": self.rank,
+            "category": self.category,
+            "entry": self.entry,
+            "line": self.line,
+            "file": self.file,
+            "text": self.text,
+            "role": self.role,
+            "exit_code": self.exit_code,
+        }
 
 
 @dataclass
@@ -36,9 +154,21 @@ class ExplainReport(Report):
 
     schema: str = SCHEMA
     inputs: list[dict[str, Any]] = field(default_factory=list)
-    root_cause: dict[str, Any] | None = None
-    victims: list[dict[str, Any]] = field(default_factory=list)
+    root_cause: RootCause | None = None
+    victims: list[Victim] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    excerpt: list[tuple[int, str]] = field(default_factory=list)  # lines around the root line, for filing
+
+    def redacted(self) -> ExplainReport:
+        """A copy without host names, IP addresses and home folders (`--redact`)."""
+        from ddpdoctor.explain.redact import hosts_in, map_strings, redactor
+
+        texts = [e.text for f in self.findings for e in f.evidence]
+        if self.root_cause is not None:
+            texts += [self.root_cause.text, *(e.text for e in self.root_cause.evidence)]
+        texts += [line for _, line in self.excerpt]
+        redacted: ExplainReport = map_strings(self, redactor(hosts_in(texts)))
+        return redacted
 
     def to_dict(self) -> dict[str, Any]:
         """The `ddpdoctor.explain/1` JSON object."""
@@ -47,8 +177,8 @@ class ExplainReport(Report):
             "schema": self.schema,
             "ok": base["ok"],
             "inputs": self.inputs,
-            "root_cause": self.root_cause,
-            "victims": self.victims,
+            "root_cause": self.root_cause.to_dict() if self.root_cause else None,
+            "victims": [v.to_dict() for v in self.victims],
             "findings": base["findings"],
             "stats": self.stats,
         }
@@ -67,7 +197,7 @@ def event_finding(
     solutions: tuple[str, ...] = (),
     data: dict[str, Any] | None = None,
 ) -> Finding:
-    """A Finding for one event of the diagnosis."""
+    """A Finding for one observation of the diagnosis."""
     return Finding(
         id=finding_id,
         severity=severity,
@@ -75,7 +205,7 @@ def event_finding(
         title=title,
         message=message,
         rank=rank,
-        evidence=tuple(Evidence(shorten(text), file, line) for file, line, text in evidence[:MAX_EVIDENCE]),
+        evidence=tuple(Evidence(short(text), file, line) for file, line, text in evidence[:MAX_EVIDENCE]),
         entry=entry,
         solutions=solutions,
         data=data or {},

@@ -64,6 +64,10 @@ if TYPE_CHECKING:
             """Lines were skipped since the previous call."""
             ...
 
+        def more(self) -> int:
+            """How many lines after the last one the sink wants to see (an open block's lines)."""
+            ...
+
 
 class HyperscanEngine:
     """All prefilters in one hyperscan database; one scratch space per thread."""
@@ -354,7 +358,7 @@ class Scanner:
         if line_start >= 0:
             cursor, cursor_line = self._hit(data, lo, hi, line_start, line_no, ids, cursor, cursor_line)
         if self._owed_until >= cursor_line and cursor < hi:
-            self._feed_forward(data, cursor, cursor_line, hi, self._owed_until)
+            self._feed_forward(data, cursor, cursor_line, hi, None)
         return first_line + newlines + (0 if data[hi - 1 : hi] == b"\n" else 1)
 
     def _hit(
@@ -405,9 +409,10 @@ class Scanner:
             self._emit(line_no - len(lines) + offset, text, NO_CANDIDATES)
 
     def _feed_forward(
-        self, data: bytes | bytearray, pos: int, line_no: int, hi: int, until: int
+        self, data: bytes | bytearray, pos: int, line_no: int, hi: int, until: int | None
     ) -> tuple[int, int]:
-        while pos < hi and line_no <= until:
+        """Hand over context lines up to `until` (None: as far as the sink keeps asking)."""
+        while pos < hi and line_no <= (self._owed_until if until is None else until):
             end = data.find(b"\n", pos, hi)
             end = hi if end < 0 else end
             if line_no > self._fed_line:
@@ -420,6 +425,9 @@ class Scanner:
             self.sink.gap()
         self._fed_line = max(self._fed_line, line_no)
         self.sink.line(line_no, text, candidates)
+        wanted = self.sink.more()
+        if wanted:
+            self._owed_until = max(self._owed_until, line_no + wanted)
 
     # --- lines too long to hold ---------------------------------------------------------------
 

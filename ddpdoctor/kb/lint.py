@@ -11,12 +11,18 @@ Rules (finding ids):
   kb.fix-parse     python example fixes parse
   kb.check-unknown / kb.reproducer-unknown   referenced checks and scenarios exist (when known)
   kb.pattern-slow  no pattern takes more than a budget on adversarial lines (catastrophic backtracking)
+  kb.supersedes    superseded ids exist, form no cycle, and a match sample shows each overlap (`also`)
+  kb.twin          entries linked as `twin` link back and share category, kind and consequence_of
+  kb.line-number   no pattern depends on a source line number (`server.rs:82:63`)
+  kb.lookahead     no lookahead looks further than LOOKAHEAD_MAX characters (declare precedence instead)
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import json
+import re
 import selectors
 import subprocess
 import sys
@@ -33,6 +39,11 @@ from ddpdoctor.kb.schema import FIELD_ORDER, Entry
 LINT_SCHEMA = "ddpdoctor.kb-lint/1"
 # Wall-clock budget for one pattern over all its adversarial lines; a linear pattern needs a few ms.
 PATTERN_BUDGET_S = 0.5
+# The longest text a lookahead may inspect. A longer one is a pattern staying out of another
+# entry's way, which `supersedes` declares instead.
+LOOKAHEAD_MAX = 100
+# A source file and a literal line number inside a pattern, e.g. `server\.rs:8[23]:63` or `lib.py:161`.
+LINE_NUMBER_RE = re.compile(r"\.(?:rs|py|pyx|c|cc|cpp|cu|cuh|h|hpp):(?:\d|\[\d)")
 
 
 @dataclass
@@ -74,10 +85,14 @@ def lint_entries(
     matcher = Matcher(entries)
     ids = {e.id for e in entries}
     problems: list[Finding] = []
+    by_id = {e.id: e for e in entries}
     for entry in entries:
         problems += _lint_links(entry, ids, known_checks, known_scenarios)
         problems += _lint_samples(entry, matcher)
         problems += _lint_fix(entry)
+        problems += _lint_precedence(entry, by_id)
+        problems += _lint_consistency(entry, by_id)
+        problems += _lint_patterns(entry)
         order = (key_orders or {}).get(entry.id)
         if order is not None:
             expected = [k for k in FIELD_ORDER if k in order]
@@ -200,6 +215,135 @@ def _lint_samples(entry: Entry, matcher: Matcher) -> list[Finding]:
                 )
             )
     return out
+
+
+def _lint_precedence(entry: Entry, by_id: dict[str, Entry]) -> list[Finding]:
+    out = []
+    shown = {other for sample in entry.samples_match for other in sample.also}
+    for other in entry.supersedes:
+        if other not in by_id:
+            out.append(
+                _problem(
+                    "supersedes",
+                    entry.path,
+                    f"supersedes unknown entry {other!r}",
+                    "name an existing entry or remove it",
+                )
+            )
+        elif other not in shown:
+            out.append(
+                _problem(
+                    "supersedes",
+                    entry.path,
+                    f"supersedes {other!r} but no match sample matches both",
+                    f"add a match sample that {other} also matches and list it in that sample's `also`",
+                )
+            )
+    cycle = _supersedes_cycle(entry.id, by_id)
+    if cycle:
+        out.append(
+            _problem(
+                "supersedes",
+                entry.path,
+                f"supersedes forms a cycle: {' -> '.join(cycle)}",
+                "keep precedence one-way: remove one of the links",
+            )
+        )
+    return out
+
+
+def _supersedes_cycle(start: str, by_id: dict[str, Entry]) -> list[str]:
+    """A path start -> ... -> start through `supersedes` links, or [] when there is none."""
+    stack: list[tuple[str, list[str]]] = [(start, [start])]
+    visited: set[str] = set()
+    while stack:
+        current, path = stack.pop()
+        for nxt in by_id[current].supersedes if current in by_id else ():
+            if nxt == start:
+                return [*path, nxt]
+            if nxt not in visited:
+                visited.add(nxt)
+                stack.append((nxt, [*path, nxt]))
+    return []
+
+
+def _lint_consistency(entry: Entry, by_id: dict[str, Entry]) -> list[Finding]:
+    out = []
+    for rel in entry.related:
+        twin = by_id.get(rel.id)
+        if rel.type != "twin" or twin is None:
+            continue
+        mine = (entry.category, entry.kind, entry.consequence_of)
+        theirs = (twin.category, twin.kind, twin.consequence_of)
+        if mine != theirs:
+            out.append(
+                _problem(
+                    "twin",
+                    entry.path,
+                    f"twin {twin.id} differs: category, kind, consequence_of {mine} vs {theirs}",
+                    "twins report the same failure: give them the same category, kind and consequence_of",
+                )
+            )
+        if not any(r.id == entry.id and r.type == "twin" for r in twin.related):
+            out.append(
+                _problem(
+                    "twin",
+                    entry.path,
+                    f"twin {twin.id} does not link back",
+                    f"add the twin link to {twin.id}",
+                )
+            )
+    return out
+
+
+def _lint_patterns(entry: Entry) -> list[Finding]:
+    out = []
+    for index, pattern in enumerate(entry.patterns):
+        if LINE_NUMBER_RE.search(pattern.source):
+            out.append(
+                _problem(
+                    "line-number",
+                    entry.path,
+                    f"patterns[{index}] depends on a source line number",
+                    "match the file name with `:\\d+:\\d+`; line numbers change with every release",
+                )
+            )
+        width = longest_lookahead(pattern.source)
+        if width > LOOKAHEAD_MAX:
+            shown = "unbounded" if width >= _UNBOUNDED else f"{width} characters"
+            out.append(
+                _problem(
+                    "lookahead",
+                    entry.path,
+                    f"patterns[{index}] has a lookahead over {shown} (limit {LOOKAHEAD_MAX})",
+                    "match the text in sequence, or declare precedence with `supersedes`",
+                )
+            )
+    return out
+
+
+_UNBOUNDED = 1 << 16
+# The regular-expression parser of the running Python (`re._parser` from 3.11, `sre_parse` before).
+_RE_PARSER = importlib.import_module("re._parser" if sys.version_info >= (3, 11) else "sre_parse")
+
+
+def longest_lookahead(source: str) -> int:
+    """The most characters any lookahead (`(?=...)`, `(?!...)`) of a regex can inspect."""
+    longest = 0
+
+    def walk(node: object) -> None:
+        nonlocal longest
+        if isinstance(node, _RE_PARSER.SubPattern):
+            for op, arg in node.data:
+                if op in (_RE_PARSER.ASSERT, _RE_PARSER.ASSERT_NOT) and arg[0] == 1:
+                    longest = max(longest, min(arg[1].getwidth()[1], _UNBOUNDED))
+                walk(arg)
+        elif isinstance(node, (list, tuple)):
+            for item in node:
+                walk(item)
+
+    walk(_RE_PARSER.parse(source))
+    return longest
 
 
 def _lint_fix(entry: Entry) -> list[Finding]:

@@ -28,6 +28,8 @@ else:
 
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"
 CATEGORIES_FILE = "categories.yaml"
+# Data about the messages users hit (`kb coverage`), not entries.
+CENSUS_FOLDER = "census"
 BUNDLED_LABEL = "<bundled>"
 
 
@@ -97,7 +99,7 @@ def _walk(node: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
 
 def _entry_files(root: Traversable, label: str) -> Iterator[EntryFile]:
     for rel, node in _walk(root, ""):
-        if not rel.endswith(".yaml") or rel == CATEGORIES_FILE:
+        if not rel.endswith(".yaml") or rel == CATEGORIES_FILE or rel.startswith(f"{CENSUS_FOLDER}/"):
             continue
         folder, _, name = rel.rpartition("/")
         yield EntryFile(
@@ -177,7 +179,9 @@ def load_entries(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> 
                     )
                 )
                 continue
-            if f.folder in FRAMEWORKS and f.folder != entry.framework:
+            # Bundled entries live in their framework's folder; a team folder may use any layout,
+            # but a folder named after a framework holds only that framework's entries.
+            if (f.label.startswith(BUNDLED_LABEL) or f.folder in FRAMEWORKS) and f.folder != entry.framework:
                 problems.append(
                     KnowledgeError(
                         f.label,

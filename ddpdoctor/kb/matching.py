@@ -71,6 +71,25 @@ def _preference(match: Match) -> tuple[int, int, str]:
     return (rank, -(match.end - match.start), match.entry.id)
 
 
+def superseding_first(matches: list[Match]) -> list[Match]:
+    """Move each match ahead of the matches whose entries it `supersedes`, keeping the order otherwise."""
+    out = list(matches)
+    for _ in range(len(out)):
+        pair = next(
+            (
+                (i, j)
+                for i in range(len(out))
+                for j in range(i + 1, len(out))
+                if out[i].entry.id in out[j].entry.supersedes
+            ),
+            None,
+        )
+        if pair is None:
+            break
+        out.insert(pair[0], out.pop(pair[1]))
+    return out
+
+
 class Matcher:
     """Matches text against a fixed set of entries."""
 
@@ -90,7 +109,7 @@ class Matcher:
                 found.append(Match(entry, index, text, m.start(), m.end(), groups, line_no, depth))
                 break
         found.sort(key=_preference)
-        return found
+        return superseding_first(found)
 
     def unwrap(self, match: Match) -> list[Match]:
         """The chain from `match` inwards, outermost first, following each wrapper's inner message."""

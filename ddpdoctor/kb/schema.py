@@ -17,6 +17,7 @@ from ddpdoctor.errors import KnowledgeError
 
 FRAMEWORKS: tuple[str, ...] = (
     "burn",
+    "rust",
     "pytorch",
     "torchelastic",
     "nccl",
@@ -26,12 +27,17 @@ FRAMEWORKS: tuple[str, ...] = (
     "lightning",
     "accelerate",
     "deepspeed",
+    "transformers",
+    "megatron",
+    "horovod",
+    "ray",
     "python",
     "system",
 )
 KINDS: tuple[str, ...] = ("root", "wrapper", "symptom")
 STATUSES: tuple[str, ...] = ("experimental", "stable", "deprecated")
 RELATION_TYPES: tuple[str, ...] = (
+    "twin",
     "similar",
     "causes",
     "caused-by",
@@ -40,6 +46,11 @@ RELATION_TYPES: tuple[str, ...] = (
     "supersedes",
     "superseded-by",
 )
+# Why a message can be an echo of another failure rather than its cause (see the README's rules).
+CONSEQUENCES: tuple[str, ...] = ("peer-failure", "earlier-error")
+# When a solution applies: before launch (`check`, `preflight()`) or after a failure (`explain`).
+# A solution written as plain text applies at both.
+STAGES: tuple[str, ...] = ("preflight", "runtime")
 SOURCE_KINDS: tuple[str, ...] = ("code", "docs", "issue")
 FIX_LANGUAGES: tuple[str, ...] = ("python", "rust", "shell", "yaml", "text")
 
@@ -148,10 +159,26 @@ class Entry:
     samples_match: tuple[Sample, ...]
     samples_no_match: tuple[Sample, ...]
     path: str
+    status_note: str | None = None
     rank: RankRule = RankRule()
+    supersedes: tuple[str, ...] = ()
+    consequence_of: tuple[str, ...] = ()
+    # The stage of each solution, aligned with `solutions`: "preflight", "runtime" or None (both).
+    solution_stages: tuple[str | None, ...] = ()
     related: tuple[Related, ...] = ()
     checks: tuple[str, ...] = ()
     reproducer: str | None = None
+
+    def solutions_for(self, stage: str) -> tuple[str, ...]:
+        """The solutions that apply at `stage` ("preflight" or "runtime"), in the entry's order."""
+        if stage not in STAGES:
+            raise ValueError(f"unknown stage {stage!r}; use one of: {', '.join(STAGES)}")
+        pairs = zip(self.solutions, self.stages(), strict=True)
+        return tuple(text for text, where in pairs if where in (None, stage))
+
+    def stages(self) -> tuple[str | None, ...]:
+        """`solution_stages`, or one None (both stages) per solution when it was left empty."""
+        return self.solution_stages or (None,) * len(self.solutions)
 
     def summary(self) -> dict[str, str]:
         """The fields `kb list --format json` promises."""
@@ -177,12 +204,16 @@ class Entry:
             fix["check"] = {"before": self.example_fix.check.before, "after": self.example_fix.check.after}
         return {
             **self.summary(),
+            "status_note": self.status_note,
             "patterns": [p.source for p in self.patterns],
             "rank": {"group": self.rank.group, "offset": self.rank.offset, "fixed": self.rank.fixed},
+            "supersedes": list(self.supersedes),
+            "consequence_of": list(self.consequence_of),
             "meaning": self.meaning,
             "triggers": list(self.triggers),
             "situations": list(self.situations),
             "solutions": list(self.solutions),
+            "solution_stages": [stage or "any" for stage in self.stages()],
             "example_fix": fix,
             "related": [{"id": r.id, "type": r.type} for r in self.related],
             "sources": [{s.kind: s.ref, **({"note": s.note} if s.note else {})} for s in self.sources],
@@ -401,6 +432,41 @@ def _samples(ctx: _Ctx, value: Any, key: str) -> tuple[tuple[Sample, ...], tuple
     return groups[0], groups[1]
 
 
+def _solutions(ctx: _Ctx, value: Any, key: str) -> tuple[tuple[str, str | None], ...]:
+    """Plain text (applies before launch and at run time) or `{text: ..., stage: runtime|preflight}`."""
+    if not isinstance(value, list) or not value:
+        raise ctx.fail(key, "must be a list with at least 1 item(s)", f"add `{key}:` items")
+    out: list[tuple[str, str | None]] = []
+    for i, item in enumerate(value):
+        where = f"{key}[{i}]"
+        if isinstance(item, dict):
+            m = _mapping(ctx, item, where, ("text", "stage"), ("text", "stage"))
+            out.append(
+                (_text(ctx, m["text"], f"{where}.text"), _choice(ctx, m["stage"], f"{where}.stage", STAGES))
+            )
+        else:
+            out.append((_text(ctx, item, where), None))
+    return tuple(out)
+
+
+def _id_list(ctx: _Ctx, value: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ctx.fail(key, "must be a non-empty list of entry ids", f"write `{key}: [other-entry]`")
+    ids = tuple(_id(ctx, item, f"{key}[{i}]") for i, item in enumerate(value))
+    if len(set(ids)) != len(ids):
+        raise ctx.fail(key, "lists an id twice", "remove the duplicate")
+    return ids
+
+
+def _consequences(ctx: _Ctx, value: Any, key: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not value:
+        raise ctx.fail(key, "must be a non-empty list", f"write `{key}: [peer-failure]`")
+    items = tuple(_choice(ctx, item, f"{key}[{i}]", CONSEQUENCES) for i, item in enumerate(value))
+    if len(set(items)) != len(items):
+        raise ctx.fail(key, "lists a value twice", "remove the duplicate")
+    return items
+
+
 def _check_ids(ctx: _Ctx, value: Any, key: str) -> tuple[str, ...]:
     items = _text_list(ctx, value, key, min_items=0)
     for i, item in enumerate(items):
@@ -432,8 +498,11 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("category", True, "add `category:` (one of the names in knowledge/categories.yaml)"),
     FieldSpec("kind", True, "add `kind:` root, wrapper or symptom"),
     FieldSpec("status", True, "add `status:` experimental, stable or deprecated"),
+    FieldSpec("status_note", False, "write `status_note:` with why the status is what it is"),
     FieldSpec("patterns", True, "add `patterns:` with at least one regex"),
     FieldSpec("rank", False, "write `rank: {group: worker, offset: 1}` or `rank: {fixed: 0}`"),
+    FieldSpec("supersedes", False, "write `supersedes: [other-entry]`"),
+    FieldSpec("consequence_of", False, f"write `consequence_of: [{CONSEQUENCES[0]}]`"),
     FieldSpec("meaning", True, "add `meaning:` with one paragraph"),
     FieldSpec("triggers", True, "add `triggers:` with at least one item"),
     FieldSpec("situations", True, "add `situations:` with at least one item"),
@@ -475,12 +544,15 @@ def parse_entry(doc: Any, path: str, categories: frozenset[str]) -> Entry:
         "category": category,
         "kind": lambda c, v, k: _choice(c, v, k, KINDS),
         "status": lambda c, v, k: _choice(c, v, k, STATUSES),
+        "status_note": _text,
         "patterns": _patterns,
         "rank": _rank,
+        "supersedes": _id_list,
+        "consequence_of": _consequences,
         "meaning": _text,
         "triggers": _text_list,
         "situations": _text_list,
-        "solutions": _text_list,
+        "solutions": _solutions,
         "example_fix": _example_fix,
         "related": _related,
         "sources": _sources,
@@ -491,7 +563,15 @@ def parse_entry(doc: Any, path: str, categories: frozenset[str]) -> Entry:
     }
     values = {key: parsers[key](ctx, doc[key], key) for key in doc}
     samples_match, samples_no_match = values.pop("samples")
-    entry = Entry(samples_match=samples_match, samples_no_match=samples_no_match, path=path, **values)
+    solutions = values.pop("solutions")
+    entry = Entry(
+        samples_match=samples_match,
+        samples_no_match=samples_no_match,
+        path=path,
+        solutions=tuple(text for text, _ in solutions),
+        solution_stages=tuple(stage for _, stage in solutions),
+        **values,
+    )
     _cross_check(ctx, entry)
     return entry
 
@@ -512,6 +592,8 @@ def _cross_check(ctx: _Ctx, entry: Entry) -> None:
         )
     if any(r.id == entry.id for r in entry.related):
         raise ctx.fail("related", "links to the entry itself", "remove the self-link")
+    if entry.id in entry.supersedes:
+        raise ctx.fail("supersedes", "lists the entry itself", "remove the entry's own id")
     for i, sample in enumerate(entry.samples_match):
         unknown = set(sample.captures) - group_names
         if unknown:

@@ -1,92 +1,131 @@
-"""The page `ddpdoctor explain` prints: root cause first, then the chain, victims, advice and fixes."""
+"""The explain report as a page: the answer on the first screen, the rest behind `--full`.
+
+The first screen holds the headline (the real message and its rank), the user's own line, the
+confidence with its main reason, what the numbers say, the top solutions and one line per victim.
+`--full` adds the chain of wrappers, every reason, every solution and the example fix; `--verbose`
+adds every finding and every input.
+"""
 
 from __future__ import annotations
 
 from typing import IO
 
-from ddpdoctor.explain.report import ExplainReport, shorten
+from ddpdoctor.explain.report import ExplainReport, short
 from ddpdoctor.present.document import Bullets, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.present.findings import finding_blocks
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.present.sanitize import escape_controls
 
+FIRST_SOLUTIONS = 3
+FIRST_ADVICE = 3
+FIRST_VICTIMS = 8
 _EXPERIMENTAL_NOTE = (
     "experimental: built from the message's source and documented formats, not yet from a real log; "
     "please report whether it fit (--format markdown)"
 )
-_KIND_LABEL = {
-    "root": "root cause",
-    "unknown": "unrecognised failure (innermost error line)",
-    "host-kill": "killed by the host (no error printed)",
-    "exit": "process exited without an error message",
-    "symptom": "only symptoms were found (timeouts, collateral signals)",
-    "wrapper": "only a launcher's summary was found",
-}
 
 
-def explain_document(report: ExplainReport, *, verbose: bool = False) -> Document:
-    """Root cause first, then the chain, victims, advice, solutions and the example fix."""
-    names = ", ".join(str(i["path"]) for i in report.inputs) or "(no input)"
+def environment() -> tuple[tuple[str, str], ...]:
+    """The versions a bug report needs, read without importing torch."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    from ddpdoctor import __version__
+
+    pairs = [
+        ("ddpdoctor", __version__),
+        ("python", platform.python_version()),
+        ("platform", platform.platform()),
+    ]
+    for package in ("torch", "accelerate", "deepspeed", "lightning", "transformers"):
+        try:
+            pairs.append((package, version(package)))
+        except PackageNotFoundError:
+            continue
+    return tuple(pairs)
+
+
+def explain_document(
+    report: ExplainReport, *, verbose: bool = False, full: bool = False, filing: bool = False
+) -> Document:
+    """Root cause first; `full`: the whole knowledge-base page; `verbose`: every finding; `filing`:
+    the log excerpt and the versions an issue needs."""
     doc: Document = []
     rc = report.root_cause
     if rc is None:
+        names = ", ".join(str(i["path"]) for i in report.inputs) or "(no input)"
         doc.append(Heading("No failure found", level=1))
         doc.append(Text(f"Read {names}: no error, panic, failed rank or known failure message.", tone="ok"))
     else:
-        title = rc.get("title") or rc["text"]
-        doc.append(Heading(f"Root cause: {shorten(title)}", level=1))
+        doc.append(Heading(short(rc.headline), level=1))
         pairs: list[tuple[str, str]] = []
-        rank = "unknown" if rc["rank"] is None else str(rc["rank"])
-        if rc.get("rank_note"):
-            rank += f" ({rc['rank_note']})"
+        rank = "unknown" if rc.rank is None else str(rc.rank)
+        if rc.rank_note:
+            rank += f" ({rc.rank_note})"
         pairs.append(("rank", rank))
-        pairs.append(("category", rc["category"]))
-        if rc.get("entry"):
-            pairs.append(("knowledge base", f"{rc['entry']} (ddpdoctor kb show {rc['entry']})"))
-            if rc.get("status") == "experimental":
+        if rc.user_frame is not None:
+            code = f"  {rc.user_frame.code}" if rc.user_frame.code else ""
+            pairs.append(("your code", rc.user_frame.where() + code))
+        pairs.append(("category", rc.category))
+        pairs.append(("confidence", f"{rc.confidence}: {rc.why[0]}" if rc.why else rc.confidence))
+        if rc.entry:
+            pairs.append(("knowledge base", f"{rc.entry} (ddpdoctor kb show {rc.entry})"))
+            if rc.status == "experimental":
                 pairs.append(("entry status", _EXPERIMENTAL_NOTE))
-        pairs.append(("kind", _KIND_LABEL.get(rc.get("kind", ""), rc.get("kind", ""))))
-        pairs.append(("where", f"{rc['file']}:{rc['line']}"))
-        if rc.get("frame"):
-            pairs.append(("raised at", rc["frame"]))
-        if rc.get("exit_code") is not None:
-            pairs.append(("exit code", str(rc["exit_code"])))
+        pairs.append(("where", f"{rc.file}:{rc.line}"))
+        if rc.exit_code is not None:
+            pairs.append(("exit code", str(rc.exit_code)))
         doc.append(Fields(tuple(pairs)))
-        doc.append(Code(shorten(rc["text"]), title="evidence"))
-        if len(rc["chain"]) > 1:
-            doc.append(Heading("Chain (outermost first)"))
-            doc.append(
-                Bullets(
-                    tuple(f"{link['entry'] or '(unknown)'}: {shorten(link['text'])}" for link in rc["chain"]),
-                    ordered=True,
-                )
-            )
-        if report.victims:
-            doc.append(Heading("Victims and other failures"))
-            rows = tuple(
-                (
-                    "?" if v["rank"] is None else str(v["rank"]),
-                    v.get("role", ""),
-                    v["category"],
-                    v["entry"] or "",
-                    f"{v.get('file', '')}:{v['line']}",
-                )
-                for v in report.victims
-            )
-            doc.append(Table(("rank", "role", "category", "entry", "where"), rows))
-        if rc.get("advice"):
+        if rc.text.strip() and rc.text.strip() not in rc.headline:
+            doc.append(Code(short(rc.text), title="evidence"))
+        advice = rc.advice if full else rc.advice[:FIRST_ADVICE]
+        if advice:
             doc.append(Heading("What the evidence says"))
-            doc.append(Bullets(tuple(rc["advice"])))
-        if rc["solutions"]:
-            doc.append(Heading("Solutions (most likely first)"))
-            doc.append(Bullets(tuple(rc["solutions"]), ordered=True))
-        fix = rc.get("example_fix")
-        if fix:
-            doc.append(Heading("Example fix"))
-            if fix.get("note"):
-                doc.append(Text(fix["note"]))
-            doc.append(Code(fix["before"], language=fix["language"], title="before"))
-            doc.append(Code(fix["after"], language=fix["language"], title="after"))
+            doc.append(Bullets(tuple(advice)))
+        solutions = rc.solutions if full else rc.solutions[:FIRST_SOLUTIONS]
+        if solutions:
+            doc.append(Heading("What to do" if not full else "Solutions (most likely first)"))
+            doc.append(Bullets(tuple(solutions), ordered=True))
+        if report.victims:
+            doc.append(Heading("Other ranks"))
+            shown = report.victims if full else report.victims[:FIRST_VICTIMS]
+            lines = [
+                f"rank {'?' if v.rank is None else v.rank}: {v.role}, {v.category}"
+                f"{f' ({v.entry})' if v.entry else ''} - {short(v.text)[:120]}"
+                for v in shown
+            ]
+            if len(report.victims) > len(shown):
+                lines.append(f"... and {len(report.victims) - len(shown)} more (--full)")
+            doc.append(Bullets(tuple(lines)))
+        if full:
+            if len(rc.chain) > 1:
+                doc.append(Heading("Chain (outermost first)"))
+                doc.append(
+                    Bullets(
+                        tuple(f"{link.entry or '(unknown)'}: {short(link.text)}" for link in rc.chain),
+                        ordered=True,
+                    )
+                )
+            if len(rc.why) > 1:
+                doc.append(Heading("Why this verdict"))
+                doc.append(Bullets(rc.why))
+            fix = rc.example_fix
+            if fix:
+                doc.append(Heading("Example fix"))
+                if fix.get("note"):
+                    doc.append(Text(fix["note"]))
+                doc.append(Code(fix["before"], language=fix["language"], title="before"))
+                doc.append(Code(fix["after"], language=fix["language"], title="after"))
+        elif rc.entry or len(rc.chain) > 1 or len(rc.why) > 1:
+            doc.append(Text("More: --full (chain, every reason and solution, example fix).", tone="muted"))
+    if filing:
+        if report.excerpt:
+            doc.append(Heading("Log excerpt"))
+            doc.append(
+                Code("\n".join(f"{n:>6}  {t}" for n, t in report.excerpt), title=rc.file if rc else None)
+            )
+        doc.append(Heading("Environment"))
+        doc.append(Fields(environment()))
     if verbose:
         doc.append(Heading("Every finding"))
         for finding in report.findings:

@@ -145,7 +145,7 @@ SCENARIOS: dict[str, Scenario] = {
             expect=Expect.PANIC,
             args=("--devices", "cpu:0,cpu:1,cpu:2", "--fault", "metric@0:2"),
             entry=None,
-            category="other",
+            category="user_code",
             rank=None,
         ),
         Scenario(
@@ -325,7 +325,7 @@ SCENARIOS: dict[str, Scenario] = {
             expect=Expect.JOB_FAILED,
             args=("main_exception.py", WORKDIR + "/missing/checkpoints"),
             entry=None,
-            category="other",
+            category="user_code",
             rank=0,
         ),
     )

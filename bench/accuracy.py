@@ -1,0 +1,183 @@
+"""How often `explain` is right on real logs: category, failing rank, root line, and silence.
+
+Every labelled log is a sidecar `<name>.yaml` beside `<name>.log` (or beside a folder `<name>/` of
+per-rank files) with `expected: {category, rank, root_line?, entry?}`. Two splits are scored:
+
+- `dev`: tests/fixtures/logs/, the logs the diagnosis is tuned on;
+- `blind`: tests/fixtures/blind/, logs collected and labelled by someone else, scored here only
+  in aggregate (`--misses` names the misses of the dev split; on the blind split it is refused
+  unless `--i-am-moving-them` says the misses are about to move into the dev split).
+
+The root line is right when the reported root line (or the text `explain` reports for it)
+contains the labelled `root_line`. A log is *silent* when `explain` reports no failure at all.
+
+    python bench/accuracy.py                 # both splits, aggregate tables
+    python bench/accuracy.py --split dev --misses
+    python bench/accuracy.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import yaml  # noqa: E402
+
+from ddpdoctor.explain import explain_paths  # noqa: E402
+
+SPLITS = {"dev": ROOT / "tests" / "fixtures" / "logs", "blind": ROOT / "tests" / "fixtures" / "blind"}
+METRICS = ("category", "rank", "root_line")
+
+
+@dataclass
+class Case:
+    """One labelled log."""
+
+    name: str
+    log: Path
+    framework: str
+    expected: dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What `explain` said about one case, scored."""
+
+    case: Case
+    got: dict[str, Any]
+    right: dict[str, bool | None] = field(default_factory=dict)
+    silent: bool = False
+    source: str = "structural"
+
+
+def load_cases(folder: Path) -> list[Case]:
+    """Every sidecar of a split with the log it describes."""
+    cases = []
+    for sidecar in sorted(folder.glob("*.yaml")):
+        doc = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
+        if not isinstance(doc, dict) or "expected" not in doc:
+            continue
+        stem = sidecar.with_suffix("")
+        log = stem if stem.is_dir() else sidecar.with_suffix(".log")
+        if not log.exists():
+            continue
+        cases.append(Case(sidecar.stem, log, str(doc.get("framework", "other")), dict(doc["expected"])))
+    return cases
+
+
+def _reported_line(root: dict[str, Any]) -> str:
+    """The text of the line the report points at (read back from the log), plus the reported text."""
+    texts = [str(root.get("text") or "")]
+    path, number = root.get("file"), root.get("line")
+    if isinstance(path, str) and isinstance(number, int) and number > 0:
+        try:
+            with open(path, "rb") as fh:
+                for index, raw in enumerate(fh, 1):
+                    if index == number:
+                        texts.append(raw.decode("utf-8", "replace"))
+                        break
+        except OSError:
+            pass
+    return "\n".join(texts)
+
+
+def score(case: Case) -> Outcome:
+    """Run explain on one case and compare with its labels."""
+    report = explain_paths([str(case.log)])
+    root = report.root_cause
+    if root is None:
+        outcome = Outcome(case, {}, silent=True)
+        outcome.right = {
+            m: (False if m != "root_line" or "root_line" in case.expected else None) for m in METRICS
+        }
+        return outcome
+    data = root.to_dict() if hasattr(root, "to_dict") else dict(root)
+    got = {"category": data.get("category"), "rank": data.get("rank"), "entry": data.get("entry")}
+    outcome = Outcome(case, got, source="kb" if data.get("entry") else "structural")
+    outcome.right["category"] = got["category"] == case.expected.get("category")
+    outcome.right["rank"] = got["rank"] == case.expected.get("rank")
+    want_line = case.expected.get("root_line")
+    outcome.right["root_line"] = None if not want_line else str(want_line) in _reported_line(data)
+    got["text"] = str(data.get("text") or "")[:200]
+    return outcome
+
+
+def _pct(values: list[bool | None]) -> str:
+    scored = [v for v in values if v is not None]
+    if not scored:
+        return "   n/a"
+    return f"{100.0 * sum(scored) / len(scored):5.1f}%"
+
+
+def _table(title: str, groups: dict[str, list[Outcome]]) -> list[str]:
+    lines = [
+        title,
+        f"  {'group':<22} {'logs':>5} {'category':>9} {'rank':>7} {'root line':>10} {'silent':>7}",
+    ]
+    for name, outcomes in sorted(groups.items()):
+        cols = [_pct([o.right.get(m) for o in outcomes]) for m in METRICS]
+        silent = sum(o.silent for o in outcomes)
+        lines.append(f"  {name:<22} {len(outcomes):>5} {cols[0]:>9} {cols[1]:>7} {cols[2]:>10} {silent:>7}")
+    return lines
+
+
+def summarise(split: str, outcomes: list[Outcome]) -> dict[str, Any]:
+    """Aggregate figures of one split."""
+    out: dict[str, Any] = {"split": split, "logs": len(outcomes), "silent": sum(o.silent for o in outcomes)}
+    for metric in METRICS:
+        scored = [o.right.get(metric) for o in outcomes if o.right.get(metric) is not None]
+        out[metric] = round(100.0 * sum(bool(v) for v in scored) / len(scored), 1) if scored else None
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Score the splits and print the tables."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--split", choices=[*SPLITS, "all"], default="all")
+    parser.add_argument("--misses", action="store_true", help="name the misses (dev split only)")
+    parser.add_argument("--i-am-moving-them", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, help="write the aggregate figures as JSON")
+    args = parser.parse_args(argv)
+    names = list(SPLITS) if args.split == "all" else [args.split]
+    summaries = []
+    for split in names:
+        cases = load_cases(SPLITS[split])
+        if not cases:
+            print(f"{split}: no labelled logs in {SPLITS[split]}")
+            continue
+        outcomes = [score(case) for case in cases]
+        summary = summarise(split, outcomes)
+        summaries.append(summary)
+        by_framework: dict[str, list[Outcome]] = defaultdict(list)
+        by_source: dict[str, list[Outcome]] = defaultdict(list)
+        for o in outcomes:
+            by_framework[o.case.framework].append(o)
+            by_source[o.source].append(o)
+        print("\n".join(_table(f"{split} split: per framework", by_framework)))
+        print("\n".join(_table(f"{split} split: per source of the verdict", by_source)))
+        print("\n".join(_table(f"{split} split: all", {"all": outcomes})))
+        print()
+        if args.misses and (split == "dev" or args.i_am_moving_them):
+            for o in outcomes:
+                wrong = [m for m in METRICS if o.right.get(m) is False]
+                if wrong:
+                    print(f"MISS {split}/{o.case.name}: {', '.join(wrong)}")
+                    print(f"     expected {o.case.expected}")
+                    print(f"     got      {o.got}")
+    if args.json:
+        args.json.write_text(json.dumps(summaries, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,544 @@
+"""Analysers: weigh the timeline's observations and propose culprits, each with its reasons.
+
+Each analyser reads the whole timeline and returns :class:`Candidate` verdicts in tiers:
+
+1. a cause: a knowledge-base root entry, an exception or panic (classified by its structure when
+   the knowledge base does not know it), a mismatch between the ranks' collectives, a rank a desync
+   report names as behind;
+2. an inference: a rank killed by SIGKILL that printed no error (likely the host's OOM killer), a
+   rank that crashed on a signal or exited non-zero without text, a rank that never reported the
+   collective timeout every other rank hit (the straggler);
+3. a consequence: timeouts, lost connections to a peer, errors that follow an earlier error of the
+   same rank, SIGTERM/SIGABRT sent by the launcher or the watchdog, error-level lines;
+4. a wrapper with nothing inside (a launcher's summary only).
+
+Whether a message is a consequence is a property of the context, not of the message: an entry may
+declare `consequence_of: [peer-failure]` (it is what a rank sees when another one died) or
+`[earlier-error]` (it follows another error of the same rank); :mod:`verdict` demotes such a
+candidate only when that other failure is in the logs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ddpdoctor.explain.clock import Stamp
+from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.index import IndexEntry, KbIndex
+from ddpdoctor.explain.lines import LazyRegex
+from ddpdoctor.explain.observations import (
+    SIGNAL_NAMES,
+    CollectiveObs,
+    ExceptionObs,
+    Observation,
+)
+from ddpdoctor.explain.ranks import bounded_rank
+from ddpdoctor.explain.timeline import Timeline
+
+CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
+
+# Knowledge-base entries the analysers name by id (a test checks that each exists).
+SIGNAL_ENTRIES = {
+    9: "torchelastic-signal-sigkill",
+    6: "torchelastic-signal-sigabrt",
+    11: "torchelastic-signal-sigsegv",
+    15: "torchelastic-signal-sigterm",
+    1: "torchelastic-sighup",
+}
+NO_ERROR_FILE_ENTRY = "torchelastic-no-error-file"
+KNOWN_ENTRY_IDS = (*SIGNAL_ENTRIES.values(), NO_ERROR_FILE_ENTRY)
+
+_PEER_LOST = LazyRegex(
+    r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
+    r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
+    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)",
+    0,
+)
+_VERSION_TEXT = LazyRegex(
+    r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
+    r"does not match the version|was compiled (?:with|against)|No module named"
+)
+_NUMERIC = LazyRegex(
+    r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
+)
+_USAGE = LazyRegex(r"[\w./-]{1,200}: error: \S")
+_BUS_ERROR = LazyRegex(r"Bus error|SIGBUS|signal 7\b")
+# Python exceptions that say the program itself is wrong, whoever raised them.
+_PROGRAMMING_ERRORS = (
+    "AttributeError",
+    "TypeError",
+    "NameError",
+    "UnboundLocalError",
+    "KeyError",
+    "IndexError",
+    "ValueError",
+    "AssertionError",
+    "NotImplementedError",
+    "ZeroDivisionError",
+    "RecursionError",
+    "SyntaxError",
+    "IndentationError",
+)
+# Exceptions of launchers that only carry a child's failure.
+_LAUNCHER_WRAPPERS = (
+    "ChildFailedError",
+    "ProcessRaisedException",
+    "CalledProcessError",
+    "ProcessExitedException",
+)
+_CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
+_VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
+_COLLATERAL_SIGNALS = (15, 1, 2)  # sent by the launcher (or the user) to stop the other ranks
+
+
+@dataclass
+class Candidate:
+    """A possible culprit: the observation, what kind of conclusion it is, and why."""
+
+    obs: Observation
+    tier: int
+    kind: str  # root, unknown, straggler, mismatch, host-kill, crash, exit, symptom, wrapper, error-line
+    category: str
+    entry: IndexEntry | None
+    rank: int | None
+    strength: int = 1  # within a tier: 3 a knowledge-base root, 2 structure says much, 1 little
+    consequence: str | None = None  # peer-failure, earlier-error, launcher, watchdog, timeout
+    reasons: list[str] = field(default_factory=list)
+    suspects: list[int] = field(default_factory=list)
+    rank_note: str | None = None
+
+    # Where and when, for ordering candidates like observations (see timeline.order).
+    @property
+    def stamp(self) -> Stamp | None:
+        """The observation's clock reading."""
+        return self.obs.stamp
+
+    @property
+    def file_index(self) -> int:
+        """The input the observation was read from."""
+        return self.obs.file_index
+
+    @property
+    def line(self) -> int:
+        """The observation's line."""
+        return self.obs.line
+
+    @property
+    def seq(self) -> int:
+        """The observation's order of reading within its input."""
+        return self.obs.seq
+
+
+def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
+    """Every analyser's candidates."""
+    found = [c for obs in timeline.failures if (c := exception_candidate(obs)) is not None]
+    found += exit_candidates(timeline, index, found)
+    found += collective_candidates(timeline, found)
+    return found
+
+
+# --- exceptions and matched messages ------------------------------------------------------------
+
+
+def exception_candidate(obs: Observation) -> Candidate | None:
+    """A knowledge-base match, or an exception classified by its structure."""
+    primary = obs.primary()
+    entry = obs.known()
+    if primary is not None and primary.entry is not None and primary.entry.kind == "root":
+        cand = Candidate(obs, CAUSE, "root", primary.entry.category, primary.entry, obs.rank, strength=3)
+        cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
+        cand.consequence = _consequence(primary.entry)
+        return cand
+    if any(link.entry is not None and link.entry.kind == "symptom" for link in obs.chain):
+        symptom = next(
+            link.entry for link in obs.chain if link.entry is not None and link.entry.kind == "symptom"
+        )
+        cand = Candidate(obs, CONSEQUENCE, "symptom", symptom.category, symptom, obs.rank)
+        cand.consequence = _consequence(symptom) or "peer-failure"
+        cand.reasons.append(f"{symptom.id} is what a rank reports when it waits for or loses a peer")
+        return cand
+    if primary is not None and primary.entry is not None and primary.entry.kind == "wrapper":
+        cand = Candidate(obs, WRAPPER, "wrapper", primary.entry.category, primary.entry, obs.rank)
+        cand.reasons.append(
+            f"only a launcher's or framework's summary ({primary.entry.id}) with nothing inside"
+        )
+        return cand
+    if isinstance(obs, ExceptionObs) or (primary is not None and primary.entry is None and entry is not None):
+        return _structural(obs, entry)
+    if isinstance(obs, CollectiveObs):
+        return None  # the collective analyser weighs it
+    if primary is None or (entry is not None and entry.kind == "wrapper"):
+        return Candidate(obs, WRAPPER, "wrapper", entry.category if entry else "other", entry, obs.rank)
+    if _USAGE.match(obs.text):
+        cand = Candidate(obs, CAUSE, "unknown", "user_code", None, obs.rank, strength=1)
+        cand.reasons.append("the program rejected its command line (an argparse usage error)")
+        return cand
+    category = "nccl_error" if "NCCL" in obs.text else "other"
+    cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
+    cand.reasons.append("an error-level line the knowledge base does not know")
+    return cand
+
+
+def _consequence(entry: IndexEntry) -> str | None:
+    """What an entry's message is a consequence of: a timeout waits for a peer; else what it declares."""
+    if entry.consequence_of and entry.consequence_of[0] != "peer-failure":
+        return entry.consequence_of[0]
+    if (
+        entry.category == "collective_timeout"
+        and "Connection" not in entry.title
+        and (entry.kind == "symptom" or entry.consequence_of)
+    ):
+        return "timeout"
+    return entry.consequence_of[0] if entry.consequence_of else None
+
+
+def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
+    """An error the knowledge base does not know, classified by what its traceback shows."""
+    text = obs.innermost_text()
+    exc = obs if isinstance(obs, ExceptionObs) else None
+    exc_type = (exc.exc_type if exc else None) or text.split(":", 1)[0].strip()
+    short_type = exc_type.rsplit(".", 1)[-1]
+    carried = carrier if carrier is not None and carrier.kind == "wrapper" else None
+    facts = collective_facts(text)
+    if facts is not None and facts.state == "timeout":
+        cand = Candidate(
+            obs, CONSEQUENCE, "symptom", "collective_timeout", carried, obs.rank, consequence="timeout"
+        )
+        cand.reasons.append("a collective timed out on this rank: it waited for another rank")
+        return cand
+    if _PEER_LOST.search(text):
+        category = "nccl_error" if "NCCL" in text else "other"
+        cand = Candidate(obs, CONSEQUENCE, "symptom", category, carried, obs.rank, consequence="peer-failure")
+        cand.reasons.append("this rank lost its connection to a peer: a consequence of the peer's failure")
+        return cand
+    user = exc.user_frame() if exc else None
+    worker = exc is not None and (bool(exc.worker_frames) or "in DataLoader worker process" in text)
+    cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
+    if short_type in _LAUNCHER_WRAPPERS and not worker:
+        cand.tier, cand.kind = WRAPPER, "wrapper"
+        cand.reasons.append(f"{short_type} only reports that a child process failed")
+        return cand
+    if worker:
+        cand.category, cand.strength = "dataloader", 2
+        cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
+    elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
+        cand.category, cand.strength = "version_mismatch", 2
+        cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")
+    elif short_type == "MemoryError":
+        cand.category, cand.strength = "oom_host", 2
+        cand.reasons.append("MemoryError: the process ran out of host memory")
+    elif _BUS_ERROR.search(text):
+        cand.category, cand.strength = "oom_host", 2
+        cand.reasons.append(
+            "a bus error in a data-parallel job is almost always /dev/shm running out (shared memory)"
+        )
+    elif _CUDA_OOM.search(text):
+        cand.category, cand.strength = "oom_gpu", 2
+        cand.reasons.append("the message says a device ran out of memory")
+    elif short_type in ("KeyboardInterrupt", "SystemExit"):
+        cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
+        cand.reasons.append(f"{short_type}: the process was asked to stop")
+    elif user is not None and exc is not None and not exc.raised_in_library():
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(f"raised in your code at {user.where()}")
+    elif _NUMERIC.search(text) or short_type == "FloatingPointError":
+        cand.reasons.append("the numbers went bad (NaN/Inf): a numerical failure, not a crash of the code")
+    elif user is not None:
+        cand.category, cand.strength = "user_code", 2
+        if exc is not None and exc.raised_in_library():
+            cand.reasons.append(f"raised by a library called from your code at {user.where()}")
+        else:
+            cand.reasons.append(f"raised in your code at {user.where()}")
+    elif short_type in _PROGRAMMING_ERRORS and not (exc is not None and exc.frames and user is None):
+        # Raised by the program itself; a traceback entirely inside libraries is a library's bug instead.
+        cand.category, cand.strength = "user_code", 2 if user is not None else 1
+        where = f" from your code at {user.where()}" if user is not None else ""
+        cand.reasons.append(f"{short_type} is a programming error: the code called it wrongly{where}")
+    elif exc is not None and exc.origin == "panic" and exc.frames and exc.frames[0].user:
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(f"the panic is in your crate at {exc.frames[0].where()}")
+    else:
+        cand.reasons.append("an error the knowledge base does not know, raised inside library code")
+    if (
+        cand.category == "other"
+        and cand.tier == CAUSE
+        and carried is not None
+        and carried.category != "other"
+    ):
+        cand.category = carried.category
+        cand.reasons.append(f"{carried.id} says what kind of failure it carries ({carried.category})")
+    if exc is not None and exc.cut_off:
+        cand.strength = 1
+        cand.reasons.append("the traceback was cut off before its exception line")
+        cand.tier = CONSEQUENCE  # weaker than any complete evidence, but never silence
+    return cand
+
+
+# --- exits and signals --------------------------------------------------------------------------
+
+
+def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) -> list[Candidate]:
+    """Launchers' reports of ranks that ended: by signal, or non-zero without an error of their own."""
+    speaking = {
+        c.rank
+        for c in found
+        if c.rank is not None
+        and (c.tier == CAUSE or (c.kind == "symptom" and isinstance(c.obs, ExceptionObs)))
+    }
+    watchdog = any(c.category == "collective_timeout" or c.kind == "symptom" for c in found)
+    out: list[Candidate] = []
+    for obs in timeline.exits:
+        code = obs.code
+        if code is None or code == 0:
+            continue
+        sig = obs.signal
+        name = SIGNAL_NAMES.get(sig, f"signal {sig}") if sig is not None else None
+        entry_id = SIGNAL_ENTRIES.get(sig) if sig is not None else None
+        if (
+            entry_id is None
+            and sig is None
+            and obs.reporter in ("torchrun-table", "torchrun-agent")
+            and not obs.chain
+        ):
+            entry_id = NO_ERROR_FILE_ENTRY
+        entry = _chain_entry(obs) or (index.get(entry_id) if entry_id else None)
+        silent = obs.rank is None or obs.rank not in speaking
+        if sig == 9:
+            cand = Candidate(
+                obs, INFERRED if silent else CONSEQUENCE, "host-kill", "oom_host", entry, obs.rank
+            )
+            cand.reasons.append(
+                f"{_who(obs)} was killed by SIGKILL"
+                + (" and printed no error: most likely the kernel's out-of-memory killer" if silent else "")
+            )
+            cand.strength = 2
+        elif sig == 7:
+            cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "oom_host", entry, obs.rank)
+            cand.reasons.append(
+                f"{_who(obs)} died of SIGBUS: in a data-parallel job that is almost always /dev/shm running out "
+                "(DataLoader workers and NCCL share memory through it)"
+            )
+            cand.strength = 2
+        elif sig in _COLLATERAL_SIGNALS:
+            cand = Candidate(obs, CONSEQUENCE, "symptom", "other", entry, obs.rank, consequence="launcher")
+            cand.reasons.append(f"{_who(obs)} got {name}: the launcher stopped it after another rank failed")
+        elif sig == 6:
+            tier = CONSEQUENCE if (watchdog or not silent) else INFERRED
+            category = entry.category if entry is not None else "other"
+            cand = Candidate(
+                obs, tier, "crash", category, entry, obs.rank, consequence="watchdog" if watchdog else None
+            )
+            cand.reasons.append(
+                f"{_who(obs)} aborted (SIGABRT)"
+                + (": the NCCL watchdog aborts a rank whose collective timed out" if watchdog else "")
+            )
+        elif sig is not None:
+            cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
+            cand.reasons.append(f"{_who(obs)} crashed with {name}")
+        elif silent:
+            cand = Candidate(obs, INFERRED, "exit", "other", entry, obs.rank)
+            cand.reasons.append(f"{_who(obs)} exited with code {code} and printed no error in these logs")
+        else:
+            continue
+        out.append(cand)
+    return out
+
+
+def _chain_entry(obs: Observation) -> IndexEntry | None:
+    """The launcher message's own entry (it names the launcher), before the generic signal entries."""
+    for link in obs.chain:
+        if link.entry is not None:
+            return link.entry
+    return None
+
+
+def _who(obs: Observation) -> str:
+    return f"rank {obs.rank}" if obs.rank is not None else "a process"
+
+
+# --- collectives --------------------------------------------------------------------------------
+
+
+def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Candidate]:
+    """Cross-rank evidence about collectives: mismatched ops, ranks named as behind, silent stragglers."""
+    out: list[Candidate] = []
+    reports = [o for o in timeline.failures if isinstance(o, CollectiveObs)]
+    out += _named_ranks(reports)
+    out += _op_mismatch(reports)
+    if not out:
+        straggler = _straggler(timeline, found, reports)
+        if straggler is not None:
+            out.append(straggler)
+    for obs in reports:
+        if obs.state == "timeout" and not any(c.obs is obs for c in found):
+            cand = Candidate(
+                obs,
+                CONSEQUENCE,
+                "symptom",
+                "collective_timeout",
+                obs.known(),
+                obs.rank,
+                consequence="timeout",
+            )
+            cand.reasons.append("a collective timed out on this rank: it waited for another rank")
+            out.append(cand)
+    return out
+
+
+def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
+    out: list[Candidate] = []
+    for obs in reports:
+        if obs.state in ("desync", "missing") and (obs.named_ranks or obs.named_seq):
+            behind = list(obs.named_ranks)
+            if not behind and obs.named_seq:
+                low = min(obs.named_seq.values())
+                behind = sorted(r for r, s in obs.named_seq.items() if s == low)
+                if len(set(obs.named_seq.values())) == 1:
+                    continue
+            cand = Candidate(
+                obs,
+                CAUSE,
+                "straggler",
+                "collective_timeout",
+                obs.known(),
+                behind[0] if len(behind) == 1 else None,
+            )
+            cand.strength = 2
+            cand.suspects = behind
+            where = "is" if len(behind) == 1 else "are"
+            cand.reasons.append(
+                f"the {'desync report' if obs.state == 'desync' else 'barrier'} names rank(s) "
+                f"{_ranks(behind)}: {where} behind the others"
+            )
+            cand.rank_note = "named as behind by another rank's report; the rank that printed it is a victim"
+            out.append(cand)
+    return out
+
+
+def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
+    by_seq: dict[int, dict[int, tuple[str, CollectiveObs]]] = {}
+    for obs in reports:
+        if obs.state == "timeout" and obs.sequence is not None and obs.op and obs.rank is not None:
+            by_seq.setdefault(obs.sequence, {})[obs.rank] = (obs.op, obs)
+    for seq, per_rank in sorted(by_seq.items()):
+        ops = Counter(op for op, _ in per_rank.values())
+        if len(ops) < 2:
+            continue
+        rare = min(ops.values())
+        odd = sorted(r for r, (op, _) in per_rank.items() if ops[op] == rare)
+        minority = rare * 2 < len(per_rank)  # otherwise the ranks split evenly: no odd one out
+        odd_rank = odd[0] if minority and len(odd) == 1 else None
+        obs = per_rank[odd[0]][1]
+        cand = Candidate(obs, CAUSE, "mismatch", "collective_mismatch", None, odd_rank, strength=2)
+        cand.suspects = odd
+        detail = ", ".join(f"rank {r}: {op}" for r, (op, _) in sorted(per_rank.items()))
+        cand.reasons.append(f"at sequence number {seq} the ranks ran different collectives ({detail})")
+        return [cand]
+    return []
+
+
+def _straggler(timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs]) -> Candidate | None:
+    """The rank that never reported the timeout every other rank hit, or the one furthest behind."""
+    waiting = {
+        c.rank
+        for c in found
+        if c.rank is not None
+        and (
+            c.consequence == "timeout"
+            or (c.category == "collective_timeout" and c.tier > CAUSE and c.consequence != "peer-failure")
+        )
+    }
+    waiting |= {o.rank for o in reports if o.rank is not None and o.state == "timeout"}
+    # A rank another rank's message names as the one that detected the timeout waited too.
+    waiting |= {
+        r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None
+    }
+    lost = {c.rank for c in found if c.rank is not None and c.consequence == "peer-failure"}
+    if not waiting and not lost:
+        return None
+    failing = {
+        c.rank
+        for c in found
+        if c.rank is not None
+        and c.consequence is None
+        and (c.tier == CAUSE or c.kind in ("host-kill", "crash", "exit"))
+    }
+    completed = {
+        o.rank: o.last_completed for o in reports if o.rank is not None and o.last_completed is not None
+    }
+    if len(set(completed.values())) > 1:
+        low = min(completed.values())
+        behind = sorted(r for r, c in completed.items() if c == low)
+        cand = Candidate(
+            reports[0],
+            INFERRED,
+            "straggler",
+            "collective_timeout",
+            None,
+            behind[0] if len(behind) == 1 else None,
+        )
+        cand.suspects = behind
+        cand.reasons.append(
+            f"rank(s) {_ranks(behind)} completed the fewest collectives (last completed work {low}): "
+            "they fell behind first"
+        )
+        return cand
+    world = timeline.world_size
+    if world is None or world > 4096:
+        return None
+    # Only ranks the logs show exist (an exit report, a line, a WORLD_SIZE) count as silent: an
+    # excerpt that shows one rank's timeout says nothing about the ranks it does not show.
+    known = set(timeline.ranks) | (set(range(world)) if timeline.world_hinted else set())
+    silent = sorted(known - waiting - lost - failing)
+    if not silent or len(silent) > max(1, world // 2):
+        return None
+    if not waiting:
+        return _lost_peer(found, lost, silent)
+    timeouts = [o for o in reports if o.state == "timeout"] or [
+        c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
+    ]
+    anchor = next((o for o in timeouts if o.known() is not None), timeouts[0])
+    cand = Candidate(
+        anchor,
+        INFERRED,
+        "straggler",
+        "collective_timeout",
+        anchor.known(),
+        silent[0] if len(silent) == 1 else None,
+    )
+    cand.suspects = silent
+    cand.reasons.append(
+        f"rank(s) {_ranks(sorted(waiting))} timed out waiting in a collective; rank(s) {_ranks(silent)} "
+        "never reported it: they were not in the collective (stuck, slow, or on another code path)"
+    )
+    for rank in silent:
+        last = timeline.progress.get(rank)
+        if last is not None:
+            cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
+    cand.rank_note = "inferred: the only rank that did not report the collective timeout"
+    return cand
+
+
+def _named_reporter(cand: Candidate) -> int | None:
+    groups = cand.obs.groups()
+    return bounded_rank(groups.get("source_rank") or groups.get("reporter"))
+
+
+def _lost_peer(found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:
+    """Ranks lost their connection to a peer, and one rank said nothing at all: that rank went away first."""
+    anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank in lost)
+    cand = Candidate(anchor, INFERRED, "lost-peer", "other", None, silent[0] if len(silent) == 1 else None)
+    cand.suspects = silent
+    cand.reasons.append(
+        f"rank(s) {_ranks(sorted(lost))} lost the connection to a peer; rank(s) {_ranks(silent)} printed no error: "
+        "it ended first (a crash without a message, a kill, or an early exit)"
+    )
+    cand.rank_note = "inferred: the rank the others lost their connection to"
+    return cand
+
+
+def _ranks(ranks: list[int]) -> str:
+    if len(ranks) > 16:
+        return ", ".join(map(str, ranks[:16])) + f" and {len(ranks) - 16} more"
+    return ", ".join(map(str, ranks))

@@ -1,0 +1,186 @@
+"""Typed observations: what the recognizers saw in the logs, before any judgement.
+
+Recognizers (:mod:`ddpdoctor.explain.recognize`) turn blocks of log text into observations; the
+timeline (:mod:`ddpdoctor.explain.timeline`) merges and orders them across ranks; the analysers
+(:mod:`ddpdoctor.explain.analyse`) weigh them. An observation says who printed it (rank, host),
+where (input, line), when (a clock reading, if the line had one), the text, and the chain of
+messages it carries (outermost first, each matched against the knowledge base or not).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ddpdoctor.explain.clock import Stamp
+from ddpdoctor.explain.index import IndexEntry
+from ddpdoctor.frames import is_user_frame
+
+SIGNAL_NAMES = {
+    1: "SIGHUP",
+    2: "SIGINT",
+    4: "SIGILL",
+    6: "SIGABRT",
+    7: "SIGBUS",
+    8: "SIGFPE",
+    9: "SIGKILL",
+    11: "SIGSEGV",
+    13: "SIGPIPE",
+    15: "SIGTERM",
+}
+
+
+def signal_of(exit_code: int | None) -> int | None:
+    """The signal number behind an exit code: -N (Python's convention) or 128+N (a shell's)."""
+    if exit_code is None:
+        return None
+    if exit_code < 0:
+        return -exit_code
+    if 128 < exit_code < 160:
+        return exit_code - 128
+    return None
+
+
+@dataclass
+class Link:
+    """One message of a failure chain, outermost first; `entry` is None for text the KB does not know."""
+
+    entry: IndexEntry | None
+    text: str
+    groups: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Frame:
+    """One stack frame: a Python `File "x", line N, in f` (with its source line) or a Rust location."""
+
+    file: str
+    line: int
+    function: str = ""
+    code: str | None = None
+
+    @property
+    def user(self) -> bool:
+        """Whether the frame is in the user's code."""
+        return is_user_frame(self.file)
+
+    def where(self) -> str:
+        """`file:line in function`."""
+        return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+
+@dataclass
+class Observation:
+    """Something a recognizer saw: its place, its printer and the messages it carries."""
+
+    file: str
+    file_index: int
+    line: int
+    text: str
+    seq: int = 0
+    rank: int | None = None
+    local_rank: bool = False  # the rank is a node-local rank (a launcher's numbering)
+    rank_source: str | None = None
+    rank_note: str | None = None
+    host: str | None = None
+    stamp: Stamp | None = None
+    chain: list[Link] = field(default_factory=list)
+    evidence: list[tuple[str, int, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    warning: bool = False
+    count: int = 1
+
+    # --- what the chain says ----------------------------------------------------------------
+
+    def primary(self) -> Link | None:
+        """The link that explains the observation: the innermost root entry, else the innermost link."""
+        for link in reversed(self.chain):
+            if link.entry is not None and link.entry.kind == "root":
+                return link
+        return self.chain[-1] if self.chain else None
+
+    def known(self) -> IndexEntry | None:
+        """The KB entry to report: the primary link's, else the innermost known one."""
+        primary = self.primary()
+        if primary is not None and primary.entry is not None:
+            return primary.entry
+        for link in reversed(self.chain):
+            if link.entry is not None:
+                return link.entry
+        return None
+
+    def innermost_text(self) -> str:
+        """The message that states the failure."""
+        primary = self.primary()
+        return primary.text if primary is not None else self.text
+
+    def entries(self) -> list[IndexEntry]:
+        """Every known entry of the chain, outermost first."""
+        return [link.entry for link in self.chain if link.entry is not None]
+
+    def groups(self) -> dict[str, str]:
+        """Named captures of every link, inner links overriding outer ones."""
+        merged: dict[str, str] = {}
+        for link in self.chain:
+            merged.update(link.groups)
+        return merged
+
+
+@dataclass
+class ExceptionObs(Observation):
+    """A raised error: a Python traceback, a Rust panic, a C++ exception, an error file's message."""
+
+    origin: str = "python"  # python, panic, cpp, error-file, table, fatal
+    exc_type: str | None = None
+    frames: list[Frame] = field(default_factory=list)
+    thread: str | None = None
+    cut_off: bool = False  # the traceback ended before its exception line
+    worker_frames: list[Frame] = field(default_factory=list)  # a DataLoader worker's original traceback
+
+    def user_frame(self) -> Frame | None:
+        """The innermost frame in the user's code (the DataLoader worker's own traceback first)."""
+        for frames in (self.worker_frames, self.frames):
+            for frame in reversed(frames):
+                if frame.user:
+                    return frame
+        return None
+
+    def raised_in_library(self) -> bool:
+        """The innermost frame is library code (the user's code called into it)."""
+        frames = self.worker_frames or self.frames
+        return bool(frames) and not frames[-1].user
+
+
+@dataclass
+class ExitObs(Observation):
+    """A process that ended: a launcher's report of a worker's exit code or signal."""
+
+    code: int | None = None
+    pid: int | None = None
+    reporter: str = "launcher"  # torchrun-agent, torchrun-table, deepspeed, cargo, shell, error-file
+    table_root: bool = False  # torchrun's table listed it under "Root Cause (first observed failure)"
+    error_file: str | None = None
+
+    @property
+    def signal(self) -> int | None:
+        """The signal that ended the process, if it was one."""
+        return signal_of(self.code)
+
+
+@dataclass
+class CollectiveObs(Observation):
+    """A collective operation's state as a rank reports it (watchdog, desync report, gloo timeout)."""
+
+    state: str = "timeout"  # timeout, mismatch, desync, missing, aborted
+    op: str | None = None
+    sequence: int | None = None  # the collective's sequence number (SeqNum)
+    numel: int | None = None
+    group: str | None = None
+    timeout_ms: int | None = None
+    last_completed: int | None = None
+    named_ranks: list[int] = field(default_factory=list)  # ranks the message names as missing or behind
+    named_seq: dict[int, int] = field(default_factory=dict)  # rank -> sequence number it is at
+
+
+@dataclass
+class ProgressObs(Observation):
+    """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""

@@ -1,0 +1,1156 @@
+"""Recognizers: turn the selected lines of one log into typed observations.
+
+Lines arrive in order (with gaps where the scanner skipped uninteresting text). Each line is split
+into its carriage-return segments, its rank labels are peeled off (:mod:`ranks`), and the rest goes
+to the stream of the rank that printed it, so interleaved output of eight ranks still yields eight
+clean tracebacks. In each stream one block recognizer is active at a time; it asks for lines until
+its block ends (the reader's :meth:`LogReader.more` tells the scanner how many more it wants, so a
+250-frame traceback is read whole whatever the scanner's context window). The recognizers:
+
+- Python tracebacks: chained ("direct cause" / "during handling"), exception groups (`+ Exception
+  Group Traceback`, `| ` boxes), a DataLoader worker's "Original Traceback", excerpts that start at
+  their `File "..."` frames, and tracebacks cut off before their exception line;
+- Rust panics (`thread 'X' (TID) panicked at file:line:col:` and the pre-1.73 `panicked at 'msg',
+  file:line:col`), their backtraces and Burn's `=== PANIC ===` banner;
+- C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
+  `Fatal Python error`);
+- torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
+  launcher exits (torchrun's agent, DeepSpeed, cargo, `Killed`, `Signal N (SIG..) received by PID`);
+- collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
+- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
+  knowledge base matches.
+
+Every message is matched against the knowledge base and unwrapped (wrapper -> inner -> ...) into a
+chain of links, outermost first.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
+from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.lines import LazyRegex, clean_line, segments
+from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
+from ddpdoctor.explain.observations import (
+    SIGNAL_NAMES,
+    CollectiveObs,
+    ExceptionObs,
+    ExitObs,
+    Frame,
+    Link,
+    Observation,
+    ProgressObs,
+)
+from ddpdoctor.explain.ranks import (
+    bounded_int,
+    bounded_rank,
+    has_kube_master,
+    looks_srun_labelled,
+    split_prefix,
+)
+
+MAX_MESSAGE_LINES = 30
+STANDALONE_MESSAGE_LINES = 3
+LINE_MESSAGE_LINES = 4
+MAX_PANIC_LINES = 60
+MAX_FRAMES = 4000  # frames kept per traceback; more are counted, not stored
+MAX_OBSERVATIONS = 20000  # per input; beyond it only failures of a kind not seen yet are kept
+BLOCK_LOOKAHEAD = 60  # lines an open block asks the scanner for beyond the current one
+_CHAIN_TRAILER = 6  # a Python chain's follow-up text must appear within this many lines
+
+TRACEBACK_HEAD = "Traceback (most recent call last):"
+ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
+CAUSE_MARKER = "The above exception was the direct cause of the following exception:"
+CONTEXT_MARKER = "During handling of the above exception, another exception occurred:"
+
+_FRAME = LazyRegex(r'\s*File "(?P<file>[^"]{0,4096})", line (?P<line>\d{1,9})(?:, in (?P<func>.{0,512}))?')
+_EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
+_ERROR_NAME = LazyRegex(
+    r"(?:[A-Za-z_]\w{0,100}\.){0,12}\w{0,100}(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w{1,40}\])?$"
+)
+_GROUP_BOX = LazyRegex(r"^[ \t]*(?:[+|] ?|\+-[+-]*[^\n]*$)")
+_GROUP_SEPARATOR = LazyRegex(r"^[ \t]*\+?-[+-]{2,}(?: \d{1,4} -+| \.\.\.[^\n]*)?\s*$")
+_PANIC_NEW = LazyRegex(
+    r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at (?P<loc>\S.{0,1000}?):(?P<line>\d{1,9}):(?P<col>\d{1,9}):$"
+)
+_PANIC_OLD = LazyRegex(
+    r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at '(?P<msg>.*)$"
+)
+_PANIC_OLD_END = LazyRegex(r"(?P<msg>.*)', (?P<loc>\S{1,1000}?):(?P<line>\d{1,9}):(?P<col>\d{1,9})$")
+_BANNER_PATH = LazyRegex(
+    r"A fatal error happened, you can check the experiment logs here => '(?P<path>[^']{0,4096})'"
+)
+_SEPARATOR = LazyRegex(r"[=\-]{10,}$")
+_LOOSE_FIELD = LazyRegex(
+    r"^(?:rank\s*:\s*\d{1,7} \(local_rank: \d{1,7}\)|exitcode\s*:\s*-?\d{1,9} \(pid: \d{1,10}\))$"
+)
+_FATAL_WORDS = ("Fatal Python error", "Segmentation fault", "Bus error")
+# Lines that start a new log record: NCCL's `host:pid:tid [dev] `, c10's `[E ProcessGroupNCCL.cpp:...]`.
+_NCCL_RECORD = LazyRegex(r"\S{1,200}:\d{1,10}:\d{1,10} \[\d{1,4}\] |\[[IWEF](?:\d{3,4} \d\d:\d\d|\s)")
+_FIELD_NAMES = ("time", "host", "rank", "exitcode", "error_file", "traceback")
+_TABLE_ITEM = LazyRegex(r"\[(\d{1,7})\]:$")
+_TABLE_FIELD = LazyRegex(rf"({'|'.join(_FIELD_NAMES)})\s*:\s?(.*)$")
+_TABLE_RANK = LazyRegex(r"(-?\d{1,9})(?: \(local_rank: (\d{1,9})\))?")
+_TABLE_EXIT = LazyRegex(r"(-?\d{1,9})(?: \(pid: (\d{1,10})\))?")
+_AGENT_FAILED = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7}) \(pid: (\d{1,10})\)")
+_DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
+_LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
+_CARGO_EXIT = LazyRegex(r"process didn't exit successfully: .{0,4000}\((?:exit status|signal): (\d{1,9})")
+_SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
+_KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
+_TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
+_WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
+_FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation fault|Bus error)\b.*)")
+_WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
+_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
+_ERROR_LEVEL = LazyRegex(
+    r"^(?:\S{0,40}\s)?(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d)|^[\w./-]{1,200}: error: \S"
+)
+_QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
+_SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
+_SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
+_SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
+_WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|nranks)\W{1,4}(\d{1,7})\b")
+
+
+@dataclass
+class _Exception:
+    """One exception of a (possibly chained) traceback, while it is read."""
+
+    type: str | None
+    text: str
+    line: int
+    frames: list[Frame]
+    cands: frozenset[int]
+    stamp: Stamp | None = None
+    lines: list[tuple[int, str, frozenset[int]]] = field(default_factory=list)
+    max_lines: int = MAX_MESSAGE_LINES
+    observation: Observation | None = None  # a matched log line whose next lines may continue it
+    worker_frames: list[Frame] = field(default_factory=list)
+    worker_text: str | None = None
+    worker_line: int = 0
+    in_worker_traceback: bool = False
+
+
+@dataclass
+class _Failure:
+    """One `[i]:` item of torchrun's failure table."""
+
+    line: int
+    root: bool
+    stamp: Stamp | None = None
+    rank: int | None = None
+    local: int | None = None
+    exit: int | None = None
+    pid: int | None = None
+    error_file: str = ""
+    trace: list[tuple[int, str]] = field(default_factory=list)
+    exit_line: tuple[int, str] | None = None  # the `exitcode : -9 (pid: 123)` line as printed
+
+
+@dataclass
+class _Table:
+    line: int
+    failures: list[_Failure] = field(default_factory=list)
+    current: _Failure | None = None
+    root: bool = False
+    field: str | None = None
+
+
+@dataclass
+class _Panic:
+    thread: str
+    loc: str | None
+    line: int
+    head: tuple[str, frozenset[int]] = ("", frozenset())
+    lines: list[tuple[int, str, frozenset[int]]] = field(default_factory=list)
+    open: bool = False  # the old form: the message runs until `', file:line:col`
+    old: bool = False
+
+
+class _Stream:
+    """Recognizer state of one rank's output within one input."""
+
+    def __init__(self, rank: int | None, local: bool) -> None:
+        self.rank = rank
+        self.local = local
+        self.stamp: Stamp | None = None
+        self.years = YearTracker()
+        self.mode = "idle"  # idle, traceback, message, panic, backtrace, table, cpp, banner
+        self.frames: list[Frame] = []
+        self.frames_dropped = 0
+        self.exc: _Exception | None = None
+        self.chain: list[_Exception] = []
+        self.chain_marker: str | None = None
+        self.since_exc = 0
+        self.panic: _Panic | None = None
+        self.cpp: tuple[str, int] | None = None
+        self.banner: str | None = None
+        self.table: _Table | None = None
+        self.last_line: tuple[int, str] | None = None
+        self.last_seen = 0  # number of the last line this stream received
+        self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
+
+
+class LogReader:
+    """Receives the selected lines of one input (see :class:`~ddpdoctor.explain.scan.LineSink`)."""
+
+    def __init__(
+        self,
+        matcher: FastMatcher,
+        label: str,
+        file_index: int,
+        *,
+        default_rank: int | None = None,
+        rank_source: str | None = None,
+        head: Callable[[], bytes] | None = None,
+    ) -> None:
+        self.matcher = matcher
+        self.label = label
+        self.file_index = file_index
+        self.default_rank = default_rank
+        self.default_rank_source = rank_source
+        self._head = head
+        self._srun: bool | None = None
+        self._kube_master = False
+        self.streams: dict[tuple[int | None, bool], _Stream] = {}
+        self.observations: list[Observation] = []
+        self._seen: dict[tuple[Any, ...], Observation] = {}
+        self._kinds_kept: set[tuple[Any, ...]] = set()
+        self.dropped = 0
+        self._seq = 0
+        self.world_sizes: set[int] = set()
+
+    # --- sink interface ---------------------------------------------------------------------
+
+    def line(self, number: int, data: bytes, candidates: frozenset[int]) -> None:
+        """One selected line."""
+        if self._srun is None:
+            head = self._head() if self._head is not None else b""
+            self._srun = looks_srun_labelled(head)
+            self._kube_master = has_kube_master(head)
+        pieces = list(segments(data.decode("utf-8", "replace")))
+        if not pieces:
+            self._blank(None)
+            return
+        for piece in pieces:
+            self._segment(number, piece, candidates)
+
+    def gap(self) -> None:
+        """Lines were skipped: every open block ends here."""
+        for stream in self.streams.values():
+            self._close(stream)
+            stream.stamp = None
+
+    def more(self) -> int:
+        """How many lines after the last one the open blocks still want to see."""
+        return BLOCK_LOOKAHEAD if any(s.mode != "idle" or s.chain for s in self.streams.values()) else 0
+
+    def finish(self) -> list[Observation]:
+        """Close open blocks and return the observations of this input."""
+        self.gap()
+        for stream in self.streams.values():
+            if stream.last_line is not None and stream.rank is not None:
+                number, text = stream.last_line
+                self.observations.append(self._observe(ProgressObs, number, text, stream))
+        return self.observations
+
+    # --- dispatch ---------------------------------------------------------------------------
+
+    def _stream(self, rank: int | None, local: bool) -> _Stream:
+        key = (rank, local)
+        stream = self.streams.get(key)
+        if stream is None:
+            stream = self.streams[key] = _Stream(rank, local)
+        return stream
+
+    def _blank(self, rank: int | None) -> None:
+        for key in ((rank, False), (rank, True)):
+            stream = self.streams.get(key)
+            if stream is not None:
+                self._on_blank(stream)
+
+    def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
+        if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
+            segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
+        if box is not None:
+            segment = _unbox(segment)
+            if not segment.strip():
+                self._blank(None)
+                return
+        prefix = split_prefix(segment, srun=bool(self._srun), kube_master=self._kube_master)
+        rank, local = prefix.rank, prefix.local
+        if rank is None:
+            rank = self.default_rank
+        stream = self._stream(rank, local)
+        stream.last_seen = number
+        rest = prefix.rest.rstrip()
+        if not rest.strip():
+            self._on_blank(stream)
+            return
+        if ("orld" in rest or "nranks" in rest or "WORLD" in rest) and (world := _WORLD.search(rest)):
+            size = bounded_rank(world.group(1))
+            if size:
+                self.world_sizes.add(size)
+        stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
+        if stamp is not None:
+            stream.stamp = stream.years.place(stamp)
+        self._feed(stream, number, rest, segment, candidates, stamp)
+
+    def _feed(
+        self,
+        stream: _Stream,
+        number: int,
+        rest: str,
+        segment: str,
+        cands: frozenset[int],
+        stamp: Stamp | None,
+    ) -> None:
+        mode = stream.mode
+        if mode == "traceback":
+            if self._traceback_line(stream, number, rest, cands):
+                return
+        elif mode == "message":
+            if self._message_line(stream, number, rest, cands, stamp):
+                return
+        elif mode == "panic":
+            if self._panic_line(stream, number, rest, cands, stamp):
+                return
+        elif mode == "backtrace":
+            if re.match(r"\s+(?:\d{1,6}: |at )", rest):
+                return
+            stream.mode = "idle"
+        elif mode == "table":
+            if self._table_line(stream, number, rest):
+                return
+        elif mode == "cpp":
+            m = _WHAT.search(rest)
+            stream.mode = "idle"
+            if m and stream.cpp is not None:
+                self._cpp_observation(stream, number, m.group("msg"), cands)
+                return
+        elif mode == "banner":
+            m = _BANNER_PATH.search(rest)
+            if m:
+                stream.banner = m.group("path")
+                return
+            stream.mode = "idle"
+            if set(rest.strip()) == {"="}:
+                return
+        self._idle(stream, number, rest, segment, cands)
+
+    # --- idle: what starts a block ------------------------------------------------------------
+
+    def _idle(self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]) -> None:
+        stripped = rest.strip()
+        if TRACEBACK_HEAD in rest:
+            if not stream.chain_marker:
+                self._flush_chain(stream)
+            stream.mode = "traceback"
+            stream.frames = []
+            stream.frames_dropped = 0
+            return
+        if stripped in (CAUSE_MARKER, CONTEXT_MARKER):
+            if stream.chain:
+                stream.chain_marker = "cause" if stripped == CAUSE_MARKER else "context"
+            return
+        if "terminated with the following error" in stripped and (spawn := _SPAWN_ERROR.search(stripped)):
+            self._flush_chain(stream)
+            stream.spawn_rank = bounded_rank(spawn.group(1))
+            return
+        if stream.chain:
+            stream.since_exc += 1
+            if stream.since_exc > _CHAIN_TRAILER or not _is_quiet(stripped):
+                self._flush_chain(stream)
+        if rest[:1] in (" ", "\t") and (frame := _FRAME.match(rest)):
+            # A traceback excerpt that starts at its frames (its header was not pasted).
+            stream.mode = "traceback"
+            stream.frames = [_frame(frame)]
+            stream.frames_dropped = 0
+            return
+        if self._start_panic(stream, number, rest, cands):
+            return
+        if stripped == "=== PANIC ===":
+            stream.mode = "banner"
+            return
+        if stripped == "Failures:" or stripped.startswith("Root Cause (first observed failure)"):
+            self._start_table(stream, number, stripped)
+            return
+        m = _TERMINATE.search(rest) if "terminate called" in rest else None
+        if m:
+            stream.mode = "cpp"
+            stream.cpp = (m.group("type"), number)
+            return
+        field_match = _TABLE_FIELD.match(stripped) if stripped.startswith(_FIELD_NAMES) else None
+        if field_match and _LOOSE_FIELD.search(stripped):
+            self._start_loose_table(stream, number, field_match.group(1), field_match.group(2))
+            return
+        if self._launcher_line(stream, number, rest, cands):
+            return
+        m = _FATAL.search(rest) if any(word in rest for word in _FATAL_WORDS) else None
+        if m and not cands:
+            what = m.group("what") or m.group("segv")
+            obs = self._observe(ExceptionObs, number, rest.strip(), stream)
+            obs.origin = "fatal"
+            obs.chain = [Link(None, what.strip() or rest.strip())]
+            self._add(obs)
+            return
+        exc = _EXC_LINE.match(stripped) if rest[:1] not in (" ", "\t") else None
+        if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
+            self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
+            return
+        worth_a_look = (
+            cands or _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(stripped) or _collective_hint(rest)
+        )
+        if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
+            return
+        stream.last_line = (number, stripped)
+
+    # --- Python tracebacks ---------------------------------------------------------------------
+
+    def _traceback_line(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
+        if rest[:1] in (" ", "\t"):
+            m = _FRAME.match(rest)
+            if m:
+                if len(stream.frames) < MAX_FRAMES:
+                    stream.frames.append(_frame(m))
+                else:
+                    stream.frames_dropped += 1
+                    if stream.frames_dropped > MAX_FRAMES:
+                        self._cut_off_traceback(stream)
+                        stream.mode = "idle"
+            elif stream.frames and stream.frames[-1].code is None and rest.strip():
+                stream.frames[-1].code = rest.strip()[:400]
+            return True
+        stripped = rest.strip()
+        if stripped.startswith(TRACEBACK_HEAD):
+            stream.frames = []
+            return True
+        if stripped.startswith("[Previous line repeated"):
+            return True
+        if stream.frames and stream.frames[-1].code is None and not _looks_like_exception(stripped):
+            stream.frames[-1].code = stripped[:400]  # a pasted traceback that lost its indentation
+            return True
+        self._start_exception(stream, number, stripped, cands, frames=stream.frames, standalone=False)
+        return True
+
+    def _start_exception(
+        self,
+        stream: _Stream,
+        number: int,
+        text: str,
+        cands: frozenset[int],
+        *,
+        frames: list[Frame],
+        standalone: bool,
+    ) -> None:
+        if standalone and not stream.chain_marker:
+            self._flush_chain(stream)
+        m = _EXC_LINE.match(text)
+        exc = _Exception(m.group("type") if m else None, text, number, list(frames), cands, stream.stamp)
+        if standalone:
+            exc.max_lines = STANDALONE_MESSAGE_LINES
+        stream.exc = exc
+        stream.frames = []
+        stream.mode = "message"
+
+    def _message_line(
+        self, stream: _Stream, number: int, rest: str, cands: frozenset[int], stamp: Stamp | None
+    ) -> bool:
+        exc = stream.exc
+        stripped = rest.strip()
+        if "terminated with the following error" in stripped and (spawn := _SPAWN_ERROR.search(stripped)):
+            stream.spawn_rank = bounded_rank(spawn.group(1))
+            self._end_exception(stream)
+            return True
+        if exc is not None and exc.observation is None and stripped == ORIGINAL_TRACEBACK:
+            exc.in_worker_traceback = True
+            exc.max_lines = MAX_MESSAGE_LINES + MAX_FRAMES
+            return True
+        if exc is not None and exc.in_worker_traceback and exc.worker_text is None:
+            if rest[:1] in (" ", "\t"):
+                m = _FRAME.match(rest)
+                if m and len(exc.worker_frames) < MAX_FRAMES:
+                    exc.worker_frames.append(_frame(m))
+                elif exc.worker_frames and exc.worker_frames[-1].code is None and stripped:
+                    exc.worker_frames[-1].code = stripped[:400]
+                return True
+            exc.worker_text, exc.worker_line = stripped, number
+            exc.lines.append((number, stripped, cands))
+            return True
+        ends = (
+            stamp is not None
+            or stripped in (CAUSE_MARKER, CONTEXT_MARKER)
+            or TRACEBACK_HEAD in rest
+            or _SEPARATOR.match(stripped) is not None
+            or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
+            or ("exitcode" in rest and _AGENT_FAILED.search(rest) is not None)
+            or _NCCL_RECORD.match(rest) is not None
+            or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
+            or exc is None
+            or len(exc.lines) >= exc.max_lines
+        )
+        if ends:
+            self._end_exception(stream)
+            return False
+        assert exc is not None
+        exc.lines.append((number, stripped, cands))
+        return True
+
+    def _end_exception(self, stream: _Stream) -> None:
+        exc, stream.exc = stream.exc, None
+        stream.mode = "idle"
+        if exc is None:
+            return
+        if exc.observation is not None:
+            self._end_line_message(exc, exc.observation)
+            return
+        if stream.chain and not stream.chain_marker:
+            self._flush_chain(stream)
+        stream.chain.append(exc)
+        stream.chain_marker = None
+        stream.since_exc = 0
+
+    def _flush_chain(self, stream: _Stream) -> None:
+        chain, stream.chain = stream.chain, []
+        stream.chain_marker = None
+        if not chain:
+            return
+        outer_first = list(reversed(chain))
+        inner = chain[0]
+        obs = self._observe(ExceptionObs, inner.line, inner.text, stream)
+        links: list[Link] = []
+        named: list[Link] = []
+        for exc in outer_first:
+            links += self._links(exc.text, exc.cands)
+            for _number, text, cands in exc.lines:
+                if cands:
+                    more = self._links(text, cands, known_only=True)
+                    named += more
+                    links += _new_links(links, more)
+        obs.chain = links
+        primary = obs.primary()
+        owner = inner
+        for exc in outer_first:
+            texts = [exc.text, *(t for _, t, _ in exc.lines)]
+            if primary is not None and any(primary.text in t or t in primary.text for t in texts):
+                owner = exc
+        obs.line = owner.line
+        obs.text = owner.text
+        if primary is not None and primary.entry is not None and primary.text not in owner.text:
+            # The known message is on a continuation line of the exception (a wrapped paste).
+            for number, text, _cands in owner.lines:
+                if primary.text in text or text in primary.text:
+                    obs.line, obs.text = number, text
+                    break
+        obs.exc_type = owner.type
+        if owner.stamp is not None:
+            obs.stamp = owner.stamp
+        obs.frames = owner.frames or inner.frames
+        worker = next((exc for exc in chain if exc.worker_frames or exc.worker_text), None)
+        if worker is not None:
+            obs.worker_frames = worker.worker_frames
+            if worker.worker_text:
+                # The worker's own exception states the failure; the re-raise only carries it.
+                obs.text, obs.line = worker.worker_text, worker.worker_line
+                obs.evidence.insert(0, (self.label, worker.worker_line, worker.worker_text))
+        if stream.spawn_rank is not None:
+            obs.rank, obs.local_rank = stream.spawn_rank, False
+            obs.rank_source = "torch.multiprocessing.spawn (process index)"
+            stream.spawn_rank = None
+        obs.warning = bool(owner.type and owner.type.endswith("Warning"))
+        _rank_from_chain(obs, named)
+        obs.evidence = [(self.label, exc.line, exc.text) for exc in chain]
+        for exc in chain:
+            obs.evidence += [(self.label, n, t) for n, t, _ in exc.lines[:5]]
+        self._add(obs)
+
+    def _cut_off_traceback(self, stream: _Stream) -> None:
+        """A traceback whose exception line never came: still a failure, known by its frames."""
+        frames, stream.frames = stream.frames, []
+        if not frames:
+            return
+        last = frames[-1]
+        text = f"traceback cut off after {last.where()}" + (f": {last.code}" if last.code else "")
+        obs = self._observe(ExceptionObs, stream.last_seen, text, stream)
+        obs.cut_off = True
+        obs.frames = frames
+        obs.chain = [Link(None, text)]
+        self._add(obs)
+
+    def _end_line_message(self, message: _Exception, obs: Observation) -> None:
+        """A matched line is complete: add what its continuation lines say (`Last error:` ...)."""
+        for number, text, cands in message.lines:
+            obs.evidence.append((self.label, number, text))
+            if not cands:
+                continue
+            links = self._links(text, cands, known_only=True)
+            obs.chain += _new_links(obs.chain, links)
+            _rank_from_chain(obs, links)
+        self._add(obs)
+
+    def _on_blank(self, stream: _Stream) -> None:
+        if stream.mode == "message":
+            self._end_exception(stream)
+        elif stream.mode in ("panic", "backtrace"):
+            self._end_panic(stream)
+
+    def _close(self, stream: _Stream) -> None:
+        self._on_blank(stream)
+        if stream.mode == "table":
+            self._end_table(stream)
+        if stream.mode == "traceback":
+            self._cut_off_traceback(stream)
+        stream.frames = []
+        stream.mode = "idle"
+        self._flush_chain(stream)
+
+    # --- Rust panics -------------------------------------------------------------------------
+
+    def _start_panic(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
+        if "panicked at" not in rest:
+            return False
+        m = _PANIC_NEW.search(rest)
+        if m:
+            self._end_panic(stream)
+            loc = f"{m.group('loc')}:{m.group('line')}:{m.group('col')}"
+            stream.panic = _Panic(m.group("thread"), loc, number, head=(rest, cands))
+            stream.mode = "panic"
+            return True
+        m = _PANIC_OLD.search(rest)
+        if not m:
+            return False
+        self._end_panic(stream)
+        stream.panic = _Panic(m.group("thread"), None, number, open=True)
+        stream.mode = "panic"
+        self._panic_line(stream, number, m.group("msg"), frozenset())
+        return True
+
+    def _panic_line(
+        self, stream: _Stream, number: int, rest: str, cands: frozenset[int], stamp: Stamp | None = None
+    ) -> bool:
+        panic = stream.panic
+        if panic is None:
+            stream.mode = "idle"
+            return False
+        stripped = rest.strip()
+        if panic.open:
+            m = _PANIC_OLD_END.match(rest)
+            if m:
+                panic.open = False
+                panic.old = True
+                panic.loc = f"{m.group('loc')}:{m.group('line')}:{m.group('col')}"
+                rest = m.group("msg")
+            panic.lines.append((number, rest, cands))
+            return True
+        if stripped.startswith("note: run with `RUST_BACKTRACE") or stripped.startswith("note: Some details"):
+            self._end_panic(stream)
+            return True
+        if stripped == "stack backtrace:":
+            self._end_panic(stream)
+            stream.mode = "backtrace"
+            return True
+        if (
+            panic.old
+            or stamp is not None
+            or stripped == "=== PANIC ==="
+            or "panicked at" in rest
+            or len(panic.lines) >= MAX_PANIC_LINES
+        ):
+            self._end_panic(stream)
+            return False
+        panic.lines.append((number, rest.rstrip(), cands))
+        return True
+
+    def _end_panic(self, stream: _Stream) -> None:
+        panic, stream.panic = stream.panic, None
+        if stream.mode in ("panic", "backtrace"):
+            stream.mode = "idle"
+        if panic is None:
+            return
+        lines = [(n, t, c) for n, t, c in panic.lines if t.strip()]
+        if not lines:
+            return
+        number, first, cands = lines[0]
+        obs = self._observe(ExceptionObs, number, first.strip(), stream)
+        obs.origin = "panic"
+        obs.chain = self._links(first.strip(), cands or None)
+        for _n, text, extra_cands in lines[1:]:
+            if extra_cands:
+                obs.chain += _new_links(obs.chain, self._links(text.strip(), extra_cands, known_only=True))
+        head, head_cands = panic.head
+        if head_cands and not any(link.entry is not None and link.entry.kind == "root" for link in obs.chain):
+            # Some panics are known by where they happen (an unwrap at a known place of the strategy).
+            obs.chain += _new_links(obs.chain, self._links(head, head_cands, known_only=True))
+        obs.thread = panic.thread
+        if panic.loc:
+            file, _, _position = panic.loc.rpartition(":")
+            file, _, line = file.rpartition(":")
+            line_no = bounded_int(line)
+            if file and line_no is not None:
+                obs.frames = [Frame(file, line_no, f"thread '{panic.thread}'")]
+        obs.evidence = [(self.label, panic.line, f"thread '{panic.thread}' panicked at {panic.loc}")]
+        obs.evidence += [(self.label, n, t) for n, t, _ in lines[:8]]
+        if stream.banner:
+            obs.notes.append(f"Burn's file logger has the full experiment log: {stream.banner}")
+            stream.banner = None
+        self._add(obs)
+
+    # --- torchrun failure table -------------------------------------------------------------
+
+    def _start_table(self, stream: _Stream, number: int, stripped: str) -> None:
+        if stream.table is None:
+            stream.table = _Table(number)
+        stream.table.root = stripped.startswith("Root Cause")
+        stream.table.field = None
+        stream.mode = "table"
+
+    def _start_loose_table(self, stream: _Stream, number: int, name: str, value: str) -> None:
+        """Failure-table fields quoted without the table around them (`rank : 1 (local_rank: 1)`)."""
+        self._start_table(stream, number, "Failures:")
+        assert stream.table is not None
+        failure = _Failure(number, False)
+        stream.table.failures.append(failure)
+        stream.table.current = failure
+        stream.table.field = name
+        _table_field(failure, name, value, number)
+        if name == "exitcode":
+            failure.exit_line = (number, f"exitcode : {value.strip()}")
+
+    def _table_line(self, stream: _Stream, number: int, rest: str) -> bool:
+        table = stream.table
+        if table is None:
+            stream.mode = "idle"
+            return False
+        stripped = rest.strip()
+        current = table.current
+        if stripped.startswith("Root Cause (first observed failure)"):
+            table.root = True
+            table.current = None
+            table.field = None
+            return True
+        if stripped.startswith("=" * 10):
+            self._end_table(stream)
+            return True
+        if stripped.startswith("-" * 10):
+            table.current = None
+            table.field = None
+            return True
+        m = _TABLE_ITEM.match(stripped)
+        if m:
+            table.current = _Failure(number, table.root)
+            table.failures.append(table.current)
+            table.field = None
+            return True
+        if stripped in ("<NO_OTHER_FAILURES>", "Failures:"):
+            return True
+        m = _TABLE_FIELD.match(stripped)
+        if m and current is not None and (table.field != "traceback" or m.group(1) == "time"):
+            _table_field(current, m.group(1), m.group(2), number)
+            if m.group(1) == "exitcode":
+                current.exit_line = (number, stripped)
+            table.field = m.group(1)
+            return True
+        if table.field == "traceback" and current is not None:
+            if len(current.trace) < MAX_FRAMES:
+                current.trace.append((number, rest))
+            return True
+        self._end_table(stream)
+        return False
+
+    def _end_table(self, stream: _Stream) -> None:
+        table, stream.table = stream.table, None
+        if stream.mode == "table":
+            stream.mode = "idle"
+        if table is None:
+            return
+        for failure in table.failures:
+            if failure.exit is not None or failure.trace:
+                self._table_observations(failure, stream)
+
+    def _table_observations(self, failure: _Failure, stream: _Stream) -> None:
+        rank = failure.rank if failure.rank is not None else failure.local
+        summary = f"rank {failure.rank} (local_rank {failure.local}) exitcode {failure.exit}"
+        head = failure.trace[0][1].strip() if failure.trace else ""
+        if failure.exit is not None:
+            number, text = failure.exit_line or (failure.line, _exit_text(failure.exit, failure.pid, rank))
+            if head.startswith("Signal ") and failure.trace:
+                number, text = failure.trace[0][0], head
+            exit_obs = self._observe(ExitObs, number, text, stream)
+            exit_obs.code = failure.exit
+            exit_obs.pid = failure.pid
+            exit_obs.reporter = "torchrun-table"
+            exit_obs.table_root = failure.root
+            exit_obs.error_file = failure.error_file if failure.error_file not in ("", "<N/A>") else None
+            exit_obs.rank, exit_obs.local_rank = rank, False
+            exit_obs.rank_source = "torchrun failure table"
+            if failure.stamp is not None:
+                exit_obs.stamp = failure.stamp
+            exit_obs.evidence = [(self.label, number, text), (self.label, failure.line, summary)]
+            if head and not head.startswith(("To enable traceback", "Traceback", "Signal ")):
+                exit_obs.chain = self._links(head, None, known_only=True)
+            self._add(exit_obs, dedupe=False)
+        if head.startswith("Traceback") or (head and not head.startswith(("To enable traceback", "Signal "))):
+            exc = _traceback_from_lines(failure.trace)
+            if exc is None:
+                return
+            obs = self._observe(ExceptionObs, exc.line, exc.text, stream)
+            obs.origin = "table"
+            obs.exc_type = exc.type
+            obs.frames = exc.frames
+            obs.chain = self._links(exc.text, None)
+            obs.rank, obs.local_rank = rank, False
+            obs.rank_source = "torchrun failure table"
+            if failure.stamp is not None:
+                obs.stamp = failure.stamp
+            obs.evidence = [(self.label, failure.line, summary), (self.label, exc.line, exc.text)]
+            self._add(obs, dedupe=False)
+
+    # --- launchers, C++ and plain lines -----------------------------------------------------
+
+    def _launcher_line(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
+        code: int | None = None
+        local: int | None = None
+        pid: int | None = None
+        reporter = "launcher"
+        if "exitcode" in rest and (m := _AGENT_FAILED.search(rest)):
+            code, local, pid = bounded_int(m.group(1)), bounded_rank(m.group(2)), bounded_int(m.group(3))
+            reporter = "torchrun-agent"
+        elif "return code" in rest and (m := _DEEPSPEED_EXIT.search(rest)):
+            code, reporter = bounded_int(m.group(1)), "deepspeed"
+        elif "exit successfully" in rest and (m := _CARGO_EXIT.search(rest)):
+            code, reporter = bounded_int(m.group(1)), "cargo"
+        elif "received by PID" in rest and (m := _SIGNAL_PID.search(rest)):
+            signal = bounded_int(m.group(1))
+            code, pid, reporter = (
+                (-signal if signal is not None else None),
+                bounded_int(m.group(3)),
+                "torchelastic",
+            )
+        elif "terminated with" in rest and (m := _SPAWN_EXIT.search(rest)):
+            signum = _SIGNAL_NUMBERS.get(m.group(2) or "")
+            code = -signum if signum is not None else bounded_int(m.group(3))
+            local, reporter = bounded_rank(m.group(1)), "spawn"
+        elif "Killed" in rest and _KILLED.match(rest.strip()):
+            code, reporter = -9, "shell"
+        else:
+            return False
+        if code is None:
+            return False
+        obs = self._observe(ExitObs, number, rest.strip(), stream)
+        obs.code = code
+        obs.pid = pid
+        obs.reporter = reporter
+        if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
+            local = bounded_rank(lm.group(1))
+        if local is not None:
+            obs.rank, obs.local_rank = local, reporter != "spawn"
+            obs.rank_source = (
+                "torch.multiprocessing.spawn (process index)"
+                if reporter == "spawn"
+                else "launcher line (local rank)"
+            )
+        if cands:
+            obs.chain = self._links(rest.strip(), cands, known_only=True)
+        self._add(obs)
+        return True
+
+    def _cpp_observation(self, stream: _Stream, number: int, message: str, cands: frozenset[int]) -> None:
+        assert stream.cpp is not None
+        exc_type, start = stream.cpp
+        stream.cpp = None
+        obs = self._observe(ExceptionObs, number, message.strip(), stream)
+        obs.origin = "cpp"
+        obs.exc_type = exc_type
+        obs.chain = self._links(message.strip(), cands or None)
+        obs.evidence.insert(
+            0, (self.label, start, f"terminate called after throwing an instance of '{exc_type}'")
+        )
+        self._add(obs)
+
+    def _line_observation(
+        self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]
+    ) -> bool:
+        hits = self.matcher.match(segment, cands) if cands else []
+        facts = collective_facts(rest)
+        generic = not hits and facts is None
+        if generic and not (_NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip())):
+            return False
+        obs: Observation
+        if facts is not None and facts.state != "progress":
+            coll = self._observe(CollectiveObs, number, rest.strip(), stream)
+            coll.state, coll.op, coll.sequence, coll.numel = facts.state, facts.op, facts.seq, facts.numel
+            coll.timeout_ms, coll.last_completed = facts.timeout_ms, facts.last_completed
+            coll.named_ranks, coll.named_seq = facts.named_ranks, dict(facts.named_seq)
+            if facts.named_ops:
+                coll.notes.append(
+                    "collectives per rank: "
+                    + ", ".join(f"rank {r}: {op}" for r, op in sorted(facts.named_ops.items()))
+                )
+                coll.named_ranks = sorted(facts.named_ops)
+            if coll.rank is None and facts.reporter is not None:
+                coll.rank, coll.rank_source = facts.reporter, "message ([Rank N] tag)"
+            obs = coll
+        else:
+            obs = self._observe(Observation, number, rest.strip(), stream)
+            if facts is not None:
+                obs.notes.append(f"last completed collective: {facts.last_completed}")
+        obs.chain = self._chain_from_hits(hits, cands) if hits else [Link(None, clean_line(rest.strip()))]
+        obs.warning = bool(
+            _WARNING_TEXT.search(rest)
+            or (hits and all(link.entry is None or link.entry.id.endswith("-warning") for link in obs.chain))
+        )
+        if obs.warning or generic:
+            self._add(obs)
+            return True
+        message = _Exception(None, rest.strip(), number, [], cands, stream.stamp)
+        message.max_lines = LINE_MESSAGE_LINES
+        message.observation = obs
+        stream.exc = message
+        stream.mode = "message"
+        return True
+
+    # --- building observations ----------------------------------------------------------------
+
+    def _links(self, text: str, cands: Iterable[int] | None, *, known_only: bool = False) -> list[Link]:
+        hits = self.matcher.match(text, cands)
+        if not hits:
+            return [] if known_only else [Link(None, clean_line(text))]
+        links = self._chain_from_hits(hits, cands)
+        top = hits[0]
+        before = top.text[: top.start].strip()
+        if top.entry.kind == "wrapper" and INNER_GROUP not in top.groups and before and len(links) == 1:
+            # Two messages ran into one line ("...dense" + "torch...ChildFailedError:"): the text
+            # in front of the wrapper is the error it reports.
+            m = _EXC_LINE.match(before)
+            if m and _ERROR_NAME.match(m.group("type")) and m.group("msg") is not None:
+                links.append(Link(None, before))
+        return links
+
+    def _chain_from_hits(self, hits: list[Hit], cands: Iterable[int] | None) -> list[Link]:
+        chain = self.matcher.unwrap(hits[0], cands)
+        links = [Link(h.entry, h.text, h.groups) for h in chain]
+        last = chain[-1]
+        if last.inner is not None:
+            roots = [h for h in hits[1:] if h.entry.kind == "root"]
+            if roots:
+                links.append(Link(roots[0].entry, roots[0].text, roots[0].groups))
+            else:
+                links.append(Link(None, last.inner))
+        return links
+
+    def _observe(self, kind: type[Any], number: int, text: str, stream: _Stream) -> Any:
+        obs = kind(self.label, self.file_index, number, text)
+        self._seq += 1
+        obs.seq = self._seq
+        obs.rank = stream.rank
+        obs.local_rank = stream.local
+        if stream.rank is not None:
+            obs.rank_source = self.default_rank_source if stream.rank == self.default_rank else "line prefix"
+        obs.stamp = stream.stamp
+        obs.evidence = [(self.label, number, text)]
+        return obs
+
+    def _add(self, obs: Observation, *, dedupe: bool = True) -> None:
+        if not isinstance(obs, (ExitObs, ProgressObs)):
+            _rank_from_chain(obs)
+        if obs.rank is None and (m := _LOCAL_RANK_ARG.search(obs.text)):
+            obs.rank, obs.local_rank = bounded_rank(m.group(1)), True
+            obs.rank_source = "--local_rank argument of the launched command"
+        known = obs.known()
+        key = (type(obs).__name__, obs.rank, known.id if known else None, obs.innermost_text()[:300])
+        if dedupe:
+            seen = self._seen.get(key)
+            if seen is not None:
+                seen.count += 1
+                return
+        if len(self.observations) >= MAX_OBSERVATIONS:
+            kind = key[:3] if not obs.warning else ("warning",)
+            if kind in self._kinds_kept:
+                self.dropped += 1
+                return
+            self._kinds_kept.add(kind)
+        elif not obs.warning:
+            self._kinds_kept.add(key[:3])
+        self._seen[key] = obs
+        self.observations.append(obs)
+
+
+def _rank_from_chain(obs: Observation, links: Iterable[Link] | None = None) -> None:
+    """The rank a link of the chain (or of `links`) names, unless the printer's own rank is known."""
+    if obs.rank is not None and not obs.local_rank:
+        return
+    for link in obs.chain if links is None else links:
+        if link.entry is None:
+            continue
+        rank = link.entry.rank_from(link.groups)
+        if rank is None:
+            continue
+        obs.rank, obs.local_rank = rank, False
+        obs.rank_source = f"message ({link.entry.id})"
+        if link.entry.rank_group == "worker" and link.entry.rank_offset == 1:
+            worker = link.groups.get("worker")
+            obs.rank_note = (
+                f"Burn numbers the secondary workers from 0: worker {worker} runs on devices[{rank}], so its "
+                f"rank is {rank}; the main worker is devices[0], rank 0"
+            )
+        elif link.entry.framework == "burn" and link.entry.rank_fixed == 0:
+            obs.rank_note = "the main worker runs on devices[0], rank 0"
+        return
+
+
+def _unbox(segment: str) -> str:
+    """A line of an exception group's box drawing, without the box (`  | ValueError: 1` -> `ValueError: 1`)."""
+    if _GROUP_SEPARATOR.match(segment):
+        return ""
+    stripped = segment.lstrip(" \t")
+    if stripped.startswith("+ Exception Group Traceback"):
+        return TRACEBACK_HEAD
+    if stripped[:1] in ("|", "+"):
+        body = stripped[1:]
+        return body[1:] if body.startswith(" ") else body
+    return segment
+
+
+def _looks_like_exception(text: str) -> bool:
+    """`Type: message` or a bare exception type, as Python prints the last line of a traceback."""
+    m = _EXC_LINE.match(text)
+    if m is None:
+        return False
+    return m.group("msg") is not None or _ERROR_NAME.match(m.group("type")) is not None
+
+
+def _collective_hint(text: str) -> bool:
+    return "WorkNCCL(" in text or "collective" in text or "Timed out waiting" in text
+
+
+def _frame(m: re.Match[str]) -> Frame:
+    return Frame(m.group("file"), bounded_int(m.group("line")) or 0, (m.group("func") or "").strip())
+
+
+def _new_links(chain: list[Link], extra: list[Link]) -> list[Link]:
+    """Links of a continuation line that add an entry the chain does not have yet."""
+    present = {link.entry.id for link in chain if link.entry is not None}
+    return [link for link in extra if link.entry is not None and link.entry.id not in present]
+
+
+def _is_quiet(text: str) -> bool:
+    """Text that may separate chained exceptions (blank lines, separators)."""
+    return not text or _SEPARATOR.match(text) is not None
+
+
+def _exit_text(code: int, pid: int | None, rank: int | None) -> str:
+    who = f"rank {rank}" if rank is not None else "a process"
+    pid_text = f" (pid {pid})" if pid is not None else ""
+    if code < 0:
+        name = SIGNAL_NAMES.get(-code, f"signal {-code}")
+        return f"{who}{pid_text} was killed by {name} (exit code {code})"
+    return f"{who}{pid_text} exited with code {code}"
+
+
+def _table_field(failure: _Failure, name: str, value: str, number: int) -> None:
+    value = value.strip()
+    if name == "time":
+        failure.stamp = torchrun_stamp(value)
+    elif name == "rank":
+        m = _TABLE_RANK.match(value)
+        if m:
+            failure.rank = bounded_rank(m.group(1))
+            failure.local = bounded_rank(m.group(2)) if m.group(2) else None
+    elif name == "exitcode":
+        m = _TABLE_EXIT.match(value)
+        if m:
+            failure.exit = bounded_int(m.group(1))
+            failure.pid = bounded_int(m.group(2)) if m.group(2) else None
+    elif name == "error_file":
+        failure.error_file = value
+    elif name == "traceback":
+        failure.trace = [(number, value)]
+
+
+def _traceback_from_lines(lines: list[tuple[int, str]]) -> _Exception | None:
+    frames: list[Frame] = []
+    found: _Exception | None = None
+    # The table indents the continuation of a multi-line traceback; undo that first.
+    rest = [raw for _, raw in lines[1:] if raw.strip()]
+    indent = min((len(raw) - len(raw.lstrip(" ")) for raw in rest), default=0)
+    for position, (number, raw) in enumerate(lines):
+        text = raw if position == 0 else raw[indent:]
+        if text.strip().startswith(TRACEBACK_HEAD):
+            frames = []
+            continue
+        if text[:1] in (" ", "\t"):
+            m = _FRAME.match(text)
+            if m:
+                frames.append(_frame(m))
+            elif frames and frames[-1].code is None and text.strip():
+                frames[-1].code = text.strip()[:400]
+            continue
+        if text.strip() and found is None:
+            m = _EXC_LINE.match(text.strip())
+            found = _Exception(m.group("type") if m else None, text.strip(), number, frames, frozenset())
+    return found
+
+
+# --- torchelastic error files -------------------------------------------------------------------
+
+
+def error_file_observations(
+    matcher: FastMatcher, label: str, file_index: int, data: bytes, rank: int | None, rank_source: str | None
+) -> list[Observation] | None:
+    """Observations from a torchelastic `error.json`; None when the bytes are not such a file."""
+    try:
+        doc = json.loads(data.decode("utf-8", "replace"))
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(doc, dict) or "message" not in doc:
+        return None
+    message = doc["message"]
+    callstack = ""
+    stamp_value: Any = doc.get("timestamp")
+    code: Any = None
+    if isinstance(message, dict):
+        extra = message.get("extraInfo")
+        extra = extra if isinstance(extra, dict) else {}
+        callstack = str(extra.get("py_callstack") or "")
+        stamp_value = extra.get("timestamp", stamp_value)
+        code = message.get("errorCode")
+        text = str(message.get("message") or "")
+    else:
+        text = str(message)
+    if text in ("", "<NONE>") and not callstack:
+        return []
+    reader = LogReader(matcher, label, file_index, default_rank=rank, rank_source=rank_source)
+    lines = callstack.splitlines() if callstack.strip() else [text]
+    for number, line in enumerate(lines, 1):
+        reader.line(number, line.encode("utf-8", "replace"), matcher.candidates(line))
+    found = [o for o in reader.finish() if not isinstance(o, ProgressObs)]
+    if not found:
+        fallback = ExceptionObs(label, file_index, 1, text)
+        fallback.chain = [Link(None, clean_line(text))] if text else []
+        found = [fallback]
+    stamp = epoch_stamp(stamp_value)
+    for obs in found:
+        if isinstance(obs, ExceptionObs):
+            obs.origin = "error-file"
+        obs.rank = rank if obs.rank is None else obs.rank
+        obs.rank_source = obs.rank_source or rank_source
+        if stamp is not None:
+            obs.stamp = stamp
+    if isinstance(code, int) and not isinstance(code, bool) and abs(code) < 1 << 16:
+        exit_obs = ExitObs(label, file_index, 1, _exit_text(code, None, rank))
+        exit_obs.code, exit_obs.reporter, exit_obs.rank, exit_obs.rank_source = (
+            code,
+            "error-file",
+            rank,
+            rank_source,
+        )
+        exit_obs.stamp = stamp
+        found.append(exit_obs)
+    return found

@@ -1,0 +1,229 @@
+"""One cross-rank timeline: every input's observations merged, attributed and ordered.
+
+The same failure is often printed several times: the rank's own traceback, torchrun's failure
+table, the error file, Burn's wrapper around a worker's panic, the launcher's exit line. The
+timeline folds those sightings into one observation (the richest chain, the printer's own rank,
+the earliest clock reading), pairs launcher exit reports by process id, infers the world size
+(ranks seen anywhere, `WORLD_SIZE`/`nranks` hints), and orders observations: by their clock when
+every reading compares (see :mod:`clock`), by line within one input, and by input order otherwise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+from ddpdoctor.explain.clock import comparable
+from ddpdoctor.explain.observations import (
+    ExceptionObs,
+    ExitObs,
+    Observation,
+    ProgressObs,
+)
+
+MAX_WORLD = 1 << 20
+
+
+class Timeline:
+    """Merged observations of every input, with the job's ranks."""
+
+    def __init__(
+        self,
+        observations: Iterable[Observation],
+        world_hints: Iterable[int] = (),
+        input_ranks: Iterable[int] = (),
+    ) -> None:
+        merged: list[Observation] = []
+        progress: dict[int, ProgressObs] = {}
+        for obs in observations:
+            if isinstance(obs, ProgressObs):
+                if obs.rank is not None:
+                    progress[obs.rank] = obs
+            else:
+                merged.append(obs)
+        self.exits = _merge_exits([o for o in merged if isinstance(o, ExitObs)])
+        others = _merge_failures([o for o in merged if not isinstance(o, ExitObs)])
+        self.warnings = [o for o in others if o.warning]
+        self.failures = [o for o in others if not o.warning]
+        self.progress = progress
+        self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
+        hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
+        self.world_hinted = bool(hints)
+        seen = max(self.ranks) + 1 if self.ranks else 0
+        self.world_size = max([seen, *hints]) if (hints or seen) else None
+
+    def _ranks(self) -> set[int]:
+        ranks: set[int] = set(self.progress)
+        for obs in [*self.failures, *self.exits, *self.warnings]:
+            if obs.rank is not None:
+                ranks.add(obs.rank)
+        return {r for r in ranks if 0 <= r < MAX_WORLD}
+
+    def all_failures(self) -> list[Observation]:
+        """Failures and exit reports together, in input order."""
+        return sorted([*self.failures, *self.exits], key=lambda o: (o.file_index, o.line, o.seq))
+
+
+def order(observations: list[Any], tier: Any = None) -> list[Any]:
+    """Observations earliest first: by clock when every reading compares, else by place in the inputs.
+
+    `tier` (a function of an observation) breaks ties and, when no order in time is known across
+    inputs, ranks observations before their place in the inputs does.
+    """
+    if not observations:
+        return []
+    rank_of = tier or (lambda _o: 0)
+    stamps = [o.stamp for o in observations]
+    if all(s is not None for s in stamps):
+        values = comparable(stamps)
+        if values is not None:
+            keyed = sorted(
+                zip(values, range(len(observations)), observations, strict=True),
+                key=lambda t: (t[0], rank_of(t[2]), t[2].file_index, t[2].line, t[2].seq),
+            )
+            return [o for _v, _i, o in keyed]
+    if len({o.file_index for o in observations}) == 1:
+        return sorted(observations, key=lambda o: (o.line, rank_of(o), o.seq))
+    return sorted(
+        observations,
+        key=lambda o: (rank_of(o), math.inf if o.stamp is None else 0, o.file_index, o.line, o.seq),
+    )
+
+
+# --- merging ------------------------------------------------------------------------------------
+
+
+def _merge_exits(exits: list[ExitObs]) -> list[ExitObs]:
+    """One report per process: the agent line, the table entry and the signal line of one pid."""
+    kept: list[ExitObs] = []
+    for obs in sorted(exits, key=lambda o: (o.file_index, o.line, o.seq)):
+        twin = next((k for k in kept if _same_exit(k, obs)), None)
+        if twin is None:
+            kept.append(obs)
+            continue
+        if twin.local_rank and obs.rank is not None and not obs.local_rank:
+            twin.rank, twin.local_rank, twin.rank_source = obs.rank, False, obs.rank_source
+        if twin.rank is None:
+            twin.rank, twin.local_rank, twin.rank_source = obs.rank, obs.local_rank, obs.rank_source
+        twin.table_root = twin.table_root or obs.table_root
+        twin.error_file = twin.error_file or obs.error_file
+        if twin.stamp is None:
+            twin.stamp = obs.stamp
+        if obs.reporter == "torchrun-table" and twin.reporter != "torchrun-table":
+            twin.reporter = "torchrun-table"
+        twin.evidence += [e for e in obs.evidence if e not in twin.evidence][:10]
+        twin.chain = twin.chain or obs.chain
+        twin.count += obs.count
+    return kept
+
+
+def _same_exit(a: ExitObs, b: ExitObs) -> bool:
+    if a.pid is not None and b.pid is not None:
+        return a.pid == b.pid
+    if a.code != b.code:
+        return False
+    if a.rank is None or b.rank is None:
+        return a.file_index == b.file_index and (a.pid is None or b.pid is None) and a.rank == b.rank
+    return a.rank == b.rank and a.local_rank == b.local_rank
+
+
+def _same_failure(a: Observation, b: Observation) -> bool:
+    if a.rank is not None and b.rank is not None and a.rank != b.rank:
+        return False
+    ka, kb = a.known(), b.known()
+    if (ka.id if ka else None) != (kb.id if kb else None):
+        return False
+    if ka is not None and ka.kind == "root" and a.rank is not None and a.rank == b.rank:
+        return True  # one rank, one kind of root failure: the log line and its traceback
+    return a.innermost_text()[:300] == b.innermost_text()[:300]
+
+
+def _absorb(keep: Observation, other: Observation) -> None:
+    if len(other.chain) > len(keep.chain) and other.primary() is not None:
+        keep.chain = other.chain
+    if keep.rank is None or (keep.local_rank and not other.local_rank and other.rank is not None):
+        keep.rank, keep.local_rank = other.rank, other.local_rank
+        keep.rank_source, keep.rank_note = other.rank_source, other.rank_note or keep.rank_note
+    if keep.stamp is None:
+        keep.stamp = other.stamp
+    if isinstance(keep, ExceptionObs) and isinstance(other, ExceptionObs):
+        keep.frames = keep.frames or other.frames
+        keep.worker_frames = keep.worker_frames or other.worker_frames
+        keep.exc_type = keep.exc_type or other.exc_type
+    keep.evidence += [e for e in other.evidence if e not in keep.evidence][:10]
+    keep.notes += [n for n in other.notes if n not in keep.notes]
+    keep.count += other.count
+
+
+def _keys(obs: Observation) -> list[tuple[Any, ...]]:
+    known = obs.known()
+    kid = known.id if known else None
+    keys: list[tuple[Any, ...]] = [("text", kid, obs.innermost_text()[:300])]
+    if known is not None and known.kind == "root" and obs.rank is not None:
+        keys.append(("rank", kid, obs.rank))
+    return keys
+
+
+_COPIES = ("table", "error-file")
+
+
+def _merge_failures(observations: list[Observation]) -> list[Observation]:
+    """Fold repeated sightings of one failure (log line, failure table, error file, Burn wrapper) into one."""
+    ordered = sorted(observations, key=lambda o: (o.file_index, o.line, o.seq))
+    kept: list[Observation] = []
+    index: dict[tuple[Any, ...], list[int]] = {}
+    panics: list[ExceptionObs] = []
+    for obs in ordered:
+        if _fold_burn_wrapper(obs, panics):
+            continue
+        slots = sorted({slot for key in _keys(obs) for slot in index.get(key, ())})
+        twin_slot = next(
+            (s for s in slots if kept[s].warning == obs.warning and _same_failure(kept[s], obs)), None
+        )
+        if twin_slot is not None:
+            twin = kept[twin_slot]
+            if _origin(twin) in _COPIES and _origin(obs) not in _COPIES:
+                kept[twin_slot] = obs
+                _absorb(obs, twin)
+                for key in _keys(obs):
+                    index.setdefault(key, []).append(twin_slot)
+            else:
+                _absorb(twin, obs)
+            continue
+        for key in _keys(obs):
+            index.setdefault(key, []).append(len(kept))
+        kept.append(obs)
+        if isinstance(obs, ExceptionObs) and obs.origin == "panic":
+            panics.append(obs)
+    return kept
+
+
+def _origin(obs: Observation) -> str:
+    return obs.origin if isinstance(obs, ExceptionObs) else "line"
+
+
+def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
+    """A Burn DDP wrapper re-raises a worker's panic: give the worker's panic the wrapper's rank and chain."""
+    for i, link in enumerate(obs.chain[:-1]):
+        if link.entry is None or link.entry.kind != "wrapper":
+            continue
+        inner = obs.chain[i + 1].text.strip()
+        for earlier in panics:
+            text = earlier.text.strip()
+            if (
+                earlier.file_index == obs.file_index
+                and text
+                and (text == inner or inner.startswith(text))
+                and earlier.rank in (None, obs.rank)
+            ):
+                earlier.chain = obs.chain[: i + 1] + earlier.chain
+                earlier.rank, earlier.rank_source, earlier.rank_note = (
+                    obs.rank,
+                    obs.rank_source,
+                    obs.rank_note,
+                )
+                earlier.evidence += obs.evidence
+                earlier.notes += [n for n in obs.notes if n not in earlier.notes]
+                return True
+    return False

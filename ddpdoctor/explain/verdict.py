@@ -1,0 +1,228 @@
+"""The scored verdict: the culprit among the candidates, its victims, a confidence and the reasons.
+
+1. Context decides what is a consequence: a candidate that declares `peer-failure` is demoted when
+   another rank has a failure of its own; `earlier-error` when its own rank has another cause;
+   timeouts and collateral signals always are.
+2. The culprit is the earliest candidate of the best tier (cause, inference, consequence, wrapper).
+   Earliest means by clock when every reading compares (:mod:`timeline`); otherwise, within one
+   input, by line; across inputs without comparable clocks, the more specific candidate (a known
+   root over an unknown error) comes first. An unknown error gives way to a known root cause of
+   the same rank.
+3. Every other failing rank is a victim (it failed because of the culprit: timeouts, lost peers,
+   collateral signals) or also failed (a cause of its own).
+4. The confidence is high for a known root or an error in the user's code with nothing to compete,
+   medium for inferences (a SIGKILL, a straggler), for unknown library errors and when two ranks had
+   causes whose order in time is unknown, low when only consequences were found.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
+from ddpdoctor.explain.observations import CollectiveObs, ExitObs
+from ddpdoctor.explain.timeline import Timeline, order
+
+CONFIDENCE = ("high", "medium", "low")
+
+
+@dataclass
+class Verdict:
+    """The culprit (or none), the victims, and what decided it."""
+
+    culprit: Candidate | None
+    victims: list[tuple[Candidate, str]] = field(default_factory=list)  # (candidate, victim | also-failed)
+    confidence: str = "low"
+    why: list[str] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
+    """Pick the culprit and the victims."""
+    _demote_consequences(found)
+    if not found:
+        return Verdict(None)
+    best_tier = min(c.tier for c in found)
+    pool = [c for c in found if c.tier == best_tier]
+    ranked = order(pool, tier=lambda c: -c.strength)
+    culprit = _prefer_known(ranked)
+    if best_tier == CONSEQUENCE:
+        culprit = _best_consequence(ranked)
+    if best_tier == CONSEQUENCE:
+        _symptom_rank(culprit, pool)
+    elif culprit.kind in ("crash", "exit", "host-kill"):
+        culprit = _shared_exit(culprit, pool)
+    if culprit.category == "rendezvous" and culprit.tier == CAUSE:
+        culprit.rank_note = (
+            f"printed by rank {culprit.rank}; the job as a whole could not assemble"
+            if culprit.rank is not None
+            else None
+        )
+        culprit.rank = None
+    groups = culprit.obs.groups()
+    if culprit.category == "duplicate_device" and (groups.get("peer") or groups.get("other_rank")):
+        # The message names two ranks on one device: the setup is at fault, not a rank.
+        culprit.suspects = sorted(
+            {c.rank for c in found if c.rank is not None and c.category == "duplicate_device"}
+        )
+        culprit.rank = None
+        culprit.rank_note = "several ranks share one device; no single rank is at fault"
+    verdict = Verdict(culprit, candidates=found)
+    verdict.why = list(culprit.reasons)
+    rivals = [c for c in pool if c is not culprit and c.rank != culprit.rank and c.tier == CAUSE]
+    verdict.confidence = _confidence(culprit, rivals, timeline)
+    if rivals:
+        how = (
+            "by time"
+            if _ordered_in_time([culprit, *rivals])
+            else "by place in the logs (no comparable times)"
+        )
+        verdict.why.append(
+            f"chosen over {len(rivals)} other failing rank(s) ({_rank_list(rivals)}) {how}: it came first"
+        )
+    for other in found:
+        if other.tier > culprit.tier and other.consequence is not None and other.rank != culprit.rank:
+            verdict.why.append(
+                f"lost: rank {other.rank}'s {other.kind} is a consequence ({other.consequence})"
+            )
+            break
+    verdict.victims = _victims(culprit, found)
+    return verdict
+
+
+def _demote_consequences(found: list[Candidate]) -> None:
+    """Consequences become tier 3 when what they are a consequence of is in the logs."""
+    for cand in found:
+        if cand.tier != CAUSE or cand.consequence is None:
+            continue
+        others = [c for c in found if c is not cand and c.tier <= INFERRED and c.consequence is None]
+        if cand.consequence == "peer-failure":
+            hit = any(c.rank is None or cand.rank is None or c.rank != cand.rank for c in others)
+        else:
+            hit = any(c.rank == cand.rank for c in others)
+        if hit:
+            cand.tier = CONSEQUENCE
+            cand.reasons.append(
+                "demoted: a consequence of "
+                + ("another rank's failure" if cand.consequence == "peer-failure" else "an earlier error")
+            )
+
+
+def _prefer_known(ranked: list[Candidate]) -> Candidate:
+    """The earliest candidate, unless it is unknown text and the KB knows a failure of the same rank."""
+    first = ranked[0]
+    if first.strength >= 3:
+        return first
+    for other in ranked[1:]:
+        if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):
+            return other
+    return first
+
+
+def _best_consequence(ranked: list[Candidate]) -> Candidate:
+    """Among consequences only: torchrun's first observed failure, else the watchdog's report of the collective."""
+    for cand in ranked:
+        if isinstance(cand.obs, ExitObs) and cand.obs.table_root:
+            return cand
+    for cand in ranked:
+        if isinstance(cand.obs, CollectiveObs) and cand.obs.op:
+            return cand
+    for kind in ("symptom", "crash", "error-line"):
+        for cand in ranked:
+            if cand.kind == kind and cand.category == "collective_timeout":
+                return cand
+    for cand in ranked:
+        if cand.consequence != "launcher":
+            return cand
+    return ranked[0]
+
+
+def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:
+    """Several ranks ended the same way with nothing else said: torchrun's first observed failure, else no rank."""
+    code = culprit.obs.code if isinstance(culprit.obs, ExitObs) else None
+    same = [
+        c
+        for c in pool
+        if c.kind == culprit.kind
+        and isinstance(c.obs, ExitObs)
+        and c.obs.code == code
+        and c.rank != culprit.rank
+    ]
+    if not same:
+        return culprit
+    for cand in [culprit, *same]:
+        if isinstance(cand.obs, ExitObs) and cand.obs.table_root:
+            return cand
+    culprit.suspects = sorted({c.rank for c in [culprit, *same] if c.rank is not None})
+    culprit.rank = None
+    culprit.rank_note = "several ranks ended the same way; the logs do not say which was first"
+    return culprit
+
+
+def _symptom_rank(culprit: Candidate, pool: list[Candidate]) -> None:
+    """With only consequences, the rank is known only when one rank reported them (or torchrun said)."""
+    obs = culprit.obs
+    if isinstance(obs, ExitObs) and obs.table_root:
+        return
+    ranks = {c.rank for c in pool if c.rank is not None and c.consequence != "launcher"}
+    if culprit.consequence == "timeout" and culprit.rank is not None:
+        # A rank that reports a timeout waited for another one: it is a victim, the culprit is unknown.
+        culprit.rank_note = (
+            f"rank {culprit.rank} reported the timeout; the rank it waited for is not in the logs"
+        )
+        culprit.rank = None
+    elif len(ranks) > 1 or (culprit.rank is not None and ranks and culprit.rank not in ranks):
+        culprit.suspects = culprit.suspects or []
+        culprit.rank = None
+
+
+def _ordered_in_time(cands: list[Candidate]) -> bool:
+    from ddpdoctor.explain.clock import comparable
+
+    stamps = [c.obs.stamp for c in cands]
+    return all(s is not None for s in stamps) and comparable([s for s in stamps if s is not None]) is not None
+
+
+def _confidence(culprit: Candidate, rivals: list[Candidate], timeline: Timeline) -> str:
+    if culprit.tier == CAUSE and culprit.strength >= 2:
+        level = 0
+        if culprit.entry is not None and culprit.entry.status == "experimental":
+            level = 1
+        if culprit.kind == "unknown" and culprit.category == "other":
+            level = 1
+    elif culprit.tier in (CAUSE, INFERRED):
+        level = 1
+    else:
+        level = 2
+    if rivals and not _ordered_in_time([culprit, *rivals]):
+        level = min(2, level + 1)
+    if culprit.rank is None and timeline.world_size and timeline.world_size > 1 and culprit.tier <= INFERRED:
+        level = max(level, 1)
+    return CONFIDENCE[level]
+
+
+def _victims(culprit: Candidate, found: list[Candidate]) -> list[tuple[Candidate, str]]:
+    best: dict[object, Candidate] = {}
+    for cand in found:
+        if cand is culprit or cand.kind == "wrapper":
+            continue
+        if cand.rank is not None and cand.rank == culprit.rank:
+            continue
+        if cand.rank is None and cand.kind in ("exit", "symptom") and cand.consequence == "launcher":
+            continue
+        entry = cand.entry
+        key: object = (
+            cand.rank if cand.rank is not None else ("none", entry.id if entry else cand.obs.text[:80])
+        )
+        if key not in best or (cand.tier, -cand.strength) < (best[key].tier, -best[key].strength):
+            best[key] = cand
+    out = []
+    for cand in sorted(best.values(), key=lambda c: (c.rank if c.rank is not None else 1 << 30, c.obs.line)):
+        role = "victim" if cand.tier >= CONSEQUENCE or cand.consequence is not None else "also-failed"
+        out.append((cand, role))
+    return out
+
+
+def _rank_list(cands: list[Candidate]) -> str:
+    ranks = sorted({str(c.rank) for c in cands if c.rank is not None})
+    return ", ".join(ranks) if ranks else "unknown ranks"

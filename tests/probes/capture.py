@@ -1,0 +1,167 @@
+"""Run a probe job under torchrun twice and keep what each way of capturing its output holds.
+
+Run (a) captures the plain console (`console.log`: stdout and stderr interleaved, no rank
+prefixes). Run (b) adds `--tee 3 --log-dir DIR`: the console, now with `[rankN]:` prefixes, goes
+to `tee.log` and torchrun writes its per-rank folder under `logdir/`
+(`<run_id>/attempt_0/<local_rank>/{stdout,stderr}.log`, and `error.json` where `@record` is used).
+
+Usable as a module (`capture_probe`) and as a script::
+
+    python tests/probes/capture.py hang-sleep sigkill --out /tmp/probes
+    python tests/probes/capture.py --all --fixtures tests/fixtures/logs
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ddpdoctor.scenarios.process import ProcessRun, processes_with_token, run_bounded
+
+HERE = Path(__file__).resolve().parent
+WORLD_SIZE = 2
+# Every probe ends well within this; past it the run is stopped and the capture is reported as hung.
+BOUND_S = 60.0
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One failure class: the job that produces it and the diagnosis its captures must get."""
+
+    name: str
+    category: str
+    rank: int
+    # The category the `--log-dir` folder alone supports, where it lacks the evidence the console
+    # holds: torchrun writes a worker's exit code or signal only to its own console.
+    logdir_category: str | None = None
+
+    def expected_category(self, capture: str) -> str:
+        """The category a diagnosis of `capture` (console, tee or log-dir) must name."""
+        if capture == "log-dir" and self.logdir_category is not None:
+            return self.logdir_category
+        return self.category
+
+    @property
+    def script(self) -> Path:
+        """The job torchrun starts: `<name>.py` with underscores."""
+        return HERE / f"{self.name.replace('-', '_')}.py"
+
+
+PROBES = (
+    Probe("hang-sleep", "collective_timeout", 1),
+    Probe("sys-exit", "other", 1),
+    Probe("sigkill", "oom_host", 1, logdir_category="other"),
+    Probe("shape-mismatch", "user_code", 1),
+    Probe("dataloader-keyerror", "dataloader", 1),
+    Probe("ddp-attribute", "user_code", 0),
+    Probe("checkpoint-exception", "user_code", 0),
+    Probe("value-error", "user_code", 1),
+)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """Where one probe's three captures lie, and how its two torchrun runs ended."""
+
+    console: Path
+    tee: Path
+    logdir: Path
+    console_run: ProcessRun
+    tee_run: ProcessRun
+
+
+class ProbeRunError(RuntimeError):
+    """A probe run hung past its bound or left processes behind."""
+
+
+def get_probe(name: str) -> Probe:
+    """The probe called `name`."""
+    for probe in PROBES:
+        if probe.name == name:
+            return probe
+    raise KeyError(f"no probe {name!r}; known: {', '.join(p.name for p in PROBES)}")
+
+
+def _environment() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", PYTHONUNBUFFERED="1", PYTHONWARNINGS="ignore:Failed to initialize NumPy")
+    for key in ("TORCHELASTIC_ERROR_FILE", "TORCH_DISTRIBUTED_DEBUG", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(key, None)
+    return env
+
+
+def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) -> ProcessRun:
+    command = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--standalone",
+        "--nproc-per-node",
+        str(WORLD_SIZE),
+        *launcher_options,
+        str(probe.script),
+    ]
+    run = run_bounded(command, env=_environment(), cwd=cwd, bound_s=BOUND_S)
+    log.write_text(run.output, encoding="utf-8")
+    if run.timed_out:
+        raise ProbeRunError(f"{probe.name}: no result after {BOUND_S:g} s (output in {log})")
+    left = processes_with_token(run.token)
+    if left:
+        raise ProbeRunError(f"{probe.name}: processes {left} outlived the run")
+    return run
+
+
+def capture_probe(probe: Probe, out: Path) -> Capture:
+    """Run `probe` twice (plain console; `--tee 3 --log-dir`) and write its captures under `out`."""
+    out.mkdir(parents=True, exist_ok=True)
+    console, tee, logdir = out / "console.log", out / "tee.log", out / "logdir"
+    console_run = _run(probe, [], console, out)
+    tee_run = _run(probe, ["--tee", "3", "--log-dir", str(logdir)], tee, out)
+    return Capture(console, tee, logdir, console_run, tee_run)
+
+
+def _store_fixtures(probe: Probe, capture: Capture, fixtures: Path) -> None:
+    stem = fixtures / f"probe-{probe.name}"
+    shutil.copyfile(capture.console, f"{stem}-console.log")
+    shutil.copyfile(capture.tee, f"{stem}-tee.log")
+    target = Path(f"{stem}-logdir")
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(capture.logdir, target)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Capture the named probes (or all) into `--out`, or into the fixture layout with `--fixtures`."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help=f"probes to run: {', '.join(p.name for p in PROBES)}")
+    parser.add_argument("--all", action="store_true", help="run every probe")
+    parser.add_argument("--out", type=Path, help="write OUT/<probe>/{console.log,tee.log,logdir/}")
+    parser.add_argument(
+        "--fixtures", type=Path, help="copy into FIXTURES/probe-<probe>-{console.log,tee.log,logdir/}"
+    )
+    args = parser.parse_args(argv)
+    try:
+        probes = list(PROBES) if args.all else [get_probe(name) for name in args.names]
+    except KeyError as exc:
+        parser.error(str(exc.args[0]))
+    if not probes:
+        parser.error("name a probe or give --all")
+    with tempfile.TemporaryDirectory(prefix="ddpdoctor-probes-") as scratch:
+        root = args.out or Path(scratch)
+        for probe in probes:
+            capture = capture_probe(probe, root / probe.name)
+            codes = (capture.console_run.returncode, capture.tee_run.returncode)
+            print(f"{probe.name}: exit status {codes[0]} (console), {codes[1]} (tee); {root / probe.name}")
+            if args.fixtures is not None:
+                _store_fixtures(probe, capture, args.fixtures)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
