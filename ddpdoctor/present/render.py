@@ -268,12 +268,13 @@ def _rich_block(block: Block, width: int) -> RenderableType:
     if isinstance(block, Text):
         return RichText(block.text, style=_TONE_STYLE[block.tone])
     if isinstance(block, Bullets):
-        out = RichText()
+        # A two-column grid: wrapped lines hang under the item's text, not under its mark.
+        items = RichTable.grid(padding=(0, 1))
+        items.add_column(style="bold", no_wrap=True)
+        items.add_column(overflow="fold")
         for i, item in enumerate(block.items, 1):
-            mark = f"{i}. " if block.ordered else "• "
-            out.append(mark, style="bold")
-            out.append(item.replace("\n", "\n" + " " * len(mark)) + ("\n" if i < len(block.items) else ""))
-        return out
+            items.add_row(f"{i}." if block.ordered else "•", RichText(item))
+        return items
     if isinstance(block, Code):
         body: RenderableType
         if block.language in ("python", "rust", "shell", "yaml"):
