@@ -1,4 +1,5 @@
-"""The README's check and preflight sections: the inventory example loads, the training script runs."""
+"""The documented examples: the inventory in docs/check.md loads, the training script in
+docs/python-api.md runs, and the README's short hook example is an excerpt of that script."""
 
 from __future__ import annotations
 
@@ -14,20 +15,12 @@ import yaml
 from ddpdoctor.devices import GIB, inventory_from_dict, visible_mapping
 
 REPO = Path(__file__).resolve().parent.parent
-README = (REPO / "README.md").read_text(encoding="utf-8")
-
-
-HEADINGS = {
-    "check": "## Check a setup before the job starts",
-    "preflight": "## In the training script",
-}
+PAGES = {"check": REPO / "docs" / "check.md", "preflight": REPO / "docs" / "python-api.md"}
 
 
 def section(name: str) -> str:
-    """The README text from a level-2 heading to the next one."""
-    start = README.index(HEADINGS[name])
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end != -1 else len(README)]
+    """The documentation page that holds the `name` example."""
+    return PAGES[name].read_text(encoding="utf-8")
 
 
 def blocks(text: str, language: str) -> list[str]:
@@ -60,3 +53,13 @@ def test_readme_training_script_runs_under_torchrun_on_cpu(tmp_path: Path) -> No
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "rank 0: final loss" in out.stdout and "rank 1: final loss" in out.stdout
+
+
+def test_readme_hook_example_is_taken_from_the_tested_script() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## In the training script")
+    (excerpt,) = blocks(readme[start : readme.index("\n## ", start + 1)], "python")
+    (script,) = [b for b in blocks(section("preflight"), "python") if "def main()" in b]
+    for line in excerpt.splitlines():
+        if line.strip() and not line.lstrip().startswith(("#", "...")):
+            assert line.strip() in script, line
