@@ -233,3 +233,38 @@ def test_quiet_prints_nothing_when_all_is_well_and_problems_otherwise(cli) -> No
     assert cli("kb", "lint", "--no-speed").stdout.strip().endswith("no problems.")
     found = cli("kb", "search", "Distributed data parallel main worker failed: boom", "-q", "-f", "text")
     assert found.exit_code == 0 and "burn-ddp-main-worker-failed" in found.stdout
+
+
+def test_short_version_and_completion_are_offered(cli) -> None:
+    assert cli("-V").stdout.startswith("ddpdoctor ")
+    root = cli("--help", env={"COLUMNS": "100"})
+    assert "--install-completion" in root.stdout and "-V, --version" in root.stdout
+    assert TYPER_MARKS.search(root.stdout) is None
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_global_options_work_before_or_after_the_command(cli, where: str) -> None:
+    command = ["kb", "show", "nccl-duplicate-gpu", "-f", "rich"]
+    options = ["--color", "always"]
+    args = [*options, *command] if where == "before" else [*command, *options]
+    assert "\x1b[" in cli(*args).stdout
+    args = ["--color=never", *command] if where == "before" else [*command, "--color=never"]
+    assert "\x1b[" not in cli(*args).stdout
+
+
+def test_hoisting_stops_at_double_dash_and_keeps_values() -> None:
+    from ddpdoctor.cli.options import hoist_global_options
+
+    assert hoist_global_options(["explain", "a.log", "--color", "never", "-q"]) == [
+        "--color",
+        "never",
+        "-q",
+        "explain",
+        "a.log",
+    ]
+    assert hoist_global_options(["--debug", "explain", "--", "--color"]) == [
+        "--debug",
+        "explain",
+        "--",
+        "--color",
+    ]
