@@ -13,7 +13,9 @@ from ddpdoctor.present.findings import finding_blocks, report_document
 from ddpdoctor.present.render import (
     ColorMode,
     OutputFormat,
+    View,
     emit,
+    formatter_for,
     render_markdown,
     render_text,
     resolve_format,
@@ -121,3 +123,27 @@ def test_finding_blocks_show_location_and_solutions() -> None:
     )
     text = render_text(finding_blocks(f))
     assert "r1.log:9: line" in text and "1. do this" in text and "rank:" in text
+
+
+def test_json_output_is_exactly_the_reports_dict() -> None:
+    report = Report(
+        schema="ddpdoctor.test/1",
+        findings=[Finding(id="a", severity=Severity.ERROR, category="other", title="ü ✓", message="m")],
+    )
+    buf = io.StringIO()
+    emit([], report.to_dict(), OutputFormat.JSON, stream=buf)
+    assert buf.getvalue() == json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("fmt", [f for f in OutputFormat if f is not OutputFormat.AUTO])
+def test_every_output_format_has_its_own_formatter(fmt: OutputFormat) -> None:
+    formatter = formatter_for(fmt, ColorMode.NEVER, io.StringIO())
+    others = {
+        type(formatter_for(f, ColorMode.NEVER, io.StringIO()))
+        for f in OutputFormat
+        if f not in (fmt, OutputFormat.AUTO)
+    }
+    assert type(formatter) not in others
+    buf = io.StringIO()
+    formatter.write(View(DOC, {"schema": "ddpdoctor.test/1"}), buf)
+    assert buf.getvalue().strip()
