@@ -51,10 +51,13 @@ def cli(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.delenv("DDPDOCTOR_KB_PATH", raising=False)
     monkeypatch.delenv("DDPDOCTOR_DEBUG", raising=False)
 
-    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> CliResult:
+    def invoke(*args: str, input: str | None = None, env: dict[str, str | None] | None = None) -> CliResult:
         with monkeypatch.context() as patch:
             for key, value in (env or {}).items():
-                patch.setenv(key, value)
+                if value is None:  # None unsets the variable
+                    patch.delenv(key, raising=False)
+                else:
+                    patch.setenv(key, value)
             out, err = _stream(), _stream()
             patch.setattr(sys, "stdin", _stream((input or "").encode("utf-8")))
             patch.setattr(sys, "stdout", out)
