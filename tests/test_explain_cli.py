@@ -345,3 +345,14 @@ def test_team_knowledge_folder_is_used(cli, tmp_path: Path) -> None:
     ]
     assert without["entry"] is None and without["rank"] == 4
     assert with_team["entry"] == "team-flux-capacitor-empty" and with_team["category"] == "user_code"
+
+
+def test_an_empty_input_is_an_input_error_not_a_healthy_log(cli, tmp_path: Path) -> None:
+    empty = tmp_path / "empty.log"
+    empty.write_bytes(b"")
+    result = cli("explain", str(empty))
+    assert result.exit_code == 2
+    assert (
+        result.stderr.startswith("ddpdoctor: error: nothing to read:")
+        and "No failure found" not in result.stdout
+    )

@@ -47,7 +47,7 @@ def _diagnosis(path: Path) -> tuple[str | None, int | None, str]:
     root = explain_paths([str(path)]).root_cause
     if root is None:
         return None, None, "no failure found"
-    return root["category"], root["rank"], root["text"]
+    return root.category, root.rank, root.text
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """Numbers from the evidence, turned into sentences a user can act on.
 
 The numbers come from the knowledge-base entries' named captures (`requested`, `free`, `total`,
-`reserved`, `gpu` for an out-of-memory error; `seq`, `op`, `timeout_ms` for a watchdog timeout;
+`reserved_unallocated`, `gpu` for an out-of-memory error; `seq`, `op`, `timeout_ms` for a watchdog timeout;
 `rank`, `peer`, `device` for a duplicate GPU) and from the typed observations, never from
 patterns re-run here. Advice never contradicts the verdict: a culprit is not told it is a witness,
 and `@record` is suggested only when no error file was written.
@@ -38,7 +38,7 @@ def oom_advice(cand: Candidate) -> list[str]:
             f"{_who(cand.rank).capitalize()} failed to allocate {format_bytes(want)} of device memory. Compare it "
             "with the free memory of that device (`nvidia-smi`, or `ddpdoctor check --devices ...`)."
         )
-    reserved = parse_size(groups.get("reserved"))
+    reserved = parse_size(groups.get("reserved_unallocated"))
     if reserved is not None and want is not None and reserved >= want:
         out.append(
             f"{format_bytes(reserved)} was reserved by PyTorch but unallocated, more than the request: the memory "

@@ -239,10 +239,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif short_type in ("KeyboardInterrupt", "SystemExit"):
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")
+    elif short_type == "FloatingPointError":
+        cand.reasons.append("FloatingPointError: the numbers went bad (NaN/Inf), a numerical failure")
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
-    elif _NUMERIC.search(text) or short_type == "FloatingPointError":
+    elif _NUMERIC.search(text):
         cand.reasons.append("the numbers went bad (NaN/Inf): a numerical failure, not a crash of the code")
     elif user is not None:
         cand.category, cand.strength = "user_code", 2
@@ -495,7 +497,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         return None
     if not waiting:
         return _lost_peer(found, lost, silent)
-    timeouts = [o for o in reports if o.state == "timeout"] or [
+    timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
         c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
     ]
     anchor = next((o for o in timeouts if o.known() is not None), timeouts[0])

@@ -186,6 +186,11 @@ def explain_paths(
 
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ddpdoctor-scan") as pool:
             results = list(pool.map(lambda pair: _read_source(ctx, pair[1], pair[0]), enumerate(sources)))
+    if not any(info.get("bytes") for _, info in results):
+        names = ", ".join(str(info["path"]) for _, info in results)
+        raise InputError(
+            f"nothing to read: {names} is empty", hint="pass the log the job wrote, or - for standard input"
+        )
     return _report(ctx, results)
 
 

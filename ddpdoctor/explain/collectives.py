@@ -36,7 +36,8 @@ _LAGGING = LazyRegex(r"ranks \[([\d, ]{1,4000})\] are the lagging ranks")
 _JOINED = LazyRegex(r"\[([\d, ]{1,4000})\] joined but didn't finish collective #(\d{1,19})")
 _FINISHED = LazyRegex(r"\[([\d, ]{1,4000})\] finished collective #(\d{1,19}), but didn't join")
 _MONITORED = LazyRegex(r"Ranks? ([\d, ]{1,4000}?) failed to pass monitoredBarrier")
-_MISSING = LazyRegex(r"missing ranks: \{([\d, ]{1,4000})\}")
+_MISSING = LazyRegex(r"missing ranks: [\{\[]?([\d, ]{1,4000})[\}\]]?")
+_STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
 _GLOO_TIMEOUT = LazyRegex(
     r"Timed out waiting (\d{1,12})ms for (?:recv|send) operation|Socket Timeout|"
     r"Timed out (?:waiting|after) [^\n]{0,80}(?:barrier|all_?reduce|broadcast|allgather)",
@@ -106,6 +107,8 @@ def collective_facts(text: str) -> CollectiveFacts | None:
         return CollectiveFacts("missing", op="BARRIER", named_ranks=_ranks(m.group(1)))
     if "missing ranks" in text and (m := _MISSING.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
+    if "ranks" in text and _STALL.search(text):
+        return CollectiveFacts("timeout")  # Horovod's stall warning: some ranks wait for the others
     work = _WORK.search(text) if "WorkNCCL(" in text else None
     last = _LAST.findall(text) if "last " in text else []
     if work is not None or _WATCHDOG.search(text) or last:

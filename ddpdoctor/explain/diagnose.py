@@ -157,17 +157,21 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     entry = cand.entry
     chain = list(obs.chain) or [Link(entry, obs.text)]
     chain = _outer_wrappers(cand, timeline) + chain
-    exc = obs if isinstance(obs, ExceptionObs) else None
+    # An inferred culprit (a straggler, a lost peer) is known through another rank's report: that
+    # report's frames are the victim's, not the culprit's.
+    own = cand.rank is None or obs.rank == cand.rank
+    exc = obs if isinstance(obs, ExceptionObs) and own else None
     frame = exc.user_frame() if exc else None
     innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
+    stated = _specific_nccl_line(cand, timeline) or obs
     return RootCause(
         entry=entry.id if entry else None,
         category=cand.category,
         rank=cand.rank,
-        file=obs.file,
-        line=obs.line,
-        text=obs.text,
+        file=stated.file,
+        line=stated.line,
+        text=stated.text,
         headline=_headline(cand),
         title=render_title(entry, obs) if entry else _unknown_title(cand),
         kind=cand.kind,
@@ -185,9 +189,22 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
         thread=exc.thread if exc else None,
         exit_code=exit_code,
         suspect_ranks=tuple(cand.suspects),
-        evidence=tuple(Evidence(short(t), f, n) for f, n, t in obs.evidence[:MAX_EVIDENCE]),
+        evidence=tuple(
+            Evidence(short(t), f, n)
+            for f, n, t in ([] if stated is obs else stated.evidence[:1]) + obs.evidence[:MAX_EVIDENCE]
+        ),
         example_fix=dict(entry.fix) if entry else None,
     )
+
+
+def _specific_nccl_line(cand: Candidate, timeline: Timeline) -> Observation | None:
+    """NCCL's own `WARN` line for a generic NCCL error ("unhandled system error"): it says what failed."""
+    if cand.category != "nccl_error" or "NCCL WARN" in cand.obs.text:
+        return None
+    for obs in timeline.failures:
+        if "NCCL WARN" in obs.text and (obs.rank is None or cand.rank is None or obs.rank == cand.rank):
+            return obs
+    return None
 
 
 def _unknown_title(cand: Candidate) -> str:

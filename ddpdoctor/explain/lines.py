@@ -27,7 +27,10 @@ def clean_line(line: str) -> str:
 
 
 def segments(line: str) -> Iterator[str]:
-    """The cleaned, non-empty carriage-return segments of one line."""
+    """The cleaned, non-empty carriage-return segments of one line (`#015`, syslog's escaped
+    carriage return, counts as one)."""
+    if "#015" in line:
+        line = line.replace("#015", "\r")
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
         if cleaned:

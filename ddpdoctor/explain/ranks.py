@@ -37,7 +37,7 @@ _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
     (LazyRegex(r"\[[^\]]{10,40}\] [0-9a-f]{8} \[rank=(\d{1,7})\] \|\|[ \t]?"), "rank"),
 )
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
-SRUN_LABEL = LazyRegex(r"[ \t]*(\d{1,5}): ")
+SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 
 _TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
 # `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`: the rank ends the name.
@@ -135,12 +135,13 @@ def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | 
 
 
 def looks_srun_labelled(head: bytes) -> bool:
-    """Whether most lines of a file's first bytes carry `srun --label` numbers."""
+    """Whether a file's first bytes carry `srun --label` numbers: at column 0 (a Rust backtrace's
+    `  3: std::...` frames are indented) on a good share of its lines."""
     lines = [line for line in head.split(b"\n")[:200] if line.strip()]
     if len(lines) < 3:
         return False
     labelled = sum(1 for line in lines if SRUN_LABEL.match(line.decode("utf-8", "replace")))
-    return labelled >= 0.8 * len(lines)
+    return labelled >= 3 and labelled >= 0.4 * len(lines)
 
 
 def has_kube_master(head: bytes) -> bool:

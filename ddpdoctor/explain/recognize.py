@@ -111,6 +111,10 @@ _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s)?(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d)|^[\w./-]{1,200}: error: \S"
 )
+_FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
+_GLUED_EXCEPTION = LazyRegex(
+    r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
+)
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
@@ -301,6 +305,13 @@ class LogReader:
         stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
         if stamp is not None:
             stream.stamp = stream.years.place(stamp)
+        if 'File "' in rest and len(parts := _FLATTENED_FRAME.split(rest)) > 1:
+            # A pasted traceback whose line breaks were lost: one frame per piece.
+            for piece in parts:
+                if piece.strip():
+                    text = ("  " + piece) if piece.startswith('File "') else piece
+                    self._feed(stream, number, text, segment, candidates, stamp)
+            return
         self._feed(stream, number, rest, segment, candidates, stamp)
 
     def _feed(
@@ -377,15 +388,28 @@ class LogReader:
         if self._start_panic(stream, number, rest, cands):
             return
         if stripped == "=== PANIC ===":
+            if cands:  # the banner is a failure of its own when no panic follows it in the excerpt
+                self._line_observation(stream, number, rest, segment, cands)
+                self._end_exception(stream)
             stream.mode = "banner"
             return
         if stripped == "Failures:" or stripped.startswith("Root Cause (first observed failure)"):
+            if cands:  # the table's header is known too (torchrun's ChildFailedError report)
+                self._line_observation(stream, number, rest, segment, cands)
+                self._end_exception(stream)
             self._start_table(stream, number, stripped)
             return
         m = _TERMINATE.search(rest) if "terminate called" in rest else None
         if m:
+            if m.start() > 0 and cands:  # a flattened paste: what came before is a message of its own
+                self._line_observation(stream, number, rest[: m.start()], segment[: m.start()], cands)
+                self._end_exception(stream)
             stream.mode = "cpp"
             stream.cpp = (m.group("type"), number)
+            inline = _WHAT.search(rest, m.end())
+            if inline:
+                stream.mode = "idle"
+                self._cpp_observation(stream, number, inline.group("msg"), cands)
             return
         field_match = _TABLE_FIELD.match(stripped) if stripped.startswith(_FIELD_NAMES) else None
         if field_match and _LOOSE_FIELD.search(stripped):
@@ -577,6 +601,17 @@ class LogReader:
         if not frames:
             return
         last = frames[-1]
+        glued = _GLUED_EXCEPTION.match(last.code) if last.code else None
+        if glued is not None:
+            # A flattened paste glued the exception to the last source line: `load(f)MemoryError`.
+            last.code = glued.group("code")
+            exc = glued.group("exc")
+            self._start_exception(
+                stream, stream.last_seen, exc, self.matcher.candidates(exc), frames=frames, standalone=False
+            )
+            self._end_exception(stream)
+            self._flush_chain(stream)
+            return
         text = f"traceback cut off after {last.where()}" + (f": {last.code}" if last.code else "")
         obs = self._observe(ExceptionObs, stream.last_seen, text, stream)
         obs.cut_off = True
@@ -1027,7 +1062,7 @@ def _looks_like_exception(text: str) -> bool:
 
 
 def _collective_hint(text: str) -> bool:
-    return "WorkNCCL(" in text or "collective" in text or "Timed out waiting" in text
+    return "WorkNCCL(" in text or "collective" in text or "Timed out waiting" in text or "ranks" in text
 
 
 def _frame(m: re.Match[str]) -> Frame:

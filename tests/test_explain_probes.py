@@ -1,0 +1,273 @@
+"""The classes of logs `explain` used to get wrong (issue 10), each as a test on a realistic log.
+
+Every log here is written the way the real tool prints it (PyTorch 2.x tracebacks, torchrun's
+agent and failure table, NCCL's watchdog and desync reports, gloo's errors, kubectl's prefixes), so
+each test exercises the real reading path: recognizers, timeline, analysers and verdict.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from ddpdoctor.explain import explain_paths, explain_text
+
+SITE = "/opt/conda/lib/python3.11/site-packages"
+
+
+def _frames(count: int) -> str:
+    return "".join(
+        f'  File "{SITE}/torch/_dynamo/symbolic_convert.py", line {100 + i}, in step\n    self.run()\n'
+        for i in range(count)
+    )
+
+
+def test_a_250_frame_traceback_with_an_unusual_exception_is_found() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 88, in <module>\n    out = compiled(x)\n'
+        + _frames(250)
+        + "torch._dynamo.exc.Unsupported: call_function BuiltinVariable(open) [] {}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None
+    assert root.text.startswith("torch._dynamo.exc.Unsupported")
+    assert root.user_frame is not None and (root.user_frame.file, root.user_frame.line) == (
+        "/home/u/train.py",
+        88,
+    )
+
+
+def test_a_traceback_cut_off_before_its_exception_still_gets_a_verdict() -> None:
+    text = 'Traceback (most recent call last):\n  File "/home/u/train.py", line 12, in <module>\n    main()\n'
+    report = explain_text(text)
+    assert report.root_cause is not None and int(report.exit_code()) == 1
+    assert "cut off" in report.root_cause.text and report.root_cause.confidence == "low"
+
+
+def test_an_nccl_warn_line_no_entry_knows_is_an_nccl_error() -> None:
+    text = (
+        "node7:1234:1290 [3] transport/net_ib.cc:999 NCCL WARN NET/IB : frobnicator rejected the queue pair\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "nccl_error" and root.entry is None
+
+
+def test_a_user_exception_names_the_users_line() -> None:
+    text = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/train.py", line 88, in <module>\n'
+        "[rank1]:     check(batch)\n"
+        '[rank1]:   File "/home/u/train.py", line 41, in check\n'
+        '[rank1]:     raise ValueError("label 12 is outside the 10 classes")\n'
+        "[rank1]: ValueError: label 12 is outside the 10 classes\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.user_frame is not None and root.user_frame.line == 41
+    assert root.user_frame.code == 'raise ValueError("label 12 is outside the 10 classes")'
+    assert root.headline == "rank 1: ValueError: label 12 is outside the 10 classes"
+    assert root.confidence == "high"
+
+
+def test_an_attribute_read_through_the_ddp_wrapper_is_the_users_code() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 57, in <module>\n    dim = model.head_dim\n'
+        f'  File "{SITE}/torch/nn/modules/module.py", line 1967, in __getattr__\n'
+        "    raise AttributeError(\n"
+        "AttributeError: 'DistributedDataParallel' object has no attribute 'head_dim'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "user_code"
+    assert root.user_frame is not None and root.user_frame.where() == "/home/u/train.py:57 in <module>"
+
+
+def test_a_dataloader_workers_keyerror_is_a_dataloader_failure_at_the_datasets_line() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 30, in <module>\n    for batch in loader:\n'
+        f'  File "{SITE}/torch/_utils.py", line 794, in reraise\n    raise exception\n'
+        "KeyError: Caught KeyError in DataLoader worker process 0.\n"
+        "Original Traceback (most recent call last):\n"
+        f'  File "{SITE}/torch/utils/data/_utils/worker.py", line 349, in _worker_loop\n'
+        "    data = fetcher.fetch(index)\n"
+        '  File "/home/u/data.py", line 19, in __getitem__\n    return self.table[key]\n'
+        "KeyError: 'sample-0042'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "dataloader"
+    assert root.text == "KeyError: 'sample-0042'"
+    assert root.user_frame is not None and (root.user_frame.file, root.user_frame.line) == (
+        "/home/u/data.py",
+        19,
+    )
+
+
+def test_a_traceback_pasted_from_its_frames_keeps_them() -> None:
+    text = (
+        '  File "/home/u/train.py", line 70, in train_step\n    loss = criterion(out, y)\n'
+        f'  File "{SITE}/torch/nn/functional.py", line 3086, in cross_entropy\n    return torch._C._nn.cross_entropy_loss(\n'
+        "IndexError: Target 11 is out of bounds.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "user_code"
+    assert root.user_frame is not None and root.user_frame.line == 70
+
+
+def _watchdog(rank: int, seq: int, op: str, stamp: str = "14:10:02.500000") -> str:
+    return (
+        f"[rank{rank}]:[E1129 {stamp} ProcessGroupNCCL.cpp:616] [Rank {rank}] Watchdog caught collective "
+        f"operation timeout: WorkNCCL(SeqNum={seq}, OpType={op}, NumelIn=1024, NumelOut=1024, "
+        f"Timeout(ms)=600000) ran for 600081 milliseconds before timing out.\n"
+    )
+
+
+def test_a_silent_highest_rank_is_the_straggler_when_the_world_size_is_known() -> None:
+    text = "WORLD_SIZE=4 MASTER_ADDR=node0\n" + "".join(_watchdog(r, 88, "ALLREDUCE") for r in range(3))
+    root = explain_text(text).root_cause
+    assert root is not None and (root.kind, root.rank, root.category) == (
+        "straggler",
+        3,
+        "collective_timeout",
+    )
+    assert root.confidence == "medium" and any("never reported it" in why for why in root.why)
+
+
+def test_one_rank_in_another_collective_at_the_same_seq_is_a_mismatch() -> None:
+    text = "".join(_watchdog(r, 101, "ALLREDUCE") for r in (0, 1, 3)) + _watchdog(2, 101, "BROADCAST")
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank, root.kind) == (
+        "collective_mismatch",
+        2,
+        "mismatch",
+    )
+
+
+def test_a_desync_report_blames_the_rank_it_names_not_the_printer() -> None:
+    text = _watchdog(0, 101, "ALLREDUCE") + (
+        "[rank0]:[E1129 14:10:03.000000 ProcessGroupNCCL.cpp:1200] [Rank 0] Desync debug report: "
+        "\t - To our best knowledge, ranks [7] are the lagging ranks that caused this timeout. "
+        "They never joined any collectives\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.rank, root.kind) == (7, "straggler")
+
+
+def test_a_gloo_timeout_blames_the_rank_that_never_arrived(tmp_path: Path) -> None:
+    text = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/train.py", line 21, in main\n[rank0]:     dist.all_reduce(t)\n'
+        "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out "
+        "waiting 5000ms for recv operation to complete\n"
+        "W1130 15:30:43.037000 19807 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process "
+        "19940 closing signal SIGTERM\n"
+        "E1130 15:30:43.106000 19807 torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: 1) local_rank: 0 (pid: 19939) of binary: /usr/bin/python\n"
+        "Failures:\n[1]:\n  time      : 2026-11-30_15:30:43\n  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n  exitcode  : -15 (pid: 19940)\n  error_file: <N/A>\n"
+        "  traceback : Signal 15 (SIGTERM) received by PID 19940\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.rank, root.kind, root.category) == (
+        1,
+        "straggler",
+        "collective_timeout",
+    )
+
+
+def test_per_rank_files_without_times_still_find_the_rank_that_died(tmp_path: Path) -> None:
+    """torchrun --log-dir: the survivor's "Connection closed by peer" is not the cause; rank 1 exited."""
+    run = tmp_path / "run" / "attempt_0"
+    (run / "0").mkdir(parents=True)
+    (run / "1").mkdir(parents=True)
+    (run / "0" / "stderr.log").write_text(
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/train.py", line 30, in main\n[rank0]:     dist.all_reduce(t)\n'
+        "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+        "[127.0.0.1]:1236. This is typically caused by a remote worker crashing.\n"
+    )
+    (run / "1" / "stdout.log").write_text("rank 1 step 1 loss 0.77\nrank 1 step 2 loss 1.00\n")
+    (run / "1" / "stderr.log").write_text("")
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root.rank == 1 and root.kind == "lost-peer"
+
+
+def test_kubectl_prefixes_name_the_rank() -> None:
+    text = (
+        "[pod/train-master-0/pytorch] step 10 loss 1.2\n"
+        "[pod/train-worker-2/pytorch] torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+        "GPU 0 has a total capacity of 79.15 GiB of which 1.00 GiB is free.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.entry, root.rank) == ("cuda-out-of-memory", 3)
+
+
+def test_glog_times_across_new_year_keep_their_order(tmp_path: Path) -> None:
+    (tmp_path / "rank0.log").write_text(
+        "[E1231 23:59:58.000000 ProcessGroupNCCL.cpp:1] step\n"
+        "RuntimeError: CUDA error: an illegal memory access was encountered\n"
+        "[E0101 00:00:05.000000 ProcessGroupNCCL.cpp:1] later\n"
+    )
+    (tmp_path / "rank1.log").write_text(
+        "[E1231 23:59:50.000000 ProcessGroupNCCL.cpp:1] step\n"
+        "[E0101 00:00:01.000000 ProcessGroupNCCL.cpp:1] new year\n"
+        "RuntimeError: CUDA error: device-side assert triggered\n"
+    )
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.rank, root.entry) == (0, "cuda-illegal-memory-access")
+
+
+def test_error_file_times_are_not_compared_with_log_times(tmp_path: Path) -> None:
+    """An error file's Unix time (UTC) says nothing about a log line's local time: order falls back."""
+    logdir = tmp_path / "attempt_0"
+    (logdir / "0").mkdir(parents=True)
+    (logdir / "1").mkdir(parents=True)
+    (logdir / "0" / "stderr.log").write_text(
+        "[2026-11-29 10:00:05,000] INFO start\nRuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    message = {
+        "message": "RuntimeError: CUDA error: device-side assert triggered",
+        "extraInfo": {"timestamp": "1764410400"},
+    }
+    (logdir / "1" / "error.json").write_text(json.dumps({"message": message}))
+    report = explain_paths([str(tmp_path)])
+    assert report.root_cause is not None
+    assert any("no comparable times" in why for why in report.root_cause.why)
+
+
+def test_a_sigkill_without_error_is_likely_the_oom_killer_and_the_headline_says_so() -> None:
+    text = (
+        "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error "
+        "[127.0.0.1]:44428: Connection reset by peer\n"
+        "E1130 15:31:38.356000 21493 torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: -9) local_rank: 1 (pid: 21520) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.rank, root.category, root.kind) == (1, "oom_host", "host-kill")
+    assert root.headline == "rank 1 was killed by SIGKILL (exit -9)"
+    assert any("likely" in line and "dmesg" in line for line in root.advice)
+
+
+def test_record_is_not_advised_when_an_error_file_was_written() -> None:
+    table = (
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2026-11-29_18:39:38\n  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n  exitcode  : 3 (pid: 14528)\n  error_file: {error_file}\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+    )
+    without = explain_text(table.format(error_file="<N/A>")).root_cause
+    with_file = explain_text(table.format(error_file="/tmp/torchelastic_x/error.json")).root_cause
+    assert without is not None and with_file is not None
+    assert any("record" in line for line in without.advice)
+    assert not any("record" in line for line in with_file.advice)
+
+
+def test_a_gzipped_console_log_gives_the_same_answer(tmp_path: Path) -> None:
+    text = "[rank2]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB.\n"
+    (tmp_path / "plain.log").write_text(text)
+    (tmp_path / "packed.log.gz").write_bytes(gzip.compress(text.encode()))
+    plain = explain_paths([str(tmp_path / "plain.log")]).root_cause
+    packed = explain_paths([str(tmp_path / "packed.log.gz")]).root_cause
+    assert plain is not None and packed is not None
+    assert (plain.entry, plain.rank) == (packed.entry, packed.rank) == ("cuda-out-of-memory", 2)
