@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ddpdoctor import matching as core
 from ddpdoctor.explain import ExplainOptions, explain_paths, explain_text
-from ddpdoctor.explain import lines as fast_lines
 from ddpdoctor.explain.index import KbIndex, load_index
 from ddpdoctor.explain.match import FastMatcher
 from ddpdoctor.explain.prefilter import required_literals, superset_regex
@@ -67,7 +67,7 @@ def fast_matches(text: str, index: KbIndex, engine: Engine) -> set[tuple[int, st
     for number, data, cands in scan_bytes(text.encode("utf-8"), engine, index).lines:
         if not cands:
             continue
-        for segment in fast_lines.segments(data.decode("utf-8")):
+        for segment in core.segments(data.decode("utf-8")):
             found |= {(number - 1, hit.entry.id) for hit in matcher.match(segment, cands)}
     return found
 
@@ -92,12 +92,13 @@ def test_fast_path_agrees_with_the_reference_matcher(
         assert fast_matches(text, index, engine) == reference_matches(text, kb), text[:200]
 
 
-def test_line_cleaning_is_the_reference_rule() -> None:
-    assert fast_lines.MAX_MATCH_CHARS == reference.MAX_MATCH_CHARS
-    assert fast_lines.MAX_UNWRAP_DEPTH == reference.MAX_UNWRAP_DEPTH
-    assert fast_lines.ANSI_RE.pattern == reference.ANSI_RE.pattern
-    for raw in ["\x1b[31mRuntimeError\x1b[0m: boom   ", "x" * 70000, "a\tb \r", "\x1b]0;title\x07ok"]:
-        assert fast_lines.clean_line(raw) == reference.clean_line(raw)
+def test_line_cleaning_is_one_rule_for_kb_and_explain() -> None:
+    """The knowledge base and explain clean lines with the same function of the one matching core."""
+    assert reference.clean_line is core.clean_line
+    assert core.clean_line("\x1b[31mRuntimeError\x1b[0m: boom   ") == "RuntimeError: boom"
+    assert core.clean_line("\x1b]0;title\x07ok") == "ok"
+    assert len(core.clean_line("x" * 70000)) == core.MAX_MATCH_CHARS
+    assert list(core.segments("10%|#   |\r100%|####|#015done")) == ["10%|#   |", "100%|####|", "done"]
 
 
 @pytest.mark.parametrize("chunk", [64, 1000, 4096])
@@ -168,7 +169,7 @@ def test_every_sample_is_flagged_by_its_own_prefilter(index: KbIndex, kb: Knowle
     for entry in kb.entries:
         for sample in entry.samples_match:
             for line in sample.text.split("\n"):
-                for segment in fast_lines.segments(line):
+                for segment in core.segments(line):
                     for pattern in entry.patterns:
                         if pattern.regex.search(segment):
                             body = superset_regex(pattern.source)
@@ -195,7 +196,7 @@ def test_prefilter_is_a_superset_on_mutated_samples(data: st.DataObject, kb: Kno
             alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r"), max_size=20
         )
     )
-    text = fast_lines.clean_line(line[:cut] + noise + line[cut:])
+    text = core.clean_line(line[:cut] + noise + line[cut:])
     for pattern in entry.patterns:
         if pattern.regex.search(text):
             assert re.search(superset_regex(pattern.source), text.encode("utf-8")), pattern.source

@@ -9,7 +9,7 @@ import pytest
 
 from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 from ddpdoctor.kb.lint import lint_entries
-from ddpdoctor.kb.matching import ANSI_RE
+from ddpdoctor.matching import ANSI_RE
 
 KB = load_knowledge_base()
 ENTRIES = KB.entries

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import IndexEntry, KbIndex
-from ddpdoctor.explain.lines import LazyRegex
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     CollectiveObs,
@@ -35,6 +34,7 @@ from ddpdoctor.explain.observations import (
 )
 from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.explain.timeline import Timeline
+from ddpdoctor.matching import LazyRegex
 
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ddpdoctor.explain.lines import LazyRegex
+from ddpdoctor.matching import LazyRegex
 
 _GLOG = LazyRegex(r"\[?([IWEF])(\d{1,2})(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,9}))?\b")
 _ISO = LazyRegex(r"\b(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9}))?")

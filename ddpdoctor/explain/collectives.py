@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ddpdoctor.explain.lines import LazyRegex
 from ddpdoctor.explain.ranks import bounded_int, bounded_rank
+from ddpdoctor.matching import LazyRegex
 
 _WORK = LazyRegex(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d{1,19}), )?OpType=(?P<op>\w{1,40})"

@@ -1,10 +1,10 @@
 """Exact matching of candidate text against the indexed knowledge base.
 
-The rules are the reference matcher's (:class:`ddpdoctor.kb.matching.Matcher`): each entry's
-first matching pattern counts, results are ordered as `_preference` there says, longer matches
-first, and a wrapper's `inner` text is matched again until a depth bound. The difference is
-speed: only the entries whose prefilter flagged the text are tried, and their patterns are
-compiled on first use.
+The rules are the matching core's (:mod:`ddpdoctor.matching`, shared with the knowledge base):
+each entry's first matching pattern counts, results are ordered by `ordered` there, and a
+wrapper's `inner` text is matched again until a depth bound. What this module adds is speed: only
+the entries whose prefilter flagged the text are tried, and their patterns are compiled on first
+use.
 """
 
 from __future__ import annotations
@@ -13,15 +13,12 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ddpdoctor.explain.index import IndexEntry, KbIndex
-from ddpdoctor.explain.lines import MAX_UNWRAP_DEPTH, clean_line
+from ddpdoctor.matching import INNER_GROUP, clean_line, inner_text, ordered, unwrap
 
 if TYPE_CHECKING:
     from ddpdoctor.explain.scan import Engine
 
-INNER_GROUP = "inner"
-# A wrapper whose inner message is on this line comes first (it is peeled); a wrapper without one
-# (a launcher's summary line) carries nothing here, so a root cause on the same line wins over it.
-_KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
+__all__ = ["INNER_GROUP", "FastMatcher", "Hit"]
 
 
 class Hit:
@@ -39,21 +36,7 @@ class Hit:
     @property
     def inner(self) -> str | None:
         """The wrapped message, for wrapper entries that capture it."""
-        value = self.groups.get(INNER_GROUP)
-        return value.strip() if value and value.strip() else None
-
-    def preference(self) -> tuple[int, int, str]:
-        """Sort key: wrappers that carry an inner message, roots, other wrappers, symptoms; longer first."""
-        kind = self.entry.kind
-        rank = 0 if kind == "wrapper" and self.inner else _KIND_PREFERENCE.get(kind, 4)
-        return (rank, -(self.end - self.start), self.entry.id)
-
-
-def ordered(hits: list[Hit]) -> list[Hit]:
-    """Hits most specific first: an entry that another matching entry `supersedes` goes after it."""
-    present = {hit.entry.id for hit in hits}
-    superseded = {other for hit in hits for other in hit.entry.supersedes if other in present}
-    return sorted(hits, key=lambda hit: (hit.entry.id in superseded, hit.preference()))
+        return inner_text(self.groups)
 
 
 class FastMatcher:
@@ -105,12 +88,4 @@ class FastMatcher:
         part of that line, so the same candidates cover it.
         """
         pool = None if candidates is None else frozenset(candidates)
-        chain = [hit]
-        current = hit
-        while current.inner is not None and len(chain) <= MAX_UNWRAP_DEPTH:
-            inner = self.match(current.inner, pool)
-            if not inner:
-                break
-            current = inner[0]
-            chain.append(current)
-        return chain
+        return unwrap(hit, lambda text, _outer: self.match(text, pool))

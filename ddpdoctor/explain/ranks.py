@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ddpdoctor.explain.lines import LazyRegex
+from ddpdoctor.matching import LazyRegex
 
 MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4

@@ -34,7 +34,6 @@ from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import collective_facts
-from ddpdoctor.explain.lines import LazyRegex, clean_line, segments
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -53,6 +52,7 @@ from ddpdoctor.explain.ranks import (
     looks_srun_labelled,
     split_prefix,
 )
+from ddpdoctor.matching import LazyRegex, clean_line, segments
 
 MAX_MESSAGE_LINES = 30
 STANDALONE_MESSAGE_LINES = 3

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ddpdoctor.explain.index import KbIndex
-from ddpdoctor.explain.lines import ANSI_BYTES_RE
+from ddpdoctor.matching import ANSI_BYTES_RE
 
 CHUNK_BYTES = 8 * 1024 * 1024
 LONG_LINE_BYTES = 4 * 1024 * 1024

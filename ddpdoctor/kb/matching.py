@@ -1,43 +1,26 @@
 """Match log text against knowledge-base patterns, and peel wrappers down to their inner cause.
 
-This is the reference matcher: `kb search`, `kb lint` and the samples tests use it directly, and
-the fast scanner of `explain` must agree with it on every line it selects.
+`kb search`, `kb lint` and the sample checks match every entry; `explain` matches only the entries
+its prefilter selects. Both follow the one matching core, :mod:`ddpdoctor.matching`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ddpdoctor.kb.schema import INNER_GROUP, Entry
+from ddpdoctor.kb.schema import Entry
+from ddpdoctor.matching import (
+    MAX_MATCH_CHARS,
+    MAX_UNWRAP_DEPTH,
+    clean_line,
+    inner_text,
+    ordered,
+    split_lines,
+    unwrap,
+)
 
-# Lines longer than this are cut before full regex matching, which bounds the time any pattern
-# can spend on one line; every message the knowledge base knows fits well inside it.
-MAX_MATCH_CHARS = 64 * 1024
-# How many wrappers `unwrap` peels before it stops (hostile input can nest thousands).
-MAX_UNWRAP_DEPTH = 16
-
-ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
-# A wrapper whose inner message is on this line comes first (it is peeled); a wrapper without one
-# (a launcher's summary line) carries nothing here, so a root cause on the same line wins over it.
-_KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
-
-
-def clean_line(line: str) -> str:
-    """Strip ANSI colour codes and trailing whitespace; cut very long lines."""
-    if "\x1b" in line:
-        line = ANSI_RE.sub("", line)
-    return line[:MAX_MATCH_CHARS].rstrip()
-
-
-def split_lines(text: str) -> Iterator[tuple[int, str]]:
-    """(line index, cleaned segment) pairs; carriage-return progress segments count as their own text."""
-    for index, raw in enumerate(text.split("\n")):
-        for segment in raw.split("\r"):
-            cleaned = clean_line(segment)
-            if cleaned:
-                yield index, cleaned
+__all__ = ["MAX_MATCH_CHARS", "Match", "Matcher", "split_lines"]
 
 
 @dataclass(frozen=True)
@@ -61,33 +44,7 @@ class Match:
     @property
     def inner(self) -> str | None:
         """The wrapped message, for wrapper entries that capture it."""
-        value = self.groups.get(INNER_GROUP)
-        return value.strip() if value and value.strip() else None
-
-
-def _preference(match: Match) -> tuple[int, int, str]:
-    kind = match.entry.kind
-    rank = 0 if kind == "wrapper" and match.inner else _KIND_PREFERENCE[kind]
-    return (rank, -(match.end - match.start), match.entry.id)
-
-
-def superseding_first(matches: list[Match]) -> list[Match]:
-    """Move each match ahead of the matches whose entries it `supersedes`, keeping the order otherwise."""
-    out = list(matches)
-    for _ in range(len(out)):
-        pair = next(
-            (
-                (i, j)
-                for i in range(len(out))
-                for j in range(i + 1, len(out))
-                if out[i].entry.id in out[j].entry.supersedes
-            ),
-            None,
-        )
-        if pair is None:
-            break
-        out.insert(pair[0], out.pop(pair[1]))
-    return out
+        return inner_text(self.groups)
 
 
 class Matcher:
@@ -108,20 +65,13 @@ class Matcher:
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}
                 found.append(Match(entry, index, text, m.start(), m.end(), groups, line_no, depth))
                 break
-        found.sort(key=_preference)
-        return superseding_first(found)
+        return ordered(found)
 
     def unwrap(self, match: Match) -> list[Match]:
         """The chain from `match` inwards, outermost first, following each wrapper's inner message."""
-        chain = [match]
-        current = match
-        while current.inner is not None and len(chain) <= MAX_UNWRAP_DEPTH:
-            inner = self.match_line(current.inner, line_no=current.line, depth=current.depth + 1)
-            if not inner:
-                break
-            current = inner[0]
-            chain.append(current)
-        return chain
+        return unwrap(
+            match, lambda text, outer: self.match_line(text, line_no=outer.line, depth=outer.depth + 1)
+        )
 
     def match_text(self, text: str) -> list[Match]:
         """Every match in a multi-line text, including the inner messages of wrappers."""

@@ -1,0 +1,147 @@
+"""The one matching core: how a log line is cleaned, which of several matching entries wins, and
+how a wrapper is peeled down to the message it carries.
+
+Both the knowledge base (`kb search`, `kb lint`, sample checks) and `explain` use it. It imports
+nothing beyond the standard library, so `explain`'s cold start pays for no YAML or schema.
+
+- A line is matched after its ANSI colour codes and trailing space are removed, cut at
+  MAX_MATCH_CHARS (which bounds the time any pattern can spend on it); carriage-return segments
+  (progress bars, `#015`) are matched on their own.
+- Each entry counts once per text (its first matching pattern). Matches are ordered: a wrapper
+  that carries an inner message first (it is peeled), then roots, other wrappers and symptoms,
+  longer matches first; an entry that another matching entry `supersedes` goes after that entry.
+- Unwrapping follows a wrapper's `inner` capture at most MAX_UNWRAP_DEPTH levels deep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+MAX_MATCH_CHARS = 64 * 1024
+MAX_UNWRAP_DEPTH = 16
+INNER_GROUP = "inner"
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?")
+# The byte form never crosses a newline, so stripping a whole chunk keeps its line structure.
+ANSI_BYTES_RE = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\x07|\x1b\\)?")
+_KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
+
+
+def clean_line(line: str) -> str:
+    """Strip ANSI colour codes and trailing whitespace; cut very long lines."""
+    if "\x1b" in line:
+        line = ANSI_RE.sub("", line)
+    return line[:MAX_MATCH_CHARS].rstrip()
+
+
+def segments(line: str) -> Iterator[str]:
+    """The cleaned, non-empty carriage-return segments of one line (`#015`, syslog's escaped
+    carriage return, counts as one)."""
+    if "#015" in line:
+        line = line.replace("#015", "\r")
+    for segment in line.split("\r"):
+        cleaned = clean_line(segment)
+        if cleaned:
+            yield cleaned
+
+
+def split_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(line index, cleaned segment) pairs of a multi-line text."""
+    for index, raw in enumerate(text.split("\n")):
+        for segment in segments(raw):
+            yield index, segment
+
+
+class EntryLike(Protocol):
+    """What the core needs of an entry: its id, kind and declared precedence."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def supersedes(self) -> tuple[str, ...]: ...
+
+
+class MatchLike(Protocol):
+    """What the core needs of a match: its entry, where it matched, and its captures."""
+
+    @property
+    def entry(self) -> EntryLike: ...
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+    @property
+    def groups(self) -> Mapping[str, str]: ...
+
+
+M = TypeVar("M", bound=MatchLike)
+
+
+def inner_text(groups: Mapping[str, str]) -> str | None:
+    """The message a wrapper carries (its `inner` capture), if any."""
+    value = groups.get(INNER_GROUP)
+    return value.strip() if value and value.strip() else None
+
+
+def _preference(match: MatchLike) -> tuple[int, int, str]:
+    kind = match.entry.kind
+    rank = 0 if kind == "wrapper" and inner_text(match.groups) else _KIND_PREFERENCE.get(kind, 4)
+    return (rank, -(match.end - match.start), match.entry.id)
+
+
+def ordered(matches: Sequence[M]) -> list[M]:
+    """Matches most specific first; an entry another matching entry `supersedes` comes after it."""
+    present = {m.entry.id for m in matches}
+    superseded = {other for m in matches for other in m.entry.supersedes if other in present}
+    return sorted(matches, key=lambda m: (m.entry.id in superseded, _preference(m)))
+
+
+def unwrap(match: M, match_inner: Callable[[str, M], list[M]]) -> list[M]:
+    """The chain from `match` inwards, outermost first: each wrapper's inner text matched again."""
+    chain = [match]
+    current = match
+    while (inner := inner_text(current.groups)) is not None and len(chain) <= MAX_UNWRAP_DEPTH:
+        found = match_inner(inner, current)
+        if not found:
+            break
+        current = found[0]
+        chain.append(current)
+    return chain
+
+
+class LazyRegex:
+    """A regex compiled on first use, so that importing a module full of them stays cheap."""
+
+    __slots__ = ("_compiled", "_flags", "pattern")
+
+    def __init__(self, pattern: str, flags: int = 0) -> None:
+        self.pattern = pattern
+        self._flags = flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern."""
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern, self._flags)
+        return self._compiled
+
+    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """Like re.Pattern.match."""
+        return self.compiled.match(text, pos)
+
+    def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """Like re.Pattern.search."""
+        return self.compiled.search(text, pos)
+
+    def findall(self, text: str) -> list[Any]:
+        """Like re.Pattern.findall."""
+        return self.compiled.findall(text)
