@@ -275,6 +275,7 @@ def test_progress_bar_only_on_a_terminal_and_only_after_a_second(
 
 
 def test_parallel_processes_give_the_same_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ddpdoctor.children import usable_cpus
     from ddpdoctor.explain import ExplainOptions, api, explain_paths
 
     names = ("torchrun_oom_table.log", "burn_worker_oom.log", "srun_labels.log")
@@ -289,7 +290,8 @@ def test_parallel_processes_give_the_same_report(tmp_path: Path, monkeypatch: py
         with open(calls, "a") as fh:  # a file, so that calls made in a forked child show up too
             fh.write(f"{os.getpid()} {done} {seen_total}\n")
 
-    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=3), progress=progress).to_dict()
+    jobs = min(3, usable_cpus())  # --jobs may not exceed the CPUs
+    many = explain_paths([str(tmp_path)], ExplainOptions(jobs=jobs), progress=progress).to_dict()
     assert many == one
     reports = [line.split() for line in calls.read_text().splitlines()]
     assert {pid for pid, _, _ in reports} == {str(os.getpid())}  # only the parent draws the bar

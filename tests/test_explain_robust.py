@@ -206,4 +206,8 @@ def test_a_fifo_inside_a_folder_is_skipped(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "pipe.log")
     (tmp_path / "rank1.log").write_text("[rank1]: RuntimeError: CUDA error: device-side assert triggered\n")
     report = explain_paths([str(tmp_path)])
-    assert [Path(i["path"]).name for i in report.inputs] == ["rank1.log"]
+    assert [(Path(i["path"]).name, i.get("skipped")) for i in report.inputs] == [
+        ("pipe.log", "not read: a FIFO (named pipe)"),
+        ("rank1.log", None),
+    ]
+    assert report.root_cause is not None and report.root_cause.rank == 1

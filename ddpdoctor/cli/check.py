@@ -158,6 +158,8 @@ def check(
         )
     if not distributed and device is not None:
         raise InputError("--device needs --distributed", hint="to check this machine's devices use --devices")
+    if not 0 < timeout < 10**7:  # also false for nan
+        raise InputError(f"--timeout {timeout} is not a usable number of seconds", hint="e.g. --timeout 60")
     environ = _environ(env or [])
     min_free_bytes = parse_size(min_free) if min_free is not None else None
     kb_dirs = [Path(p) for p in kb or []]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import os
 import platform
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -23,6 +25,11 @@ from ddpdoctor.cli.options import FORMAT, KB, typer_option
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.optional import require_torch
 from ddpdoctor.present.render import ColorMode, OutputFormat, error_line
+
+# A flood of internal errors must not fill a disk: the newest reports are kept, each one bounded.
+KEEP_CRASH_REPORTS = 20
+MAX_CRASH_REPORT_CHARS = 256 * 1024
+MAX_ERROR_LINE_CHARS = 300
 
 
 @dataclass
@@ -114,18 +121,46 @@ def report_internal_error(exc: BaseException) -> None:
         hint = f"no crash report could be written ({failure}); rerun with --debug to see the traceback"
     else:
         hint = f"details were written to {path}; please attach it to a bug report"
-    error_line(f"internal error ({type(exc).__name__}: {exc}); this is a bug in ddpdoctor", hint)
+    what = f"{type(exc).__name__}: {exc}"
+    if len(what) > MAX_ERROR_LINE_CHARS:
+        what = what[:MAX_ERROR_LINE_CHARS] + "..."
+    error_line(f"internal error ({what}); this is a bug in ddpdoctor", hint)
 
 
 def write_crash_report(exc: BaseException) -> Path:
-    """Write versions, the command line and the traceback to a new file; return its path."""
+    """Write versions, the command line and the traceback to a new file; return its path.
+
+    Only the newest KEEP_CRASH_REPORTS reports are kept, and each is cut at
+    MAX_CRASH_REPORT_CHARS, so repeated crashes cannot fill the disk.
+    """
     stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = crash_dir() / f"crash-{stamp}-{os.getpid()}.log"
-    body = [
-        *environment_lines(),
-        f"argv {sys.argv!r}",
-        "",
-        "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
-    ]
-    path.write_text("\n".join(body), encoding="utf-8")
+    folder = crash_dir()
+    _drop_old_reports(folder, KEEP_CRASH_REPORTS - 1)
+    path = folder / f"crash-{stamp}-{os.getpid()}-{time.monotonic_ns() % 10**9:09d}.log"
+    body = "\n".join(
+        [
+            *environment_lines(),
+            f"argv {sys.argv!r}"[:4096],
+            "",
+            "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)),
+        ]
+    )
+    if len(body) > MAX_CRASH_REPORT_CHARS:
+        half = MAX_CRASH_REPORT_CHARS // 2
+        body = f"{body[:half]}\n[... {len(body) - 2 * half} characters cut ...]\n{body[-half:]}"
+    path.write_text(body, encoding="utf-8", errors="backslashreplace")
     return path
+
+
+def _drop_old_reports(folder: Path, keep: int) -> None:
+    """Delete all but the `keep` newest crash reports in the folder."""
+    reports = []
+    for found in folder.glob("crash-*.log"):
+        try:
+            reports.append((found.stat().st_mtime_ns, found))
+        except OSError:
+            continue
+    reports.sort(reverse=True)
+    for _mtime, old in reports[keep:]:
+        with contextlib.suppress(OSError):
+            old.unlink()

@@ -26,6 +26,7 @@ from ddpdoctor.explain.sources import (
     open_source,
     reader,
 )
+from ddpdoctor.explain.workers import checked_jobs
 
 Progress = Callable[[int, "int | None"], None]
 HEAD_BYTES = 64 * 1024
@@ -142,6 +143,9 @@ def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Observ
         "rank": source.rank,
         "rank_source": source.rank_source,
     }
+    if source.skipped is not None:
+        info["skipped"] = f"not read: {source.skipped}"
+        return [], info
     with open_source(source) as stream:
         events, stats, as_error_file = _read_stream(
             ctx,
@@ -157,6 +161,8 @@ def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Observ
         info["kind"] = "error-file"
     else:
         info["gzip"] = source.compressed
+    if source.encoding is not None:
+        info["encoding"] = source.encoding
     info.update(stats)
     return events, info
 
@@ -175,8 +181,7 @@ def explain_paths(
     sizes = [s.size for s in sources]
     total = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
     ctx = _Context(options, progress, total)
-    jobs = options.jobs or min(MAX_JOBS, os.cpu_count() or 1)
-    jobs = max(1, min(jobs, len(sources)))
+    jobs = max(1, min(checked_jobs(options.jobs, MAX_JOBS), len(sources)))
     if jobs == 1:
         results = [_read_source(ctx, source, i) for i, source in enumerate(sources)]
     elif total is not None and total >= PROCESS_MIN_BYTES and _can_fork():
@@ -208,46 +213,29 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux")
 
 
-# The context forked scan processes inherit (set only while a process pool runs).
-_WORKER_CONTEXT: _Context | None = None
 Result = tuple[list[Observation], dict[str, Any]]
 
 
-def _read_in_worker(item: tuple[int, Source]) -> Result | tuple[str, str | None]:
-    """Scan one source in a forked process; expected errors come back as (message, hint).
+def _read_in_processes(ctx: _Context, sources: list[Source], jobs: int) -> list[Result]:
+    """Scan big inputs in forked processes: the scan holds the GIL, so threads would not overlap.
 
     Only the parent reports progress (as each result arrives): a child's copy of the progress
     callback would draw its own bar on the same terminal.
     """
-    assert _WORKER_CONTEXT is not None
-    _WORKER_CONTEXT.silence()
-    try:
-        return _read_source(_WORKER_CONTEXT, item[1], item[0])
-    except InputError as exc:
-        return exc.message, exc.hint
+    from ddpdoctor.explain.workers import run_forked
 
+    results: list[Result | None] = [None] * len(sources)
 
-def _read_in_processes(ctx: _Context, sources: list[Source], jobs: int) -> list[Result]:
-    """Scan big inputs in forked processes: the scan holds the GIL, so threads would not overlap."""
-    global _WORKER_CONTEXT
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    def task(index: int) -> Result:
+        ctx.silence()
+        return _read_source(ctx, sources[index], index)
 
-    results: list[Result] = []
-    _WORKER_CONTEXT = ctx
-    try:
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            for outcome in pool.map(_read_in_worker, enumerate(sources)):
-                if isinstance(outcome[0], str):
-                    message, hint = outcome
-                    raise InputError(str(message), hint=hint if isinstance(hint, str) else None)
-                events, info = outcome
-                assert isinstance(events, list) and isinstance(info, dict)
-                ctx.advance(int(info.get("bytes") or 0))
-                results.append((events, info))
-    finally:
-        _WORKER_CONTEXT = None
-    return results
+    def collect(index: int, result: Result) -> None:
+        ctx.advance(int(result[1].get("bytes") or 0))
+        results[index] = result
+
+    run_forked(task, len(sources), jobs, collect, lambda index: sources[index].display)
+    return [result for result in results if result is not None]
 
 
 def explain_text(text: str, *, name: str = "<text>", options: ExplainOptions | None = None) -> ExplainReport:

@@ -14,6 +14,7 @@ and the hyperscan installation, so an edited entry is picked up on the next run.
 from __future__ import annotations
 
 import _thread
+import contextlib
 import marshal
 import os
 import re
@@ -25,11 +26,13 @@ from typing import Any
 from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import bounded_rank
+from ddpdoctor.folders import stamp, walk_files
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
+_CACHE_MAGIC = b"ddpdoctor-index\n"  # then the CRC-32 of the marshal data, then the data
 
 
 class Anchor:
@@ -185,17 +188,6 @@ def knowledge_dirs(kb_dirs: Sequence[str]) -> list[str]:
     return dirs
 
 
-def _stat_tree(root: str, out: list[tuple[str, int, int]]) -> list[tuple[str, int, int]]:
-    with os.scandir(root) as found:
-        for item in sorted(found, key=lambda e: e.name):
-            if item.is_dir():
-                _stat_tree(item.path, out)
-            elif item.name.endswith(".yaml"):
-                st = item.stat()
-                out.append((item.path, st.st_size, st.st_mtime_ns))
-    return out
-
-
 def hyperscan_version() -> str:
     """Which hyperscan is installed (its location and file stamp), or "none"; it is not imported."""
     from importlib.util import find_spec
@@ -227,7 +219,7 @@ def index_key(bundled: str | None, extra: Sequence[str], hs_version: str) -> str
     ]
     for root in [bundled, *extra]:
         if root is not None:
-            parts.append((os.path.realpath(root), _stat_tree(root, [])))
+            parts.append((os.path.realpath(root), stamp(walk_files(root, ".yaml"))))
     return repr(parts)
 
 
@@ -247,12 +239,26 @@ def load_index(kb_dirs: Sequence[str] = ()) -> KbIndex:
 
 
 def _read_cache(path: str, key: str) -> dict[str, Any] | None:
+    """The cached index data when the file is intact and current; None (rebuild) for anything else."""
     try:
         with open(path, "rb") as fh:
-            data = marshal.loads(fh.read())
-    except (OSError, EOFError, ValueError, TypeError):
+            blob = fh.read()
+    except OSError:
+        return None
+    if len(blob) < len(_CACHE_MAGIC) + 4 or not blob.startswith(_CACHE_MAGIC):
+        return None
+    body = blob[len(_CACHE_MAGIC) + 4 :]
+    if zlib.crc32(body) != int.from_bytes(blob[len(_CACHE_MAGIC) : len(_CACHE_MAGIC) + 4], "big"):
+        return None  # damaged: a torn write, a full disk, a flipped bit
+    try:
+        data = marshal.loads(body)
+    except (EOFError, ValueError, TypeError):
         return None
     if not isinstance(data, dict) or data.get("key") != key or data.get("format") != INDEX_FORMAT:
+        return None
+    try:
+        KbIndex(data)
+    except (KeyError, TypeError, ValueError, AttributeError):
         return None
     return data
 
@@ -260,11 +266,12 @@ def _read_cache(path: str, key: str) -> dict[str, Any] | None:
 def _write_cache(path: str, data: Mapping[str, Any]) -> None:
     folder = os.path.dirname(path)
     tmp = f"{path}.{os.getpid()}-{_thread.get_ident()}.tmp"
+    body = marshal.dumps(dict(data))
     try:
         os.makedirs(folder, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
-            marshal.dump(dict(data), fh)
+            fh.write(_CACHE_MAGIC + zlib.crc32(body).to_bytes(4, "big") + body)
         os.replace(tmp, path)
         names = [
             os.path.join(folder, n) for n in os.listdir(folder) if n.startswith("kb-") and n.endswith(".idx")
@@ -273,6 +280,8 @@ def _write_cache(path: str, data: Mapping[str, Any]) -> None:
         for stale in names[_KEEP_CACHE_FILES:]:
             os.unlink(stale)
     except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
         return  # a read-only home still works, just without the cache
 
 

@@ -11,13 +11,15 @@ Both are supersets of the Python patterns (see :mod:`ddpdoctor.explain.prefilter
 match later loses nothing. A hit line is handed to the sink together with a few lines before it
 (for timestamps) and as many after it as its anchor needs (a traceback's frames, a panic's
 message, torchrun's failure table). Lines longer than a few MiB are cut into carriage-return
-segments around the hits, which bounds memory on a 200 MB progress-bar line.
+segments around the hits, which bounds memory on a 200 MB progress-bar line, and the time on
+a line full of hits: each byte of it is searched a bounded number of times.
 """
 
 from __future__ import annotations
 
 import _thread
 import re
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,11 +30,13 @@ CHUNK_BYTES = 8 * 1024 * 1024
 LONG_LINE_BYTES = 4 * 1024 * 1024
 TAIL_BYTES = 64 * 1024
 SEGMENT_CAP = 256 * 1024
+LONG_LINE_SEGMENTS = 64  # segments handed over from each end of an overlong line's piece
 _MIN_READ = 64 * 1024
 SMALL_INPUT_BYTES = 32 * 1024
 BEFORE_LINES = 8
 MATCH_AFTER_LINES = 5
 
+_SAME_LINE_PROBE = 4096  # a repeated hit this close to the last one is checked for a newline between
 NO_CANDIDATES: frozenset[int] = frozenset()
 Hits = list[tuple[int, int]]
 
@@ -95,9 +99,18 @@ class HyperscanEngine:
         """See :class:`Engine`."""
         hits: Hits = []
         append = hits.append
+        last: dict[int, int] = {}  # pattern id -> offset of its last kept hit
+        find = data.find
 
         def on_match(pid: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
-            append((lo + end, pid))
+            # A prefilter such as `failed: .*` reports every offset of a long line; one hit per
+            # pattern and line is all the scanner needs, so memory stays bounded on such a line.
+            at = lo + end
+            previous = last.get(pid)
+            if previous is not None and at - previous <= _SAME_LINE_PROBE and find(b"\n", previous, at) < 0:
+                return
+            last[pid] = at
+            append((at, pid))
 
         view: Any = memoryview(data)[lo:hi]
         try:
@@ -432,22 +445,31 @@ class Scanner:
     # --- lines too long to hold ---------------------------------------------------------------
 
     def _long_segments(self, buf: bytearray, lo: int, hi: int, line_no: int) -> None:
-        """Hand over the carriage-return segments of an overlong line that contain hits."""
+        """Hand over the carriage-return segments of an overlong line that contain hits.
+
+        Hits are visited in order and a segment swallows every later hit inside it, so each byte
+        is searched a bounded number of times however many hits the line holds. At most
+        LONG_LINE_SEGMENTS segments from the start of the piece and as many from its end are
+        handed over (a progress bar's last segment often carries the error).
+        """
         data = bytes(buf[lo:hi])
         if b"\x1b" in data:
             data = ANSI_BYTES_RE.sub(b"", data)
-        seen: set[int] = set()
+        first: list[bytes] = []
+        last: deque[bytes] = deque(maxlen=LONG_LINE_SEGMENTS)
+        covered = 0  # data[:covered] belongs to segments already taken
         for end, _pid in self.engine.scan(data, 0, len(data)):
             at = max(0, end - 1)
-            start = max(data.rfind(b"\r", 0, at) + 1, at - SEGMENT_CAP // 2)
-            if start in seen:
+            if at < covered:
                 continue
-            seen.add(start)
-            stop = data.find(b"\r", at)
-            stop = len(data) if stop < 0 else stop
-            segment = data[start : min(stop, start + SEGMENT_CAP)].rstrip(b"\n")
+            start = max(data.rfind(b"\r", covered, at) + 1, covered, at - SEGMENT_CAP // 2)
+            stop = data.find(b"\r", at, start + SEGMENT_CAP)
+            stop = min(len(data), start + SEGMENT_CAP) if stop < 0 else stop
+            covered = max(stop, at + 1)
+            segment = data[start:stop].rstrip(b"\n")
+            (first if len(first) < LONG_LINE_SEGMENTS else last).append(segment)
+        for segment in [*first, *last]:
             ids = self.engine.candidates(segment)
-            kb_ids = frozenset(pid for pid in ids if pid < self._anchor_base)
             if ids:
                 self.stats.hit_lines += 1
-                self._emit(line_no, segment, kb_ids)
+                self._emit(line_no, segment, frozenset(pid for pid in ids if pid < self._anchor_base))

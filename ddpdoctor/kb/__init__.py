@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from ddpdoctor.errors import InputError
+from ddpdoctor.folders import stamp, walk_files
 from ddpdoctor.kb.loader import bundled_root, extra_dirs, load_entries
 from ddpdoctor.kb.matching import Match, Matcher
 from ddpdoctor.kb.schema import Entry
@@ -51,21 +51,12 @@ class KnowledgeBase:
 _LOADED: dict[tuple[object, ...], KnowledgeBase] = {}
 
 
-def _stat_key(folder: object) -> tuple[tuple[str, int, int], ...] | None:
-    """(path, mtime, size) of every file under a real folder; None (do not cache) when it is not a
-    plain folder or a file in it cannot be stat'ed (the loader then says what is wrong with it)."""
+def _stat_key(folder: object) -> tuple[object, ...] | None:
+    """(path, size, mtime, problem) of every entry file under a real folder (links out of it and
+    loops are not followed); None (do not cache) when it is not a plain folder."""
     if not isinstance(folder, Path) or not folder.is_dir():
         return None
-    out = []
-    for root, _dirs, files in os.walk(folder, followlinks=True):
-        for name in files:
-            path = os.path.join(root, name)
-            try:
-                st = os.stat(path)
-            except OSError:
-                return None
-            out.append((path, st.st_mtime_ns, st.st_size))
-    return tuple(sorted(out))
+    return tuple(stamp(walk_files(str(folder), ".yaml")))
 
 
 def load_knowledge_base(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> KnowledgeBase:

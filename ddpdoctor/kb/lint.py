@@ -10,7 +10,7 @@ Rules (finding ids):
   kb.pattern-unused   every pattern is exercised by at least one match sample
   kb.fix-parse     python example fixes parse
   kb.check-unknown / kb.reproducer-unknown   referenced checks and scenarios exist (when known)
-  kb.pattern-slow  no pattern takes more than a budget on adversarial lines (catastrophic backtracking)
+  kb.pattern-slow  no pattern takes more than a CPU budget on adversarial lines (see kb.probe)
   kb.supersedes    superseded ids exist, form no cycle, and a match sample shows each overlap (`also`)
   kb.twin          entries linked as `twin` link back and share category, kind and consequence_of
   kb.line-number   no pattern depends on a source line number (`server.rs:82:63`)
@@ -21,10 +21,7 @@ from __future__ import annotations
 
 import ast
 import importlib
-import json
 import re
-import selectors
-import subprocess
 import sys
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -33,12 +30,11 @@ from pathlib import Path
 from ddpdoctor.errors import KnowledgeError
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb.loader import extra_dirs, load_entries
-from ddpdoctor.kb.matching import MAX_MATCH_CHARS, Matcher, split_lines
+from ddpdoctor.kb.matching import Matcher
+from ddpdoctor.kb.probe import KILL_AFTER_S, seed_lines, timed_patterns
 from ddpdoctor.kb.schema import FIELD_ORDER, Entry
 
 LINT_SCHEMA = "ddpdoctor.kb-lint/1"
-# Wall-clock budget for one pattern over all its adversarial lines; a linear pattern needs a few ms.
-PATTERN_BUDGET_S = 0.5
 # The longest text a lookahead may inspect. A longer one is a pattern staying out of another
 # entry's way, which `supersedes` declares instead.
 LOOKAHEAD_MAX = 100
@@ -366,41 +362,11 @@ def _lint_fix(entry: Entry) -> list[Finding]:
     return out
 
 
-def seed_lines(entry: Entry) -> list[str]:
-    """The last lines of the entry's first match samples: material for adversarial input."""
-    return [line for sample in entry.samples_match[:3] for _, line in list(split_lines(sample.text))[-2:]]
-
-
-def adversarial_lines(seeds: Sequence[str], size: int = MAX_MATCH_CHARS) -> list[str]:
-    """Long lines that make backtracking patterns slow: repeated seeds, cut seeds, repeated characters."""
-    lines: list[str] = []
-    for line in seeds:
-        lines.append(((line + " ") * (size // (len(line) + 1) + 1))[:size])
-        cut = line[: max(1, len(line) * 4 // 5)]
-        lines.append((cut * (size // len(cut) + 1))[:size])
-    lines += [ch * size for ch in "a :0.\t/"]
-    return lines
-
-
-_SPEED_PROBE = """
-import json, re, sys, time
-from ddpdoctor.kb.lint import adversarial_lines
-for raw in sys.stdin:
-    source, seeds = json.loads(raw)
-    regex = re.compile(source)
-    lines = adversarial_lines(seeds)
-    start = time.perf_counter()
-    for line in lines:
-        regex.search(line)
-    print(json.dumps(time.perf_counter() - start), flush=True)
-"""
-
-
 def _lint_speed(entries: Sequence[Entry]) -> list[Finding]:
     jobs = [(e.path, i, p.source, seed_lines(e)) for e in entries for i, p in enumerate(e.patterns)]
     out: list[Finding] = []
     for path, index, source, seconds in timed_patterns(jobs):
-        shown = f"over {PATTERN_BUDGET_S * 3:.1f}s (stopped)" if seconds is None else f"{seconds:.2f}s"
+        shown = f"over {KILL_AFTER_S:.1f}s (stopped)" if seconds is None else f"{seconds:.2f}s of CPU"
         out.append(
             _problem(
                 "pattern-slow",
@@ -410,43 +376,6 @@ def _lint_speed(entries: Sequence[Entry]) -> list[Finding]:
             )
         )
     return out
-
-
-def timed_patterns(
-    jobs: Sequence[tuple[str, int, str, list[str]]],
-) -> list[tuple[str, int, str, float | None]]:
-    """Time each (path, pattern index, regex, seed lines) job in a child process; return those over budget.
-
-    A pattern still running after three budgets is killed and reported with seconds=None; the
-    child is then restarted for the remaining jobs.
-    """
-    slow: list[tuple[str, int, str, float | None]] = []
-    pending = list(jobs)
-    while pending:
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _SPEED_PROBE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-        sel = selectors.DefaultSelector()
-        sel.register(proc.stdout, selectors.EVENT_READ)
-        done = 0
-        try:
-            for path, index, source, seeds in pending:
-                proc.stdin.write(json.dumps([source, seeds]) + "\n")
-                proc.stdin.flush()
-                done += 1
-                if not sel.select(timeout=PATTERN_BUDGET_S * 3):
-                    slow.append((path, index, source, None))
-                    break
-                seconds = json.loads(proc.stdout.readline())
-                if seconds > PATTERN_BUDGET_S:
-                    slow.append((path, index, source, seconds))
-        finally:
-            sel.close()
-            proc.kill()
-            proc.wait()
-        pending = pending[done:]
-    return slow
 
 
 def lint_knowledge_base(

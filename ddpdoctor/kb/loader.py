@@ -4,6 +4,12 @@ The bundled entries ship inside the package (`ddpdoctor/_knowledge`, a link to t
 top-level `knowledge/` folder that the wheel turns into real files) and are read through
 :mod:`importlib.resources`. Teams add their own folders with `--kb DIR` or `DDPDOCTOR_KB_PATH`;
 those are validated exactly like the bundled ones, and may not reuse a bundled id.
+
+Team folders are untrusted input and are read with limits (see :mod:`ddpdoctor.folders`): only
+regular files inside the folder, at most MAX_FILE_BYTES each, YAML nested at most MAX_YAML_DEPTH
+deep with at most MAX_YAML_NODES values, no anchors or aliases, no lone surrogates and no numbers
+of more than MAX_INT_DIGITS digits. Each of their patterns must pass the backtracking probe of
+:mod:`ddpdoctor.kb.probe` before it is used.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 import yaml
 
 from ddpdoctor.errors import InputError, KnowledgeError
+from ddpdoctor.folders import UnsafeFile, read_regular, walk_files
 from ddpdoctor.kb.schema import FRAMEWORKS, Entry, parse_entry
 
 if sys.version_info >= (3, 11):
@@ -31,10 +38,42 @@ CATEGORIES_FILE = "categories.yaml"
 # Data about the messages users hit (`kb coverage`), not entries.
 CENSUS_FOLDER = "census"
 BUNDLED_LABEL = "<bundled>"
+MAX_FILE_BYTES = 1024 * 1024
+MAX_YAML_DEPTH = 40
+MAX_YAML_NODES = 50_000
+MAX_INT_DIGITS = 40
 
 
 class _StrictLoader(yaml.SafeLoader):
-    """Safe YAML that rejects a key written twice in one mapping."""
+    """Safe YAML with limits: no duplicate keys, bounded depth and size, no aliases, no lone surrogates."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        """Compose one value, counting values and nesting (a deep document would exhaust the stack)."""
+        event: Any = self.peek_event()  # type: ignore[no-untyped-call]
+        mark: Any = event.start_mark
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.composer.ComposerError(
+                None, None, "aliases (*name) are not allowed in knowledge files", mark
+            )
+        self._nodes += 1
+        if self._nodes > MAX_YAML_NODES:
+            raise yaml.composer.ComposerError(
+                None, None, f"more than {MAX_YAML_NODES} values in one file", mark
+            )
+        if self._depth >= MAX_YAML_DEPTH:
+            raise yaml.composer.ComposerError(
+                None, None, f"nested more than {MAX_YAML_DEPTH} levels deep", mark
+            )
+        self._depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -47,7 +86,31 @@ def _construct_mapping(loader: _StrictLoader, node: yaml.MappingNode, deep: bool
     return loader.construct_mapping(node, deep=deep)
 
 
+def _construct_str(loader: _StrictLoader, node: yaml.ScalarNode) -> str:
+    value = loader.construct_scalar(node)
+    assert isinstance(value, str)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise yaml.constructor.ConstructorError(
+            None, None, "a string holds a lone surrogate (a \\uD800-\\uDFFF escape)", node.start_mark
+        ) from None
+    return value
+
+
+def _construct_int(loader: _StrictLoader, node: yaml.ScalarNode) -> int:
+    text = loader.construct_scalar(node)
+    if isinstance(text, str) and sum(ch.isdigit() for ch in text) > MAX_INT_DIGITS:
+        raise yaml.constructor.ConstructorError(
+            None, None, f"a number has more than {MAX_INT_DIGITS} digits", node.start_mark
+        )
+    value: int = loader.construct_yaml_int(node)
+    return value
+
+
 _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+_StrictLoader.add_constructor("tag:yaml.org,2002:str", _construct_str)
+_StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def read_yaml(text: str, path: str) -> Any:
@@ -57,7 +120,7 @@ def read_yaml(text: str, path: str) -> Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark is not None else "the file"
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        problem = getattr(exc, "problem", None) or type(exc).__name__  # never the text around the error
         raise KnowledgeError(
             path, None, f"invalid YAML at {where}: {problem}", fix="fix the YAML syntax"
         ) from None
@@ -71,15 +134,25 @@ class EntryFile:
     folder: str
     stem: str
     node: Traversable
+    problem: str | None = None  # why a team file may not be read (a device, a link out of its folder)
+    team: bool = False
 
     def read(self) -> str:
-        """The file's text; a KnowledgeError when it cannot be read as UTF-8."""
+        """The file's text; a KnowledgeError (naming the file, never quoting it) when it cannot be read."""
+        fix = "make it a regular UTF-8 text file inside the knowledge folder, under 1 MiB"
+        if self.problem is not None:
+            raise KnowledgeError(self.label, None, self.problem, fix=fix)
         try:
-            return self.node.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            data = read_regular(str(self.node), MAX_FILE_BYTES) if self.team else self.node.read_bytes()
+        except UnsafeFile as exc:
+            raise KnowledgeError(self.label, None, str(exc), fix=fix) from None
+        except OSError as exc:
+            raise KnowledgeError(self.label, None, f"cannot be read: {exc.strerror}", fix=fix) from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
             raise KnowledgeError(
-                self.label, None, f"cannot be read: {reason}", fix="make it a readable UTF-8 text file"
+                self.label, None, f"cannot be read: not UTF-8 text (byte {exc.start})", fix=fix
             ) from None
 
 
@@ -99,15 +172,33 @@ def _walk(node: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
 
 def _entry_files(root: Traversable, label: str) -> Iterator[EntryFile]:
     for rel, node in _walk(root, ""):
-        if not rel.endswith(".yaml") or rel == CATEGORIES_FILE or rel.startswith(f"{CENSUS_FOLDER}/"):
-            continue
-        folder, _, name = rel.rpartition("/")
-        yield EntryFile(
-            label=f"{label}/{rel}",
-            folder=folder.rsplit("/", 1)[-1],
-            stem=name[: -len(".yaml")],
-            node=node,
-        )
+        if _is_entry_file(rel):
+            yield _entry_file(rel, label, node)
+
+
+def _is_entry_file(rel: str) -> bool:
+    return rel.endswith(".yaml") and rel != CATEGORIES_FILE and not rel.startswith(f"{CENSUS_FOLDER}/")
+
+
+def _team_files(root: Path) -> Iterator[EntryFile]:
+    """A team folder's entries, listed without following links out of it (see :mod:`ddpdoctor.folders`)."""
+    for found in walk_files(str(root), ".yaml"):
+        if _is_entry_file(found.rel):
+            yield _entry_file(found.rel, str(root), Path(found.path), problem=found.problem, team=True)
+
+
+def _entry_file(
+    rel: str, label: str, node: Traversable, *, problem: str | None = None, team: bool = False
+) -> EntryFile:
+    folder, _, name = rel.rpartition("/")
+    return EntryFile(
+        label=f"{label}/{rel}",
+        folder=folder.rsplit("/", 1)[-1],
+        stem=name[: -len(".yaml")],
+        node=node,
+        problem=problem,
+        team=team,
+    )
 
 
 def load_categories() -> dict[str, str]:
@@ -156,7 +247,7 @@ def load_entries(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> 
     sources: list[Iterator[EntryFile]] = []
     if include_bundled:
         sources.append(_entry_files(bundled_root(), BUNDLED_LABEL))
-    sources += [_entry_files(Path(d), str(d)) for d in dirs]
+    sources += [_team_files(Path(d)) for d in dirs]
     entries: list[Entry] = []
     problems: list[KnowledgeError] = []
     seen: dict[str, str] = {}
@@ -204,5 +295,31 @@ def load_entries(dirs: Sequence[Path] = (), *, include_bundled: bool = True) -> 
             seen[entry.id] = f.label
             key_orders[entry.id] = tuple(doc)
             entries.append(entry)
+    if dirs:
+        entries, problems = _without_backtracking(entries, problems)
     entries.sort(key=lambda e: e.id)
     return LoadResult(entries, problems, categories, key_orders)
+
+
+def _without_backtracking(
+    entries: list[Entry], problems: list[KnowledgeError]
+) -> tuple[list[Entry], list[KnowledgeError]]:
+    """Team entries lose their place when a pattern hangs the backtracking probe (bundled ones are linted)."""
+    from ddpdoctor.kb.probe import hanging_patterns, seed_lines
+
+    team = [e for e in entries if not e.path.startswith(BUNDLED_LABEL + "/")]
+    jobs = [(e.path, i, p.source, seed_lines(e)) for e in team for i, p in enumerate(e.patterns)]
+    hanging = hanging_patterns(jobs) if jobs else set()
+    if not hanging:
+        return entries, problems
+    for path, index in sorted(hanging):
+        problems.append(
+            KnowledgeError(
+                path,
+                f"patterns[{index}]",
+                "backtracks catastrophically: it ran for seconds on a short near-miss line",
+                fix="avoid nested or overlapping repeats such as (a+)+ or (\\w+\\s?)+; anchor on a literal",
+            )
+        )
+    bad = {path for path, _ in hanging}
+    return [e for e in entries if e.path not in bad], problems

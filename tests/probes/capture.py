@@ -121,6 +121,8 @@ def capture_probe(probe: Probe, out: Path) -> Capture:
     """Run `probe` twice (plain console; `--tee 3 --log-dir`) and write its captures under `out`."""
     out.mkdir(parents=True, exist_ok=True)
     console, tee, logdir = out / "console.log", out / "tee.log", out / "logdir"
+    # A folder left by an earlier capture would add a second run to the one explained.
+    shutil.rmtree(logdir, ignore_errors=True)
     console_run = _run(probe, [], console, out)
     tee_run = _run(probe, ["--tee", "3", "--log-dir", str(logdir)], tee, out)
     return Capture(console, tee, logdir, console_run, tee_run)
