@@ -41,6 +41,12 @@ def test_fixture_root_cause(sidecar: Path) -> None:
     log, expected = _load(sidecar)
     assert log.exists(), f"{sidecar.name} has no log next to it"
     root = explain_paths([str(log)]).root_cause
+    if expected.get("known_miss"):
+        # A log moved from the blind split whose weakness class is not fixed yet: it must keep
+        # failing until it is, so that a fix is noticed and the mark removed.
+        right = root is not None and (root.category, root.rank) == (expected["category"], expected["rank"])
+        assert not right, f"{log.name} is now diagnosed right: remove its known_miss"
+        pytest.xfail(f"known miss: {expected['known_miss']}")
     assert root is not None, f"no failure found in {log.name}"
     got: dict[str, Any] = {"category": root.category, "rank": root.rank}
     want: dict[str, Any] = {"category": expected["category"], "rank": expected["rank"]}

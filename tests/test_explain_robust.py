@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ddpdoctor.errors import InputError
 from ddpdoctor.explain import explain_paths, explain_text
 from ddpdoctor.kb import KnowledgeBase
 
@@ -37,12 +38,19 @@ def check_report(data: dict, kb: KnowledgeBase) -> None:
         assert victim["category"] in kb.categories
 
 
-def test_empty_file(tmp_path: Path, kb: KnowledgeBase) -> None:
+def test_empty_file_is_an_input_error_not_a_healthy_log(tmp_path: Path) -> None:
     path = tmp_path / "empty.log"
     path.write_bytes(b"")
-    report = explain_paths([str(path)])
+    with pytest.raises(InputError, match="nothing to read"):
+        explain_paths([str(path)])
+
+
+def test_an_empty_file_beside_a_real_log_is_read_as_empty(tmp_path: Path, kb: KnowledgeBase) -> None:
+    (tmp_path / "rank0.log").write_bytes(b"")
+    (tmp_path / "rank1.log").write_bytes(b"[rank1]: step 1 loss 2.0\n")
+    report = explain_paths([str(tmp_path)])
     assert report.root_cause is None and int(report.exit_code()) == 0
-    assert report.inputs[0]["lines"] == 0
+    assert sorted(i["lines"] for i in report.inputs) == [0, 1]
     check_report(report.to_dict(), kb)
 
 

@@ -157,6 +157,15 @@ def test_short_lookaheads_and_generic_positions_are_fine() -> None:
     assert longest_lookahead(r"(?<![\w.])x") == 0  # a lookbehind is fixed-width and allowed
 
 
+def test_an_entry_needs_a_public_log_or_a_note_saying_why_not(tmp_path: Path) -> None:
+    found = _findings(tmp_path, variant(status_note=None))
+    assert found == [
+        ("kb.evidence", "no match sample comes from a public log and no status_note says why"),
+    ]
+    sourced = {"match": [{"text": "ERROR widget exploded: gears", "source": "https://example.org/1"}]}
+    assert _findings(tmp_path, variant(status_note=None, samples={**GOOD["samples"], **sourced})) == []
+
+
 def test_bundled_entries_live_in_their_framework_folder(kb: KnowledgeBase) -> None:
     for entry in kb.entries:
         assert entry.path.split("/")[-2] == entry.framework, entry.path
@@ -167,3 +176,16 @@ def test_a_bundled_style_folder_must_match_the_framework(tmp_path: Path) -> None
     with pytest.raises(KnowledgeError, match="but the file is in python/"):
         load_knowledge_base([tmp_path])
     assert path.exists()
+
+
+def test_kb_show_prints_precedence_consequences_and_stages(cli, kb: KnowledgeBase) -> None:
+    text = cli("kb", "show", "cuda-index-out-of-bounds-assert", "--format", "text").stdout
+    assert "supersedes:" in text and "cuda-device-side-assert" in text
+    entry = kb.get("nccl-watchdog-timeout")
+    page = cli("kb", "show", entry.id, "--format", "markdown").stdout
+    assert "look for the rank that died or stalled" in page
+    runtime_only = [t for t in entry.solutions if t not in entry.solutions_for("preflight")]
+    assert runtime_only and all(f"{t} (after a failure)" in " ".join(page.split()) for t in runtime_only[:1])
+    data = json.loads(cli("kb", "show", entry.id, "--format", "json").stdout)
+    assert data["consequence_of"] == ["peer-failure"]
+    assert data["solution_stages"].count("runtime") == len(runtime_only)

@@ -21,6 +21,7 @@ GOOD = {
     "category": "user_code",
     "kind": "root",
     "status": "experimental",
+    "status_note": "Team entry; the widget library's logs are private.",
     "patterns": [r"widget exploded: (?P<what>\w+)"],
     "meaning": "Our widget library raised.",
     "triggers": ["A widget was used after close."],

@@ -13,11 +13,18 @@ from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.help import PlainHelpCommand, PlainHelpGroup, example
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.kb import load_knowledge_base
+from ddpdoctor.kb.census import load_census, measure_coverage
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
 from ddpdoctor.kb.views import list_dict, search
 from ddpdoctor.present.findings import emit_report
-from ddpdoctor.present.kb import entry_document, lint_document, list_document, search_document
+from ddpdoctor.present.kb import (
+    coverage_document,
+    entry_document,
+    lint_document,
+    list_document,
+    search_document,
+)
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.scenarios.catalog import scenario_names
 
@@ -109,3 +116,26 @@ def lint(
     )
     emit_report(report, lint_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code()
+
+
+@app.command("coverage", cls=PlainHelpCommand, epilog=example("ddpdoctor kb coverage --fail-under 90"))
+@handle_errors
+def coverage(
+    census: Annotated[
+        Path | None,
+        typer.Option(
+            metavar="DIR", help="A census folder, one YAML file per ecosystem (default: the bundled one)."
+        ),
+    ] = None,
+    fail_under: Annotated[
+        float | None,
+        typer.Option(metavar="PCT", help="Exit 1 when the overall weighted share is below this percentage."),
+    ] = None,
+    fmt: FormatOption = OutputFormat.AUTO,
+    kb: KbOption = None,
+) -> int:
+    """How much of the message census the knowledge base recognises, weighted by thread count."""
+    report = measure_coverage(load_knowledge_base(kb or []), load_census(census))
+    emit_report(report, coverage_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
+    below = fail_under is not None and 100 * report.share < fail_under
+    return ExitCode.PROBLEM if below else ExitCode.OK

@@ -15,6 +15,7 @@ Rules (finding ids):
   kb.twin          entries linked as `twin` link back and share category, kind and consequence_of
   kb.line-number   no pattern depends on a source line number (`server.rs:82:63`)
   kb.lookahead     no lookahead looks further than LOOKAHEAD_MAX characters (declare precedence instead)
+  kb.evidence      an entry has a match sample with `source:` or a `status_note` saying why none exists
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def lint_entries(
         problems += _lint_precedence(entry, by_id)
         problems += _lint_consistency(entry, by_id)
         problems += _lint_patterns(entry)
+        problems += _lint_evidence(entry)
         order = (key_orders or {}).get(entry.id)
         if order is not None:
             expected = [k for k in FIELD_ORDER if k in order]
@@ -290,6 +292,19 @@ def _lint_consistency(entry: Entry, by_id: dict[str, Entry]) -> list[Finding]:
                 )
             )
     return out
+
+
+def _lint_evidence(entry: Entry) -> list[Finding]:
+    if entry.status_note or any(sample.source for sample in entry.samples_match):
+        return []
+    return [
+        _problem(
+            "evidence",
+            entry.path,
+            "no match sample comes from a public log and no status_note says why",
+            "add a real log with `source:`, or a `status_note:` on why no public log exists",
+        )
+    ]
 
 
 def _lint_patterns(entry: Entry) -> list[Finding]:

@@ -1,8 +1,9 @@
-"""The pages of `ddpdoctor kb`: an entry, the list, search results and lint problems."""
+"""The pages of `ddpdoctor kb`: an entry, the list, search results, lint problems and census coverage."""
 
 from __future__ import annotations
 
 from ddpdoctor.kb import KnowledgeBase
+from ddpdoctor.kb.census import UNCOVERED_SHOWN, CoverageReport
 from ddpdoctor.kb.lint import LintReport
 from ddpdoctor.kb.schema import Entry
 from ddpdoctor.kb.views import SearchReport
@@ -19,7 +20,13 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
                 ("framework", entry.framework),
                 ("category", f"{entry.category} ({kb.categories.get(entry.category, '')})"),
                 ("kind", _KIND_LABEL[entry.kind]),
-                ("status", entry.status),
+                ("status", entry.status + (f" ({entry.status_note})" if entry.status_note else "")),
+                *(
+                    (("consequence of", ", ".join(_CONSEQUENCE_LABEL[c] for c in entry.consequence_of)),)
+                    if entry.consequence_of
+                    else ()
+                ),
+                *((("supersedes", ", ".join(entry.supersedes)),) if entry.supersedes else ()),
             )
         ),
         Heading("Error message"),
@@ -31,7 +38,13 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
         Heading("Common situations"),
         Bullets(entry.situations),
         Heading("Solutions"),
-        Bullets(entry.solutions, ordered=True),
+        Bullets(
+            tuple(
+                text + (f" ({_STAGE_LABEL[stage]})" if stage else "")
+                for text, stage in zip(entry.solutions, entry.stages(), strict=True)
+            ),
+            ordered=True,
+        ),
         Heading("Example fix"),
         *_fix_blocks(entry),
     ]
@@ -58,6 +71,12 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
     ]
     return doc
 
+
+_CONSEQUENCE_LABEL = {
+    "peer-failure": "a failure on another rank (look for the rank that died or stalled)",
+    "earlier-error": "an earlier error on the same rank (look above it)",
+}
+_STAGE_LABEL = {"runtime": "after a failure", "preflight": "before launch"}
 
 _KIND_LABEL = {
     "root": "root cause",
@@ -137,3 +156,34 @@ def lint_document(report: LintReport) -> Document:
     )
     summary = f"{len(report.findings)} problem(s) in {report.entries_checked} valid entries"
     return [Table(("file", "rule", "problem", "fix"), rows, title=summary)]
+
+
+def coverage_document(report: CoverageReport) -> Document:
+    """A table per ecosystem, the overall line, and the most frequent uncovered templates."""
+    rows = tuple(
+        (
+            e.ecosystem,
+            f"{100 * e.share:.1f}%" if e.weight else "n/a (no threads)",
+            f"{e.covered_weight}/{e.weight}",
+            f"{e.covered_templates}/{e.templates}",
+        )
+        for e in report.ecosystems
+    )
+    doc: Document = [
+        Table(("ecosystem", "covered", "threads", "templates"), rows, title="Census coverage"),
+        Text(
+            f"Overall: {100 * report.share:.1f}% of {report.weight} thread(s); raise sites with an entry: "
+            f"{report.covered_raise_sites}/{report.raise_sites}.",
+            tone="ok" if not report.findings else "warning",
+        ),
+    ]
+    if report.findings:
+        shown = report.findings[:UNCOVERED_SHOWN]
+        doc.append(
+            Table(
+                ("threads", "ecosystem", "template"),
+                tuple((str(f.data["threads"]), f.data["ecosystem"], f.title) for f in shown),
+                title=f"Most frequent uncovered templates ({len(shown)} of {len(report.findings)})",
+            )
+        )
+    return doc
