@@ -268,3 +268,12 @@ def test_hoisting_stops_at_double_dash_and_keeps_values() -> None:
         "--",
         "--color",
     ]
+
+
+def test_check_quiet_shows_only_the_problems(cli) -> None:
+    simulated = ("--inventory", "builtin:default", "-f", "text")
+    healthy = cli("check", "--devices", "0,1", *simulated, "-q")
+    assert healthy.exit_code == 0 and healthy.stdout == ""
+    found = cli("check", "--devices", "0,0", *simulated, "-q")
+    assert found.exit_code == 1 and "device.duplicate" in found.stdout
+    assert "\nok " not in found.stdout and "\nok " in cli("check", "--devices", "0,0", *simulated).stdout

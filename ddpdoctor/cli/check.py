@@ -9,6 +9,7 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.errors import ExitCode, InputError
+from ddpdoctor.present.findings import emit_report
 from ddpdoctor.present.render import OutputFormat, emit, error_line
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def _distributed(options: DistributedOptions, probe: DeviceProbe, fmt: OutputFor
 
     def publish(report: DistributedCheckReport) -> None:
         if report.is_reporter:
-            emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+            emit_report(report, lambda r: r.to_document(), fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
             return
         for finding in report.own_errors():
             error_line(f"rank {report.rank}: {finding.title}: {finding.message}", None)
@@ -193,5 +194,5 @@ def check(
         kb_dirs=kb_dirs,
     )
     report = run_checks(options, probe)
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, lambda r: r.to_document(), fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code(strict=strict)
