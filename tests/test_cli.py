@@ -42,7 +42,9 @@ def test_every_command_has_help_and_is_in_the_readme(command, cli) -> None:
 
 
 # What typer's own help shows: type tags, braced or doubly bracketed metavars, ranges, [required].
-TYPER_MARKS = re.compile(r"<[a-z][a-z\[\],| ]*>|\{[A-Z]+|\[\[|\[x[<>]=|\[required\]")
+TYPER_MARKS = re.compile(
+    r"<(?:str|int|float|bool|path|file|list\[[a-z|]+\]|[a-z]+ range)>|\{[A-Z]+|\[\[|\[x[<>]=|\[required\]"
+)
 
 
 @pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])

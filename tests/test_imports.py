@@ -21,8 +21,15 @@ import ddpdoctor
 PACKAGE_DIR = Path(ddpdoctor.__file__).parent
 CLI_MODULES = ("ddpdoctor.cli", "ddpdoctor.__main__")
 EDGE_MODULES = (*CLI_MODULES, "ddpdoctor.hooks")
-# Reports that still lay themselves out; their layouts move to ddpdoctor.present with the check rewrite.
-LAYOUTS_TO_MOVE = {"ddpdoctor.check.env", "ddpdoctor.check.runner", "ddpdoctor.distributed.report"}
+# Reports that still lay themselves out; their layouts move to ddpdoctor.present (check rewrite, run).
+LAYOUTS_TO_MOVE = {
+    "ddpdoctor.check.env",
+    "ddpdoctor.check.runner",
+    "ddpdoctor.distributed.report",
+    "ddpdoctor.supervise.present",
+    "ddpdoctor.supervise.report",
+    "ddpdoctor.supervise.supervisor",
+}
 # What reading a log must never import: explain's fast path starts without them.
 HEAVY = ("torch", "typer", "rich", "yaml")
 

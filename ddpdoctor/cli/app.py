@@ -14,6 +14,8 @@ from ddpdoctor.cli import env as env_commands
 from ddpdoctor.cli import explain as explain_commands
 from ddpdoctor.cli import kb as kb_commands
 from ddpdoctor.cli import reproduce as reproduce_commands
+from ddpdoctor.cli import run as run_commands
+from ddpdoctor.cli import stacks as stacks_commands
 from ddpdoctor.cli.common import SETTINGS, requires_torch
 from ddpdoctor.cli.handler import debug_from_env
 from ddpdoctor.cli.help import PlainHelpCommand, PlainHelpGroup, example
@@ -41,9 +43,21 @@ app = typer.Typer(
 )
 
 
-def register(name: str, command: Callable[..., Any], summary: str, usage: str) -> None:
+def register(
+    name: str,
+    command: Callable[..., Any],
+    summary: str,
+    usage: str,
+    context_settings: dict[str, Any] | None = None,
+) -> None:
     """Add a command with its one-line summary (the command list) and one example (its help)."""
-    app.command(name, cls=PlainHelpCommand, short_help=summary, epilog=example(usage))(command)
+    app.command(
+        name,
+        cls=PlainHelpCommand,
+        short_help=summary,
+        epilog=example(usage),
+        context_settings=context_settings,
+    )(command)
 
 
 # Command registration: one line per command or group.
@@ -68,6 +82,16 @@ register(
 )
 register(
     "env", env_commands.env, "Print the versions and devices a bug report needs.", "ddpdoctor env -f markdown"
+)
+register(
+    "run",
+    run_commands.run,
+    "Run a training job and explain how it fails or hangs.",
+    "ddpdoctor run -- torchrun --nproc-per-node 2 train.py",
+    context_settings={"allow_interspersed_args": False},
+)
+register(
+    "stacks", stacks_commands.stacks, "Show where the processes of a job are stuck.", "ddpdoctor stacks 4242"
 )
 
 

@@ -19,6 +19,9 @@ def reproduce_document(report: ReproduceReport) -> Document:
     if report.files is not None:
         pairs.append(("files the run wrote", str(report.files)))
     doc.append(Fields(tuple(pairs)))
+    hang = None if report.run.supervised is None else report.run.supervised.hang
+    if hang is not None:
+        doc += hang.to_document()
     if report.explain_report is not None:
         doc += [Heading("Diagnosis (ddpdoctor explain)", level=2), *explain_document(report.explain_report)]
     for finding in report.findings:

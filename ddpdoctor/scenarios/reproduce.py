@@ -60,6 +60,7 @@ class ReproduceReport(Report):
             "output": self.run.output,
             "expected": {"entry": scenario.entry, "category": scenario.category, "rank": scenario.rank},
             "explain": self.explained,
+            "hang": None if self.run.supervised is None else self.run.supervised.to_dict()["hang"],
         }
 
 
