@@ -13,7 +13,7 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH_PIN)"
-	$(BIN)/python -m pip install --quiet -e ".[dev]" "$(TORCH_PIN)"
+	$(BIN)/python -m pip install --quiet -e ".[dev,torch]" "$(TORCH_PIN)"
 	touch $@
 
 demo: $(BIN)/.installed

@@ -17,7 +17,6 @@ from typing import Any
 
 from ddpdoctor import __version__
 from ddpdoctor.check.base import LAUNCH_VARS
-from ddpdoctor.document import Document, Fields, Heading, Table, Text
 from ddpdoctor.hardware.inventory import DeviceProbe, Inventory
 from ddpdoctor.hardware.probes import (
     SystemFacts,
@@ -28,6 +27,7 @@ from ddpdoctor.hardware.probes import (
     read_topology,
     torch_nccl_version,
 )
+from ddpdoctor.present.document import Document, Fields, Heading, Table, Text
 from ddpdoctor.units import format_size
 
 ENV_SCHEMA = "ddpdoctor.env/2"

@@ -2,8 +2,8 @@
 
 A :class:`Finding` is one observation (a root cause in a log, a duplicate device, a slow
 dataloader). A :class:`Report` holds findings and knows its JSON schema name; command-specific
-reports subclass it and add their own keys. Core code returns reports; renderers in
-:mod:`ddpdoctor.cli.render` turn them into terminal text, plain text, JSON or Markdown.
+reports subclass it and add their own keys. Core code returns reports as data; the layouts and
+formatters of :mod:`ddpdoctor.present` turn them into terminal text, plain text, JSON or Markdown.
 """
 
 from __future__ import annotations
@@ -11,12 +11,9 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ddpdoctor.errors import ExitCode
-
-if TYPE_CHECKING:
-    from ddpdoctor.document import Document
 
 
 class Severity(str, enum.Enum):
@@ -123,9 +120,3 @@ class Report:
             "ok": self.ok,
             "findings": [f.to_dict() for f in sort_findings(self.findings)],
         }
-
-    def to_document(self) -> Document:
-        """Blocks for the text renderers: a summary table, then each finding in detail."""
-        from ddpdoctor.document import report_document
-
-        return report_document(self)

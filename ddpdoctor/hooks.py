@@ -134,7 +134,7 @@ _DIAGNOSED = "_ddpdoctor_diagnosed"
 
 @dataclass(frozen=True)
 class GuardNotice:
-    """What a guard tells the user about one failure; `ddpdoctor.cli.hooks` turns it into lines."""
+    """What a guard tells the user about one failure; `ddpdoctor.present.guard` turns it into lines."""
 
     who: str | None  # "rank 1", "rank unknown (...)", or None for a process started without a launcher
     role: str  # "culprit" or "victim"
@@ -381,7 +381,7 @@ class Guard:
     def _show(self, summary: str, root: dict[str, Any] | None) -> None:
         """Print the diagnosis: the one place that renders it."""
         try:
-            from ddpdoctor.cli.hooks import guard_lines
+            from ddpdoctor.present.guard import guard_lines
 
             notice = GuardNotice(
                 who=self._who(),

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import io
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from ddpdoctor.cli.app import app
+from ddpdoctor.cli import main
 from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -42,15 +43,35 @@ class CliResult:
     stderr: str
 
 
+def _stream(data: bytes = b"") -> io.TextIOWrapper:
+    """A text stream over bytes, with a `.buffer`, like the real standard streams."""
+    return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", write_through=True)
+
+
+def _written(stream: io.TextIOWrapper) -> str:
+    buffer = stream.buffer
+    assert isinstance(buffer, io.BytesIO)
+    return buffer.getvalue().decode("utf-8")
+
+
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch):
-    """Run `ddpdoctor ARGS...` in-process; returns exit code, stdout and stderr separately."""
+    """Run `ddpdoctor ARGS...` in-process through the console entry point; exit code, stdout, stderr."""
     monkeypatch.delenv("DDPDOCTOR_KB_PATH", raising=False)
     monkeypatch.delenv("DDPDOCTOR_DEBUG", raising=False)
 
-    def invoke(*args: str, input: str | None = None, env: dict[str, str] | None = None) -> CliResult:
-        runner = CliRunner()
-        result = runner.invoke(app, list(args), input=input, env=env, catch_exceptions=False)
-        return CliResult(result.exit_code, result.stdout, result.stderr)
+    def invoke(*args: str, input: str | None = None, env: dict[str, str | None] | None = None) -> CliResult:
+        with monkeypatch.context() as patch:
+            for key, value in (env or {}).items():
+                if value is None:  # None unsets the variable
+                    patch.delenv(key, raising=False)
+                else:
+                    patch.setenv(key, value)
+            out, err = _stream(), _stream()
+            patch.setattr(sys, "stdin", _stream((input or "").encode("utf-8")))
+            patch.setattr(sys, "stdout", out)
+            patch.setattr(sys, "stderr", err)
+            code = main(list(args))
+        return CliResult(code, _written(out), _written(err))
 
     return invoke

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,21 +41,48 @@ def test_every_command_has_help_and_is_in_the_readme(command, cli) -> None:
     assert f"ddpdoctor {' '.join(command)}" in readme
 
 
+# What typer's own help shows: type tags, braced or doubly bracketed metavars, ranges, [required].
+TYPER_MARKS = re.compile(
+    r"<(?:str|int|float|bool|path|file|list\[[a-z|]+\]|[a-z]+ range)>|\{[A-Z]+|\[\[|\[x[<>]=|\[required\]"
+)
+
+
+@pytest.mark.parametrize("command", COMMANDS, ids=[" ".join(c) for c in COMMANDS])
+def test_help_reads_like_a_hand_written_tool(command, cli) -> None:
+    result = cli(*command, "--help", env={"COLUMNS": "80"})
+    usage = result.stdout.splitlines()[0]
+    assert usage.startswith(f"Usage: ddpdoctor {' '.join(command)} [OPTIONS]")
+    assert TYPER_MARKS.search(result.stdout) is None, result.stdout
+    example = result.stdout.split("Example:\n", 1)[1].strip()
+    assert example.startswith(f"ddpdoctor {' '.join(command)}")
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+
+
 def test_readme_documents_every_exit_code() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     for code in ("| 0 ", "| 1 ", "| 2 ", "| 3 ", "| 130 "):
         assert code in readme
 
 
-def test_unknown_option_is_a_usage_error(cli) -> None:
-    result = cli("kb", "list", "--no-such-option")
-    assert result.exit_code == 2
-    assert "No such option" in result.stderr
+USAGE_ERRORS = [
+    (("kb", "list", "--no-such-option"), "no such option: --no-such-option", "ddpdoctor kb list --help"),
+    (("kb", "list", "--format", "yaml"), "'yaml' is not one of", "ddpdoctor kb list --help"),
+    (("explain", "job.log", "--format", "yaml"), "'yaml' is not one of", "ddpdoctor explain --help"),
+    (("explain",), "missing argument 'LOG...'", "ddpdoctor explain --help"),
+    (("kb", "show"), "missing argument 'ID'", "ddpdoctor kb show --help"),
+    (("no-such-command",), "no such command 'no-such-command'", "ddpdoctor --help"),
+]
 
 
-def test_bad_format_value_is_a_usage_error(cli) -> None:
-    result = cli("kb", "list", "--format", "yaml")
-    assert result.exit_code == 2 and "yaml" in result.stderr
+@pytest.mark.parametrize(
+    ("args", "message", "hint"), USAGE_ERRORS, ids=[" ".join(a) for a, _, _ in USAGE_ERRORS]
+)
+def test_usage_errors_are_one_error_line_and_a_hint(cli, args, message, hint) -> None:
+    result = cli(*args)
+    assert result.exit_code == 2 and result.stdout == ""
+    error, hint_line = result.stderr.splitlines()
+    assert error.startswith("ddpdoctor: error: ") and message in error
+    assert hint_line == f"ddpdoctor: hint: see `{hint}`"
 
 
 def test_internal_bug_gives_one_line_exit_3_and_a_crash_report(cli, monkeypatch, tmp_path) -> None:
@@ -180,3 +208,74 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.startswith("ddpdoctor: error: no knowledge-base entry 'nope'")
+
+
+def test_reproduce_suggests_the_scenario_meant(cli) -> None:
+    result = cli("reproduce", "main_oom")
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "ddpdoctor: error: no scenario 'main_oom'",
+        "ddpdoctor: hint: did you mean: main-oom?",
+    ]
+
+
+@pytest.mark.parametrize("bare", ["x.log", Path("x.log")])
+def test_explain_paths_rejects_one_bare_path(bare) -> None:
+    from ddpdoctor.errors import InputError
+    from ddpdoctor.explain.api import explain_paths
+
+    with pytest.raises(InputError, match=r"takes a list of paths, not one path: 'x.log'") as caught:
+        explain_paths(bare)
+    assert caught.value.hint == "write explain_paths(['x.log'])"
+
+
+def test_quiet_prints_nothing_when_all_is_well_and_problems_otherwise(cli) -> None:
+    healthy = cli("kb", "lint", "--no-speed", "-q")
+    assert healthy.exit_code == 0 and healthy.stdout == ""
+    assert cli("kb", "lint", "--no-speed").stdout.strip().endswith("no problems.")
+    found = cli("kb", "search", "Distributed data parallel main worker failed: boom", "-q", "-f", "text")
+    assert found.exit_code == 0 and "burn-ddp-main-worker-failed" in found.stdout
+
+
+def test_short_version_and_completion_are_offered(cli) -> None:
+    assert cli("-V").stdout.startswith("ddpdoctor ")
+    root = cli("--help", env={"COLUMNS": "100"})
+    assert "--install-completion" in root.stdout and "-V, --version" in root.stdout
+    assert TYPER_MARKS.search(root.stdout) is None
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_global_options_work_before_or_after_the_command(cli, where: str) -> None:
+    command = ["kb", "show", "nccl-duplicate-gpu", "-f", "rich"]
+    options = ["--color", "always"]
+    args = [*options, *command] if where == "before" else [*command, *options]
+    assert "\x1b[" in cli(*args).stdout
+    args = ["--color=never", *command] if where == "before" else [*command, "--color=never"]
+    assert "\x1b[" not in cli(*args).stdout
+
+
+def test_hoisting_stops_at_double_dash_and_keeps_values() -> None:
+    from ddpdoctor.cli.options import hoist_global_options
+
+    assert hoist_global_options(["explain", "a.log", "--color", "never", "-q"]) == [
+        "--color",
+        "never",
+        "-q",
+        "explain",
+        "a.log",
+    ]
+    assert hoist_global_options(["--debug", "explain", "--", "--color"]) == [
+        "--debug",
+        "explain",
+        "--",
+        "--color",
+    ]
+
+
+def test_check_quiet_shows_only_the_problems(cli) -> None:
+    simulated = ("--inventory", "builtin:default", "-f", "text")
+    healthy = cli("check", "--devices", "0,1", *simulated, "-q")
+    assert healthy.exit_code == 0 and healthy.stdout == ""
+    found = cli("check", "--devices", "0,0", *simulated, "-q")
+    assert found.exit_code == 1 and "device.duplicate" in found.stdout
+    assert "\nok " not in found.stdout and "\nok " in cli("check", "--devices", "0,0", *simulated).stdout

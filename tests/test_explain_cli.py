@@ -19,8 +19,8 @@ import typer.main
 from ddpdoctor.cli.app import app
 from ddpdoctor.cli.explain import EngineChoice
 from ddpdoctor.cli.explain_fast import OPTIONS, FastArgs, parse_fast
-from ddpdoctor.cli.render import OutputFormat
 from ddpdoctor.explain.options import ENGINES
+from ddpdoctor.present.render import ColorMode, OutputFormat
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
 OOM = str(SAMPLES / "torchrun_oom_table.log")
@@ -127,13 +127,15 @@ def test_input_files_are_not_modified(cli, tmp_path: Path) -> None:
 # --- the fast path ----------------------------------------------------------------------------------
 
 
-def typer_options() -> set[str]:
-    command = typer.main.get_command(app).commands["explain"]  # type: ignore[attr-defined]
+def typer_options(command: typer.main.TyperCommand | typer.main.TyperGroup) -> set[str]:
     return {opt for param in command.params for opt in param.opts if opt.startswith("-")}
 
 
 def test_fast_path_accepts_exactly_the_typer_options() -> None:
-    assert set(OPTIONS) == typer_options() - {"--help", "-h"}
+    root = typer.main.get_command(app)
+    explain = root.commands["explain"]  # type: ignore[attr-defined]
+    not_for_explain = {"--help", "-h", "--version", "-V", "--install-completion", "--show-completion"}
+    assert set(OPTIONS) == (typer_options(explain) | typer_options(root)) - not_for_explain
 
 
 def test_engine_choices_are_the_engines() -> None:
@@ -153,6 +155,8 @@ def test_fast_path_reads_every_option() -> None:
         "--engine",
         "python",
         "-v",
+        "--color=never",
+        "-q",
         "-",
         "--",
         "-x",
@@ -161,6 +165,8 @@ def test_fast_path_reads_every_option() -> None:
         logs=["a.log", "-", "-x"],
         fmt=OutputFormat.JSON,
         verbose=True,
+        color=ColorMode.NEVER,
+        quiet=True,
         kb=["k1", "k2"],
         engine="python",
         jobs=3,
@@ -171,7 +177,8 @@ def test_fast_path_reads_every_option() -> None:
     "args",
     [
         ["--help"],
-        ["--color", "never", OOM],
+        ["--debug", OOM],
+        ["--color", "sometimes", OOM],
         ["--unknown", OOM],
         ["-f", "bogus", OOM],
         ["--jobs", "x", OOM],

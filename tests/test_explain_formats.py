@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from ddpdoctor.cli.render import render_text
 from ddpdoctor.explain import SCHEMA, ExplainOptions, explain_paths, explain_text
+from ddpdoctor.present.explain import explain_document
+from ddpdoctor.present.render import render_text
 
 SAMPLES = Path(__file__).resolve().parent / "fixtures" / "explain"
 
@@ -182,7 +183,7 @@ def test_experimental_entries_are_labelled(kb) -> None:
     report = explain_text(entry.samples_match[0].text)
     assert report.root_cause is not None and report.root_cause.entry == entry.id
     assert report.root_cause.status == "experimental"
-    assert "entry status:" in render_text(report.to_document())
+    assert "entry status:" in render_text(explain_document(report))
     stable = explain_text("[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")
     assert stable.root_cause is not None and stable.root_cause.status == "stable"
-    assert "entry status:" not in render_text(stable.to_document())
+    assert "entry status:" not in render_text(explain_document(stable))

@@ -69,3 +69,58 @@ def test_installed_package_loads_its_knowledge_base(wheel: Path, tmp_path: Path)
     assert module_file.startswith(str(target))
     entry_files = [p for p in (REPO / "knowledge").rglob("*.yaml") if p.parent.name != "census"]
     assert count == len(entry_files) - 1  # categories.yaml and the census are not entries
+
+
+def test_torch_is_an_extra_and_the_project_has_urls(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = archive.read(name).decode("utf-8").splitlines()
+    requires = [
+        line.removeprefix("Requires-Dist: ") for line in metadata if line.startswith("Requires-Dist:")
+    ]
+    torch = [r for r in requires if r.startswith("torch")]
+    assert torch and all("extra == 'torch'" in r or 'extra == "torch"' in r for r in torch)
+    urls = {line for line in metadata if line.startswith("Project-URL:")}
+    assert "Project-URL: Issues, https://github.com/ddpdoctor/ddpdoctor/issues" in urls
+
+
+# A meta-path finder that refuses torch, in this interpreter and in every process it starts.
+HIDE_TORCH = """
+import sys
+
+class _NoTorch:
+    def find_spec(self, name, path=None, target=None):
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+        return None
+
+sys.meta_path.insert(0, _NoTorch())
+"""
+LOG = str(REPO / "tests" / "fixtures" / "explain" / "torchrun_oom_table.log")
+WITHOUT_TORCH = {
+    # command -> (exit code, what stdout or stderr says)
+    "explain": (["explain", LOG, "-f", "json"], 1, '"schema": "ddpdoctor.explain/1"'),
+    "kb list": (["kb", "list", "-f", "json"], 0, '"schema": "ddpdoctor.kb-list/1"'),
+    "env": (["env", "-f", "text"], 0, "torch is not installed"),
+    "check": (["check"], 2, "ddpdoctor: error: `ddpdoctor check` needs PyTorch, which is not installed"),
+    "reproduce": (["reproduce", "main-oom"], 2, "`ddpdoctor reproduce` needs PyTorch"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(WITHOUT_TORCH))
+def test_reading_logs_works_without_torch_and_the_rest_says_how_to_install_it(
+    case: str, tmp_path: Path
+) -> None:
+    (tmp_path / "sitecustomize.py").write_text(HIDE_TORCH, encoding="utf-8")
+    args, code, says = WITHOUT_TORCH[case]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
+    env.pop("DDPDOCTOR_DEBUG", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ddpdoctor", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert proc.returncode == code, proc.stderr
+    assert says in proc.stdout + proc.stderr
+    if code == 2:
+        assert proc.stderr.splitlines()[1].startswith("ddpdoctor: hint: pip install 'ddpdoctor[torch]'")
+        assert "--index-url https://download.pytorch.org/whl/cpu" in proc.stderr

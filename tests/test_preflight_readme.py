@@ -1,4 +1,5 @@
-"""The README's check section and the integrations guide: the inventory example loads, the training script runs."""
+"""The documented examples: the inventory in docs/check.md loads, the training script in
+docs/integrations.md runs, and the README's training-code section links that guide."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ddpdoctor.units import GIB
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
 INTEGRATIONS = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
+CHECK_PAGE = (REPO / "docs" / "check.md").read_text(encoding="utf-8")
 
 
 HEADINGS = {
@@ -27,10 +29,11 @@ HEADINGS = {
 
 
 def section(name: str) -> str:
-    """The README text from a level-2 heading to the next one."""
-    start = README.index(HEADINGS[name])
-    end = README.find("\n## ", start + 1)
-    return README[start : end if end != -1 else len(README)]
+    """The text from a level-2 heading to the next one (the check section lives in docs/check.md)."""
+    text = CHECK_PAGE if name == "check" else README
+    start = text.index(HEADINGS[name])
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
 
 
 def blocks(text: str, language: str) -> list[str]:

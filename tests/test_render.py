@@ -7,9 +7,19 @@ import json
 
 import pytest
 
-from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, render_markdown, render_text, resolve_format
-from ddpdoctor.document import Bullets, Code, Fields, Heading, Table, Text, finding_blocks
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
+from ddpdoctor.present.document import Bullets, Code, Fields, Heading, Table, Text
+from ddpdoctor.present.findings import finding_blocks, report_document
+from ddpdoctor.present.render import (
+    ColorMode,
+    OutputFormat,
+    View,
+    emit,
+    formatter_for,
+    render_markdown,
+    render_text,
+    resolve_format,
+)
 
 DOC = [
     Heading("Title [bold]not markup[/bold]", level=1),
@@ -87,7 +97,7 @@ def test_json_is_the_report_dict_and_reports_sort_errors_first() -> None:
         ],
     )
     buf = io.StringIO()
-    emit(report.to_document(), report.to_dict(), OutputFormat.JSON, stream=buf)
+    emit(report_document(report), report.to_dict(), OutputFormat.JSON, stream=buf)
     data = json.loads(buf.getvalue())
     assert data["schema"] == "ddpdoctor.test/1" and data["ok"] is False
     assert [f["id"] for f in data["findings"]] == ["a", "b"]
@@ -113,3 +123,27 @@ def test_finding_blocks_show_location_and_solutions() -> None:
     )
     text = render_text(finding_blocks(f))
     assert "r1.log:9: line" in text and "1. do this" in text and "rank:" in text
+
+
+def test_json_output_is_exactly_the_reports_dict() -> None:
+    report = Report(
+        schema="ddpdoctor.test/1",
+        findings=[Finding(id="a", severity=Severity.ERROR, category="other", title="ü ✓", message="m")],
+    )
+    buf = io.StringIO()
+    emit([], report.to_dict(), OutputFormat.JSON, stream=buf)
+    assert buf.getvalue() == json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+@pytest.mark.parametrize("fmt", [f for f in OutputFormat if f is not OutputFormat.AUTO])
+def test_every_output_format_has_its_own_formatter(fmt: OutputFormat) -> None:
+    formatter = formatter_for(fmt, ColorMode.NEVER, io.StringIO())
+    others = {
+        type(formatter_for(f, ColorMode.NEVER, io.StringIO()))
+        for f in OutputFormat
+        if f not in (fmt, OutputFormat.AUTO)
+    }
+    assert type(formatter) not in others
+    buf = io.StringIO()
+    formatter.write(View(DOC, {"schema": "ddpdoctor.test/1"}), buf)
+    assert buf.getvalue().strip()

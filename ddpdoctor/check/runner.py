@@ -21,12 +21,13 @@ from ddpdoctor.check.devices import parse_device_list, resolve_devices
 from ddpdoctor.check.grouping import group_by_device
 from ddpdoctor.check.loader_probe import LoaderRun, default_memory_limit, run_loader
 from ddpdoctor.check.memory import ModelSource
-from ddpdoctor.document import Document, Table, Text, report_document
 from ddpdoctor.errors import DdpDoctorError, InputError
 from ddpdoctor.findings import Finding, Report, Severity
 from ddpdoctor.hardware.inventory import DeviceProbe, Inventory, visible_mapping
 from ddpdoctor.hardware.probes import probe_from_spec
 from ddpdoctor.kb.schema import Entry
+from ddpdoctor.present.document import Document, Table, Text
+from ddpdoctor.present.findings import report_document
 from ddpdoctor.units import MAX_SIZE, SizeError, format_size, parse_user_size
 
 CHECK_SCHEMA = "ddpdoctor.check/1"

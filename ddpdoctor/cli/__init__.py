@@ -1,4 +1,4 @@
-"""The command line. Only this package parses arguments, imports typer and prints.
+"""The command line. Only this package parses arguments and imports typer.
 
 `main` is the console-script entry point; it imports the typer application lazily. Plain
 `explain` invocations take a fast path that skips typer (see :mod:`ddpdoctor.cli.explain_fast`).
@@ -12,13 +12,22 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI and return its exit code."""
+    from ddpdoctor.cli.handler import check_standard_streams, settle_stdout
+    from ddpdoctor.cli.options import hoist_global_options
+
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["explain"]:
-        from ddpdoctor.cli.explain_fast import fast_main
+    code = check_standard_streams()
+    if code is not None:
+        return code
+    try:
+        if args[:1] == ["explain"]:
+            from ddpdoctor.cli.explain_fast import fast_main
 
-        code = fast_main(args)
-        if code is not None:
-            return code
-    from ddpdoctor.cli.app import run
+            code = fast_main(args)
+            if code is not None:
+                return code
+        from ddpdoctor.cli.app import run
 
-    return run(argv)
+        return run(hoist_global_options(args))
+    finally:
+        settle_stdout()

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit, error_line
 from ddpdoctor.errors import ExitCode, InputError
+from ddpdoctor.present.findings import emit_report
+from ddpdoctor.present.render import OutputFormat, emit, error_line
 
 if TYPE_CHECKING:
     from ddpdoctor.distributed.report import DistributedCheckReport
@@ -38,7 +39,7 @@ def _environ(assignments: list[str]) -> dict[str, str] | None:
 
 def _list_checks(fmt: OutputFormat) -> int:
     from ddpdoctor.check.registry import all_checks
-    from ddpdoctor.document import Table
+    from ddpdoctor.present.document import Table
 
     checks = all_checks()
     rows = tuple((c.id, c.category, ", ".join(n.value for n in c.needs) or "-", c.title) for c in checks)
@@ -57,7 +58,7 @@ def _distributed(options: DistributedOptions, probe: DeviceProbe, fmt: OutputFor
 
     def publish(report: DistributedCheckReport) -> None:
         if report.is_reporter:
-            emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+            emit_report(report, lambda r: r.to_document(), fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
             return
         for finding in report.own_errors():
             error_line(f"rank {report.rank}: {finding.title}: {finding.message}", None)
@@ -187,5 +188,5 @@ def check(
 
         return _distributed(DistributedOptions(checks=options, device_template=device), probe, fmt, strict)
     report = run_checks(options, probe)
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, lambda r: r.to_document(), fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code(strict=strict)

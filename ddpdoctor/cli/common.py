@@ -20,10 +20,12 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from ddpdoctor import __version__
-from ddpdoctor.cli.render import ColorMode, OutputFormat, error_line
-from ddpdoctor.errors import DdpDoctorError, ExitCode
+from ddpdoctor.cli.handler import run_guarded
+from ddpdoctor.cli.options import FORMAT, KB, typer_option
+from ddpdoctor.errors import ExitCode
+from ddpdoctor.optional import require_torch
+from ddpdoctor.present.render import ColorMode, OutputFormat, error_line
 
-ENV_DEBUG = "DDPDOCTOR_DEBUG"
 # A flood of internal errors must not fill a disk: the newest reports are kept, each one bounded.
 KEEP_CRASH_REPORTS = 20
 MAX_CRASH_REPORT_CHARS = 256 * 1024
@@ -36,53 +38,49 @@ class Settings:
 
     debug: bool = False
     color: ColorMode = ColorMode.AUTO
+    quiet: bool = False
 
 
 SETTINGS = Settings()
 
-FormatOption = Annotated[
-    OutputFormat,
-    typer.Option(
-        "--format",
-        "-f",
-        help="Output format: auto (rich on a terminal, text otherwise), rich, text, json, markdown.",
-    ),
-]
-KbOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--kb", help="Extra knowledge-base folder (repeatable); also DDPDOCTOR_KB_PATH.", show_default=False
-    ),
-]
+FormatOption = Annotated[OutputFormat, typer_option(FORMAT)]
+KbOption = Annotated[list[Path] | None, typer_option(KB)]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def handle_errors(fn: F) -> F:
-    """Run a command body: expected errors become one line and exit 2, bugs a crash report and exit 3."""
+    """Run a typer command body under :func:`ddpdoctor.cli.handler.run_guarded` and exit with its code."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            code = fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort):
-            raise
-        except DdpDoctorError as exc:
-            if SETTINGS.debug:
-                traceback.print_exc()
-            error_line(exc.message, exc.hint)
-            raise typer.Exit(int(exc.exit_code)) from None
-        except KeyboardInterrupt:
-            sys.stderr.write("ddpdoctor: interrupted\n")
-            raise typer.Exit(int(ExitCode.INTERRUPTED)) from None
-        except Exception as exc:
-            if SETTINGS.debug:
-                raise
-            report_internal_error(exc)
-            raise typer.Exit(int(ExitCode.INTERNAL)) from None
-        raise typer.Exit(int(code) if code is not None else 0)
+        code = run_guarded(
+            lambda: fn(*args, **kwargs) or 0, debug=SETTINGS.debug, passthrough=(typer.Exit, typer.Abort)
+        )
+        raise typer.Exit(code)
 
     return wrapper  # type: ignore[return-value]
+
+
+def requires_torch(command: str) -> Callable[[F], F]:
+    """Make a typer command refuse, in one line with an install hint, to run without torch."""
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            code = run_guarded(lambda: _torch_present(command), debug=SETTINGS.debug)
+            if code:
+                raise typer.Exit(code)
+            return fn(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _torch_present(command: str) -> int:
+    require_torch(f"`{command}`")
+    return int(ExitCode.OK)
 
 
 def crash_dir() -> Path:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit
 from ddpdoctor.errors import ExitCode
+from ddpdoctor.present.render import OutputFormat, emit
 
 
 @handle_errors

@@ -9,7 +9,8 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.explain_fast import build_options, run_explain
-from ddpdoctor.cli.render import OutputFormat
+from ddpdoctor.cli.options import ENGINE, FULL, JOBS, REDACT, VERBOSE, typer_option
+from ddpdoctor.present.render import OutputFormat
 
 
 class EngineChoice(str, enum.Enum):
@@ -32,30 +33,12 @@ def explain(
         ),
     ],
     fmt: FormatOption = OutputFormat.AUTO,
-    verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="Also list every finding and every input.")
-    ] = False,
-    full: Annotated[
-        bool,
-        typer.Option("--full", help="The whole page: chain, every reason and solution, the example fix."),
-    ] = False,
-    redact: Annotated[
-        bool,
-        typer.Option(
-            "--redact", help="Hide host names, IP addresses and paths under home folders in the output."
-        ),
-    ] = False,
+    verbose: Annotated[bool, typer_option(VERBOSE)] = False,
+    full: Annotated[bool, typer_option(FULL)] = False,
+    redact: Annotated[bool, typer_option(REDACT)] = False,
     kb: KbOption = None,
-    engine: Annotated[
-        EngineChoice,
-        typer.Option(
-            "--engine", help="Prefilter engine: auto (hyperscan when installed), hyperscan, python."
-        ),
-    ] = EngineChoice.AUTO,
-    jobs: Annotated[
-        int,
-        typer.Option("--jobs", "-j", min=0, help="Files scanned in parallel (0: one per CPU, at most 8)."),
-    ] = 0,
+    engine: Annotated[EngineChoice, typer_option(ENGINE)] = EngineChoice.AUTO,
+    jobs: Annotated[int, typer_option(JOBS, min=0)] = 0,
 ) -> int:
     """Find the root cause of a multi-rank failure in logs: the culprit rank, its victims and the fix.
 
@@ -63,4 +46,13 @@ def explain(
     3 internal error.
     """
     options = build_options(kb or [], engine.value, jobs)
-    return run_explain(logs, options, fmt, verbose=verbose, full=full, redact=redact, color=SETTINGS.color)
+    return run_explain(
+        logs,
+        options,
+        fmt,
+        verbose=verbose,
+        full=full,
+        redact=redact,
+        color=SETTINGS.color,
+        quiet=SETTINGS.quiet,
+    )

@@ -2,12 +2,13 @@
 
 `ddpdoctor explain LOG` is often run on a small log right after a crash, and the typer/rich
 import chain alone costs several times the interpreter's start-up. For plain invocations
-(`explain` first, only the options in :data:`OPTIONS`, output that is not rich) the console
-entry point calls :func:`fast_main`, which parses the few options by hand and calls the same
-:func:`run_explain` as the typer command in :mod:`ddpdoctor.cli.explain`; anything else (help,
-an unknown or malformed option, global options, rich output, `--debug`) returns None and goes
-through typer. A test runs both paths over a matrix of arguments and checks that the typer
-command declares exactly these options.
+(`explain` first, only the options of :data:`OPTIONS`, output that is not rich) the console
+entry point calls :func:`fast_main`, which parses those options by hand and calls the same
+:func:`run_explain` as the typer command in :mod:`ddpdoctor.cli.explain`, under the same
+handler (:func:`ddpdoctor.cli.handler.run_guarded`). Both paths declare their options from one
+table (:mod:`ddpdoctor.cli.options`). Anything else (help, an unknown or malformed option, rich
+output, `--debug`) returns None and goes through typer. A test runs both paths over a matrix of
+arguments.
 """
 
 from __future__ import annotations
@@ -19,24 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO
 
-from ddpdoctor.cli.render import ColorMode, OutputFormat, emit, error_line, resolve_format
-from ddpdoctor.errors import DdpDoctorError, ExitCode
+from ddpdoctor.cli.handler import debug_from_env, run_guarded
+from ddpdoctor.cli.options import EXPLAIN_OPTIONS, GLOBAL_OPTIONS, OptionSpec, by_name
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
+from ddpdoctor.present.render import ColorMode, OutputFormat, resolve_format
 
-# option -> (destination, takes a value); the typer command declares the same set.
-OPTIONS: dict[str, tuple[str, bool]] = {
-    "--format": ("fmt", True),
-    "-f": ("fmt", True),
-    "--verbose": ("verbose", False),
-    "-v": ("verbose", False),
-    "--full": ("full", False),
-    "--redact": ("redact", False),
-    "--kb": ("kb", True),
-    "--engine": ("engine", True),
-    "--jobs": ("jobs", True),
-    "-j": ("jobs", True),
-}
-ENV_DEBUG = "DDPDOCTOR_DEBUG"
+# Every spelling the fast path reads: explain's own options and the global ones.
+OPTIONS: dict[str, tuple[str, OptionSpec]] = by_name({**EXPLAIN_OPTIONS, **GLOBAL_OPTIONS})
 PROGRESS_AFTER_S = 1.0
 
 
@@ -91,9 +81,12 @@ def run_explain(
     full: bool = False,
     redact: bool = False,
     color: ColorMode = ColorMode.AUTO,
+    quiet: bool = False,
 ) -> int:
     """Explain the logs, print the report in the chosen format, return the exit code."""
     from ddpdoctor.explain.api import attach_excerpt, explain_paths
+    from ddpdoctor.present.explain import explain_document
+    from ddpdoctor.present.findings import emit_report
 
     if "-" in logs and sys.stdin.isatty():
         sys.stderr.write("ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n")
@@ -102,18 +95,18 @@ def run_explain(
         report = explain_paths(list(logs), options, progress=bar)
     finally:
         bar.close()
-    resolved = resolve_format(fmt, color, sys.stdout)
-    filing = resolved is OutputFormat.MARKDOWN
+    filing = resolve_format(fmt, color, sys.stdout) is OutputFormat.MARKDOWN
     if filing:
         attach_excerpt(report)
     if redact:
         report = report.redacted()
-    doc = (
-        []
-        if resolved is OutputFormat.JSON
-        else report.to_document(verbose=verbose, full=full or filing, filing=filing)
+    emit_report(
+        report,
+        lambda r: explain_document(r, verbose=verbose, full=full or filing, filing=filing),
+        fmt,
+        color=color,
+        quiet=quiet,
     )
-    emit(doc, report.to_dict(), resolved, color=color)
     return int(report.exit_code())
 
 
@@ -124,6 +117,8 @@ class FastArgs:
     logs: list[str] = field(default_factory=list)
     fmt: OutputFormat = OutputFormat.AUTO
     verbose: bool = False
+    color: ColorMode = ColorMode.AUTO
+    quiet: bool = False
     full: bool = False
     redact: bool = False
     kb: list[str] = field(default_factory=list)
@@ -149,8 +144,10 @@ def parse_fast(args: Sequence[str]) -> FastArgs | None:
         spec = OPTIONS.get(name)
         if spec is None:
             return None
-        dest, takes_value = spec
-        if not takes_value:
+        dest, option = spec
+        if dest == "debug":
+            return None
+        if not option.takes_value:
             if eq:
                 return None
             setattr(parsed, dest, True)
@@ -169,9 +166,10 @@ def parse_fast(args: Sequence[str]) -> FastArgs | None:
 
 def _store(parsed: FastArgs, dest: str, value: str) -> bool:
     """Store one option value; False when it is invalid (typer then reports it)."""
-    if dest == "fmt":
+    if dest in ("fmt", "color"):
+        choice = OutputFormat if dest == "fmt" else ColorMode
         try:
-            parsed.fmt = OutputFormat(value)
+            setattr(parsed, dest, choice(value))
         except ValueError:
             return False
     elif dest == "kb":
@@ -189,24 +187,22 @@ def _store(parsed: FastArgs, dest: str, value: str) -> bool:
 
 def fast_main(argv: Sequence[str]) -> int | None:
     """Run `explain` without typer when the arguments allow it; None means "use the typer app"."""
-    if not argv or argv[0] != "explain" or os.environ.get(ENV_DEBUG, "") not in ("", "0"):
+    if not argv or argv[0] != "explain" or debug_from_env():
         return None
     args = parse_fast(argv[1:])
-    if args is None or resolve_format(args.fmt, ColorMode.AUTO, sys.stdout) is OutputFormat.RICH:
+    if args is None or resolve_format(args.fmt, args.color, sys.stdout) is OutputFormat.RICH:
         return None
     options = build_options(args.kb, args.engine, args.jobs)
-    try:
-        return run_explain(
-            args.logs, options, args.fmt, verbose=args.verbose, full=args.full, redact=args.redact
-        )
-    except DdpDoctorError as exc:
-        error_line(exc.message, exc.hint)
-        return int(exc.exit_code)
-    except KeyboardInterrupt:
-        sys.stderr.write("ddpdoctor: interrupted\n")
-        return int(ExitCode.INTERRUPTED)
-    except Exception as exc:
-        from ddpdoctor.cli.common import report_internal_error  # imports typer: only on this path
-
-        report_internal_error(exc)
-        return int(ExitCode.INTERNAL)
+    return run_guarded(
+        lambda: run_explain(
+            args.logs,
+            options,
+            args.fmt,
+            verbose=args.verbose,
+            full=args.full,
+            redact=args.redact,
+            color=args.color,
+            quiet=args.quiet,
+        ),
+        debug=False,
+    )

@@ -10,21 +10,35 @@ import typer
 
 from ddpdoctor.check.registry import check_ids
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit
+from ddpdoctor.cli.help import PlainHelpCommand, PlainHelpGroup, example
 from ddpdoctor.errors import ExitCode, InputError
 from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.census import load_census, measure_coverage
 from ddpdoctor.kb.lint import lint_knowledge_base
 from ddpdoctor.kb.schema import FRAMEWORKS
-from ddpdoctor.kb.views import entry_document, list_dict, list_document, search
+from ddpdoctor.kb.views import list_dict, search
+from ddpdoctor.present.findings import emit_report
+from ddpdoctor.present.kb import (
+    coverage_document,
+    entry_document,
+    lint_document,
+    list_document,
+    search_document,
+)
+from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.scenarios.catalog import scenario_names
 
-app = typer.Typer(help="Browse, search and validate the error knowledge base.", no_args_is_help=True)
+app = typer.Typer(
+    help="Browse, search and validate the error knowledge base.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+    cls=PlainHelpGroup,
+)
 
 ENTRY_SCHEMA = "ddpdoctor.kb-entry/1"
 
 
-@app.command("list")
+@app.command("list", cls=PlainHelpCommand, epilog=example("ddpdoctor kb list --framework burn"))
 @handle_errors
 def list_entries(
     category: Annotated[str | None, typer.Option(help="Only entries of this category.")] = None,
@@ -43,7 +57,7 @@ def list_entries(
     return ExitCode.OK
 
 
-@app.command("show")
+@app.command("show", cls=PlainHelpCommand, epilog=example("ddpdoctor kb show nccl-duplicate-gpu"))
 @handle_errors
 def show(
     entry_id: Annotated[
@@ -59,7 +73,11 @@ def show(
     return ExitCode.OK
 
 
-@app.command("search")
+@app.command(
+    "search",
+    cls=PlainHelpCommand,
+    epilog=example("ddpdoctor kb search 'CUDA out of memory. Tried to allocate'"),
+)
 @handle_errors
 def search_command(
     text: Annotated[
@@ -72,11 +90,11 @@ def search_command(
     query = sys.stdin.read() if text == "-" else text
     base = load_knowledge_base(kb or [])
     report = search(base, query)
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, search_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return ExitCode.OK if report.findings else ExitCode.PROBLEM
 
 
-@app.command("lint")
+@app.command("lint", cls=PlainHelpCommand, epilog=example("ddpdoctor kb lint team-kb/"))
 @handle_errors
 def lint(
     dirs: Annotated[
@@ -96,25 +114,28 @@ def lint(
         known_scenarios=scenario_names(),
         known_checks=check_ids(),
     )
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, lint_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code()
 
 
-@app.command("coverage")
+@app.command("coverage", cls=PlainHelpCommand, epilog=example("ddpdoctor kb coverage --fail-under 90"))
 @handle_errors
 def coverage(
     census: Annotated[
         Path | None,
-        typer.Option(help="A census folder of <ecosystem>.yaml files (default: the bundled one)."),
+        typer.Option(
+            metavar="DIR", help="A census folder, one YAML file per ecosystem (default: the bundled one)."
+        ),
     ] = None,
     fail_under: Annotated[
-        float | None, typer.Option(help="Exit 1 when the overall weighted share is below this percentage.")
+        float | None,
+        typer.Option(metavar="PCT", help="Exit 1 when the overall weighted share is below this percentage."),
     ] = None,
     fmt: FormatOption = OutputFormat.AUTO,
     kb: KbOption = None,
 ) -> int:
     """How much of the message census the knowledge base recognises, weighted by thread count."""
     report = measure_coverage(load_knowledge_base(kb or []), load_census(census))
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, coverage_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     below = fail_under is not None and 100 * report.share < fail_under
     return ExitCode.PROBLEM if below else ExitCode.OK

@@ -9,15 +9,13 @@ from typing import Annotated
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit, resolve_format
 from ddpdoctor.errors import ExitCode, InputError
+from ddpdoctor.optional import require_torch
+from ddpdoctor.present.findings import emit_report
+from ddpdoctor.present.render import OutputFormat, emit, resolve_format
+from ddpdoctor.present.reproduce import catalog_document, reproduce_document
 from ddpdoctor.scenarios.catalog import get_scenario
-from ddpdoctor.scenarios.reproduce import (
-    ReproduceOptions,
-    all_scenarios,
-    catalog_dict,
-    catalog_document,
-)
+from ddpdoctor.scenarios.reproduce import ReproduceOptions, all_scenarios, catalog_dict
 from ddpdoctor.scenarios.reproduce import (
     reproduce as reproduce_scenario,
 )
@@ -56,6 +54,7 @@ def reproduce(
         return ExitCode.OK
     if name is None:
         raise InputError("name a scenario to reproduce", hint="see `ddpdoctor reproduce --list`")
+    require_torch("`ddpdoctor reproduce`")
     machine = resolve_format(fmt, SETTINGS.color, sys.stdout) is OutputFormat.JSON
     options = ReproduceOptions(name=name, log=log, explain=explain)
     scenario = get_scenario(name)
@@ -67,5 +66,5 @@ def reproduce(
     report = reproduce_scenario(options, on_output=None if machine else _echo_raw)
     if not machine:
         sys.stdout.write("\n")
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit_report(report, reproduce_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code()

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit, render_markdown
+from ddpdoctor.present.render import OutputFormat, emit, render_markdown
 from ddpdoctor.supervise import HangReport, RunCallbacks, RunOptions, supervise, write_folder
 from ddpdoctor.supervise.instrument import Setting
 from ddpdoctor.supervise.supervisor import DEFAULT_HANG_AFTER_S

@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
-from ddpdoctor.cli.render import OutputFormat, emit
 from ddpdoctor.errors import InputError
+from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.supervise import find_processes, hang_report
 
 

@@ -8,9 +8,9 @@ from typing import Any
 from ddpdoctor.check.runner import CheckReport
 from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
-from ddpdoctor.document import Document, Table
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.present.document import Document, Table
 from ddpdoctor.units import format_size
 
 

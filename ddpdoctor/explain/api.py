@@ -171,6 +171,11 @@ def explain_paths(
     paths: Sequence[str], options: ExplainOptions | None = None, *, progress: Progress | None = None
 ) -> ExplainReport:
     """Explain the failure in log files, folders of logs, or `-` (standard input)."""
+    if isinstance(paths, (str, bytes, os.PathLike)):
+        raise InputError(
+            f"explain_paths takes a list of paths, not one path: {os.fsdecode(os.fspath(paths))!r}",
+            hint=f"write explain_paths([{os.fsdecode(os.fspath(paths))!r}])",
+        )
     options = options or ExplainOptions()
     sources = discover(paths)
     sizes = [s.size for s in sources]

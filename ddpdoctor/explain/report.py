@@ -14,12 +14,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
-
-if TYPE_CHECKING:
-    from ddpdoctor.document import Document
 
 SCHEMA = "ddpdoctor.explain/1"
 MAX_SHOWN = 600
@@ -185,12 +182,6 @@ class ExplainReport(Report):
             "findings": base["findings"],
             "stats": self.stats,
         }
-
-    def to_document(self, *, verbose: bool = False, full: bool = False, filing: bool = False) -> Document:
-        """The explain page: headline first (see :mod:`ddpdoctor.explain.page`)."""
-        from ddpdoctor.explain.page import explain_document
-
-        return explain_document(self, verbose=verbose, full=full, filing=filing)
 
 
 def event_finding(

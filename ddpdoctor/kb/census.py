@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ddpdoctor.document import Document, Table, Text
 from ddpdoctor.errors import KnowledgeError
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb import KnowledgeBase
@@ -225,36 +224,6 @@ class CoverageReport(Report):
             ],
             "raise_sites": {"total": self.raise_sites, "covered": self.covered_raise_sites},
         }
-
-    def to_document(self) -> Document:
-        """A table per ecosystem, the overall line, and the most frequent uncovered templates."""
-        rows = tuple(
-            (
-                e.ecosystem,
-                f"{100 * e.share:.1f}%" if e.weight else "n/a (no threads)",
-                f"{e.covered_weight}/{e.weight}",
-                f"{e.covered_templates}/{e.templates}",
-            )
-            for e in self.ecosystems
-        )
-        doc: Document = [
-            Table(("ecosystem", "covered", "threads", "templates"), rows, title="Census coverage"),
-            Text(
-                f"Overall: {100 * self.share:.1f}% of {self.weight} thread(s); raise sites with an entry: "
-                f"{self.covered_raise_sites}/{self.raise_sites}.",
-                tone="ok" if not self.findings else "warning",
-            ),
-        ]
-        if self.findings:
-            shown = self.findings[:UNCOVERED_SHOWN]
-            doc.append(
-                Table(
-                    ("threads", "ecosystem", "template"),
-                    tuple((str(f.data["threads"]), f.data["ecosystem"], f.title) for f in shown),
-                    title=f"Most frequent uncovered templates ({len(shown)} of {len(self.findings)})",
-                )
-            )
-        return doc
 
 
 def _covered(kb: KnowledgeBase, text: str) -> bool:

@@ -28,7 +28,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ddpdoctor.document import Document, Table, Text
 from ddpdoctor.errors import KnowledgeError
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb.loader import extra_dirs, load_entries
@@ -53,17 +52,6 @@ class LintReport(Report):
     def to_dict(self) -> dict[str, object]:
         """JSON form with the entry count."""
         return {**super().to_dict(), "entries_checked": self.entries_checked}
-
-    def to_document(self) -> Document:
-        """One row per problem (file, rule, problem, fix), or a one-line pass."""
-        if self.ok:
-            return [Text(f"{self.entries_checked} entries checked, no problems.", tone="ok")]
-        rows = tuple(
-            (f.evidence[0].text if f.evidence else "", f.id, f.title, f.solutions[0] if f.solutions else "")
-            for f in self.findings
-        )
-        summary = f"{len(self.findings)} problem(s) in {self.entries_checked} valid entries"
-        return [Table(("file", "rule", "problem", "fix"), rows, title=summary)]
 
 
 def _problem(rule: str, path: str, message: str, fix: str | None = None) -> Finding:

@@ -7,6 +7,7 @@ diagnosis `explain` must give for its log: the knowledge-base entry, the categor
 
 from __future__ import annotations
 
+import difflib
 import enum
 from dataclasses import dataclass
 
@@ -413,7 +414,15 @@ def get_scenario(name: str) -> Scenario:
     try:
         return SCENARIOS[name]
     except KeyError:
-        raise InputError(
-            f"no scenario {name!r}",
-            hint=f"use one of: {', '.join(SCENARIOS)} (see `ddpdoctor reproduce --list`)",
-        ) from None
+        spelled = name.replace("_", "-").lower()
+        close = (
+            [spelled]
+            if spelled in SCENARIOS
+            else difflib.get_close_matches(spelled, list(SCENARIOS), cutoff=0.6)
+        )
+        hint = (
+            f"did you mean: {', '.join(close)}?"
+            if close
+            else f"use one of: {', '.join(SCENARIOS)} (see `ddpdoctor reproduce --list`)"
+        )
+        raise InputError(f"no scenario {name!r}", hint=hint) from None

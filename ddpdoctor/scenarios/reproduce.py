@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ddpdoctor.document import Block, Code, Document, Fields, Heading, Table, Text, Tone
 from ddpdoctor.errors import InputError
+from ddpdoctor.explain.report import ExplainReport
 from ddpdoctor.findings import Finding, Report, Severity
 from ddpdoctor.scenarios import ScenarioRun, diagnosis_mismatches, run_scenario
 from ddpdoctor.scenarios.catalog import SCENARIOS, Scenario, get_scenario
@@ -41,7 +41,7 @@ class ReproduceReport(Report):
     log: Path | None = None
     files: Path | None = None
     explained: dict[str, Any] | None = None
-    explain_document: Document = field(default_factory=list)
+    explain_report: ExplainReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form: the scenario, the run, the expected diagnosis and explain's report."""
@@ -62,28 +62,6 @@ class ReproduceReport(Report):
             "explain": self.explained,
             "hang": None if self.run.supervised is None else self.run.supervised.to_dict()["hang"],
         }
-
-    def to_document(self) -> Document:
-        """The outcome, then explain's diagnosis, then how it compares with the expected one."""
-        assert self.scenario is not None and self.run is not None
-        doc: Document = [Heading(f"Scenario {self.scenario.name}", level=2)]
-        pairs = [("outcome", self.run.outcome), ("expected diagnosis", self.scenario.diagnosis)]
-        if self.log is not None:
-            pairs.append(("log", str(self.log)))
-        if self.files is not None:
-            pairs.append(("files the run wrote", str(self.files)))
-        doc.append(Fields(tuple(pairs)))
-        hang = None if self.run.supervised is None else self.run.supervised.hang
-        if hang is not None:
-            doc += hang.to_document()
-        if self.explain_document:
-            doc += [Heading("Diagnosis (ddpdoctor explain)", level=2), *self.explain_document]
-        for finding in self.findings:
-            tone: Tone = "ok" if finding.severity is Severity.OK else "error"
-            doc.append(
-                Text(f"{finding.title}: {finding.message}" if finding.message else finding.title, tone=tone)
-            )
-        return doc
 
 
 def _finding(ok: bool, fid: str, title: str, message: str = "") -> Finding:
@@ -134,7 +112,7 @@ def reproduce(
 
         explained = explain_text(run.output, name=str(options.log or f"<{scenario.name}>"))
         report.explained = explained.to_dict()
-        report.explain_document = explained.to_document()
+        report.explain_report = explained
         mismatches = diagnosis_mismatches(scenario, report.explained)
         if mismatches:
             report.findings.append(
@@ -150,29 +128,6 @@ def reproduce(
                 _finding(True, "reproduce.diagnosis", "diagnosed as expected", scenario.diagnosis)
             )
     return report
-
-
-def catalog_document(scenarios: list[Scenario]) -> Document:
-    """`reproduce --list`: one row per scenario, then each description."""
-    rows = tuple(
-        (
-            s.name,
-            s.runtime.value,
-            s.expect.value,
-            s.entry or "-",
-            s.category or "-",
-            "any" if s.any_rank else ("-" if s.rank is None else str(s.rank)),
-            s.summary,
-        )
-        for s in scenarios
-    )
-    doc: list[Block] = [
-        Table(("scenario", "runtime", "ends", "entry", "category", "rank", "what happens"), rows)
-    ]
-    for s in scenarios:
-        doc += [Heading(s.name, level=3), Text(s.description)]
-        doc.append(Code(f"ddpdoctor reproduce {s.name} --log {s.name}.log", language="shell"))
-    return doc
 
 
 def catalog_dict(scenarios: list[Scenario]) -> dict[str, Any]:

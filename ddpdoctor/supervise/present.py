@@ -1,4 +1,4 @@
-"""Documents (see :mod:`ddpdoctor.document`) for the hang report and the run report.
+"""Documents (see :mod:`ddpdoctor.present.document`) for the hang report and the run report.
 
 All presentation of `run` and `stacks` is here, so it can move with the other renderers.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ddpdoctor.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
+from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.supervise.analysis import TreeNode, ranks_label
 
 if TYPE_CHECKING:

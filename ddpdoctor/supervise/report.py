@@ -19,7 +19,7 @@ from ddpdoctor.supervise.procfs import RankProcess
 from ddpdoctor.supervise.stacks import ProcessStacks, collect_stacks
 
 if TYPE_CHECKING:
-    from ddpdoctor.document import Document
+    from ddpdoctor.present.document import Document
 
 STACKS_SCHEMA = "ddpdoctor.stacks/1"
 RUN_SCHEMA = "ddpdoctor.run/1"

@@ -283,12 +283,13 @@ class _HangWatch:
 
 def _explain_folder(folder: Path, kb_dirs: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[Any]]:
     from ddpdoctor.explain import ExplainOptions, explain_paths
+    from ddpdoctor.present.explain import explain_document
 
     try:
         explained = explain_paths([str(folder)], ExplainOptions(kb_dirs=kb_dirs))
     except DdpDoctorError:
         return None, []  # e.g. a job that printed nothing: there is no log to explain
-    return explained.to_dict(), list(explained.to_document())
+    return explained.to_dict(), list(explain_document(explained))
 
 
 class _Job:

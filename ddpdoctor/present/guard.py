@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ddpdoctor.present.sanitize import escape_controls
+
 if TYPE_CHECKING:
     from ddpdoctor.hooks import GuardNotice
 
@@ -24,9 +26,7 @@ _PATH_CHARS = 400
 def _clean(text: str, limit: int) -> str:
     """One line of `text`: control characters escaped, whitespace runs joined, cut near `limit` at a space."""
     flat = " ".join(text.split())
-    shown = "".join(
-        char if char.isprintable() else ascii(char)[1:-1] for char in flat[: limit + 1]
-    )  # isprintable() is False for C0/C1 controls, DEL and format characters
+    shown = escape_controls(flat[: limit + 1])
     if len(flat) <= limit:
         return shown
     cut = shown[:limit]

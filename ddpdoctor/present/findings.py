@@ -1,72 +1,17 @@
-"""A small presentation-neutral document model.
-
-Reports and knowledge-base pages describe themselves as a list of blocks; the renderers in
-:mod:`ddpdoctor.cli.render` turn the same blocks into rich terminal output, plain text or Markdown.
-Only JSON bypasses this model (it is the report's own `to_dict`).
-"""
+"""The layout every report shares: a summary table, then each finding that did not pass."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Literal
+import dataclasses
+import sys
+from collections.abc import Callable, Sequence
+from typing import IO, TypeVar
 
 from ddpdoctor.findings import Finding, Report, Severity, sort_findings
+from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Table, Text, Tone
+from ddpdoctor.present.render import ColorMode, OutputFormat, emit, resolve_format
 
-Tone = Literal["plain", "muted", "error", "warning", "info", "ok", "strong"]
-
-
-@dataclass(frozen=True)
-class Heading:
-    """A section title; level 1 is the page title."""
-
-    text: str
-    level: int = 2
-
-
-@dataclass(frozen=True)
-class Text:
-    """A paragraph; the tone picks its colour in rich output."""
-
-    text: str
-    tone: Tone = "plain"
-
-
-@dataclass(frozen=True)
-class Bullets:
-    """A list, numbered when `ordered`."""
-
-    items: tuple[str, ...]
-    ordered: bool = False
-
-
-@dataclass(frozen=True)
-class Code:
-    """Verbatim text: a log excerpt or an example fix."""
-
-    text: str
-    language: str = "text"
-    title: str | None = None
-
-
-@dataclass(frozen=True)
-class Fields:
-    """Label/value lines such as `rank: 3`."""
-
-    pairs: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True)
-class Table:
-    """Rows under column names; cells are plain strings."""
-
-    columns: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    title: str | None = None
-
-
-Block = Heading | Text | Bullets | Code | Fields | Table
-Document = list[Block]
+R = TypeVar("R", bound=Report)
 
 SEVERITY_TONE: dict[Severity, Tone] = {
     Severity.ERROR: "error",
@@ -118,3 +63,32 @@ def report_document(report: Report) -> Document:
         if finding.severity is not Severity.OK:
             doc += finding_blocks(finding)
     return doc
+
+
+def problems_only(report: R) -> R:
+    """A copy of `report` that keeps only its errors and warnings."""
+    kept = [f for f in report.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
+    return dataclasses.replace(report, findings=kept)
+
+
+def emit_report(
+    report: R,
+    layout: Callable[[R], Document],
+    fmt: OutputFormat,
+    *,
+    color: ColorMode = ColorMode.AUTO,
+    quiet: bool = False,
+    stream: IO[str] | None = None,
+) -> None:
+    """Print `report` laid out by `layout` in `fmt`; the layout is skipped for JSON.
+
+    With `quiet`, human formats show only the problems, and nothing at all when there is none;
+    JSON always carries the whole report.
+    """
+    out = stream or sys.stdout
+    machine = out is not None and resolve_format(fmt, color, out) is OutputFormat.JSON
+    if quiet and not machine:
+        if report.ok and not report.has_warnings():
+            return
+        report = problems_only(report)
+    emit([] if machine else layout(report), report.to_dict(), fmt, color=color, stream=stream)

@@ -8,13 +8,13 @@ adds every finding and every input.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import IO
 
-from ddpdoctor.document import Bullets, Code, Document, Fields, Heading, Table, Text, finding_blocks
-from ddpdoctor.explain.report import short
-
-if TYPE_CHECKING:
-    from ddpdoctor.explain.report import ExplainReport
+from ddpdoctor.explain.report import ExplainReport, short
+from ddpdoctor.present.document import Bullets, Code, Document, Fields, Heading, Table, Text
+from ddpdoctor.present.findings import finding_blocks
+from ddpdoctor.present.render import OutputFormat, emit
+from ddpdoctor.present.sanitize import escape_controls
 
 FIRST_SOLUTIONS = 3
 FIRST_ADVICE = 3
@@ -147,3 +147,9 @@ def explain_document(
             )
         )
     return doc
+
+
+def print_diagnosis(report: ExplainReport, *, title: str, stream: IO[str]) -> None:
+    """Write an explain report to `stream` (rich on a terminal, plain text otherwise) under a headline."""
+    stream.write(f"\nddpdoctor: diagnosis of {escape_controls(title)}\n")
+    emit(explain_document(report), report.to_dict(), OutputFormat.AUTO, stream=stream)

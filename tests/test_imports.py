@@ -1,0 +1,172 @@
+"""The package's import structure: every module imports alone, no cycles, the core never imports the CLI.
+
+Layers, lowest first: the core (`findings`, `errors`, `kb`, `explain`, `check`, ...), then the
+presentation layer (`ddpdoctor.present`), then the edges that print: the command line
+(`ddpdoctor.cli`, `ddpdoctor.__main__`) and the training-script hooks (`ddpdoctor.hooks`). A module
+may import its own layer or lower ones only.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import ddpdoctor
+
+PACKAGE_DIR = Path(ddpdoctor.__file__).parent
+CLI_MODULES = ("ddpdoctor.cli", "ddpdoctor.__main__")
+EDGE_MODULES = (*CLI_MODULES, "ddpdoctor.hooks")
+# Reports that still lay themselves out; their layouts move to ddpdoctor.present (check rewrite, run).
+LAYOUTS_TO_MOVE = {
+    "ddpdoctor.check.env",
+    "ddpdoctor.check.runner",
+    "ddpdoctor.distributed.report",
+    "ddpdoctor.supervise.present",
+    "ddpdoctor.supervise.report",
+    "ddpdoctor.supervise.supervisor",
+}
+# What reading a log must never import: explain's fast path starts without them.
+HEAVY = ("torch", "typer", "rich", "yaml")
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE_DIR.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {
+    _module_name(p): p
+    for p in sorted(PACKAGE_DIR.rglob("*.py"))
+    if "_knowledge" not in p.parts and "__pycache__" not in p.parts
+}
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(module: str, *, top_level_only: bool) -> set[str]:
+    """The ddpdoctor modules `module` imports (a name imported from a package counts as the package)."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8"))
+    package = module if MODULES[module].name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(nodes: list[ast.stmt]) -> None:
+        for node in nodes:
+            if isinstance(node, ast.If) and _is_type_checking(node):
+                continue
+            if isinstance(node, ast.Import):
+                found.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                    base = f"{anchor}.{base}" if base else anchor
+                for alias in node.names:
+                    candidate = f"{base}.{alias.name}"
+                    found.add(candidate if candidate in MODULES else base)
+            if top_level_only:
+                if isinstance(node, (ast.If, ast.Try, ast.With)):
+                    visit([*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", [])])
+                    for handler in getattr(node, "handlers", []):
+                        visit(handler.body)
+            else:
+                visit([child for child in ast.iter_child_nodes(node) if isinstance(child, ast.stmt)])
+
+    visit(tree.body)
+    return {name for name in found if name in MODULES and name != module}
+
+
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def _find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle of `graph`, as the list of modules along it, or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: finished
+    path: list[str] = []
+
+    def walk(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state and (cycle := walk(target)) is not None:
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (cycle := walk(start)) is not None:
+            return cycle
+    return None
+
+
+def test_module_level_imports_have_no_cycle() -> None:
+    graph = {m: _imports(m, top_level_only=True) for m in MODULES}
+    assert _find_cycle(graph) is None
+
+
+def test_no_core_or_presentation_module_imports_the_cli() -> None:
+    offenders = {
+        m: sorted(i for i in _imports(m, top_level_only=False) if _within(i, CLI_MODULES))
+        for m in MODULES
+        if not _within(m, CLI_MODULES)
+    }
+    assert {m: found for m, found in offenders.items() if found} == {}
+
+
+def test_the_core_never_imports_the_presentation_layer() -> None:
+    core = [
+        m
+        for m in MODULES
+        if not _within(m, (*EDGE_MODULES, "ddpdoctor.present")) and m not in LAYOUTS_TO_MOVE
+    ]
+    offenders = {
+        m: sorted(i for i in _imports(m, top_level_only=False) if i.startswith("ddpdoctor.present"))
+        for m in core
+    }
+    assert {m: found for m, found in offenders.items() if found} == {}
+
+
+def test_cycle_finder_finds_a_cycle_and_accepts_a_tree() -> None:
+    assert _find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+def _import_alone(module: str) -> subprocess.CompletedProcess[str]:
+    """Import `module` in a new interpreter; stdout lists the HEAVY packages that came with it."""
+    probe = (
+        "import importlib, sys; importlib.import_module(sys.argv[1]); "
+        "print(*sorted(set(sys.modules) & set(sys.argv[2:])))"
+    )
+    return subprocess.run(
+        [sys.executable, "-c", probe, module, *HEAVY],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.slow
+def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    # One interpreter per module, so that no module is helped by what another imported first.
+    modules = [m for m in MODULES if not m.endswith("__main__")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = dict(zip(modules, pool.map(_import_alone, modules), strict=True))
+    failures = {m: r.stderr.strip().splitlines()[-1:] for m, r in results.items() if r.returncode != 0}
+    assert failures == {}
+    # Reading a log goes through these alone; they start without torch, typer, rich or yaml.
+    for module in ("ddpdoctor.cli.explain_fast", "ddpdoctor.explain", "ddpdoctor.present.explain"):
+        assert results[module].stdout.strip() == "", module

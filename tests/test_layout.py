@@ -1,0 +1,83 @@
+"""Terminal layout at 80 and 120 columns: whole ids, one line per `kb list` entry, coloured severities."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from ddpdoctor.findings import Finding, Report, Severity
+from ddpdoctor.present.document import Table
+from ddpdoctor.present.findings import report_document
+from ddpdoctor.present.render import ColorMode, OutputFormat, emit, rich_renderables
+
+WIDTHS = [80, 120]
+LOG = str(Path(__file__).parent / "fixtures" / "logs" / "accelerate-four-procs-one-gpu-duplicate.log")
+SGR = re.compile("\x1b\\[[0-9;]*m")
+
+
+def shown(cli, *args: str, width: int) -> list[str]:
+    result = cli(*args, "--format", "rich", "--color", "never", env={"COLUMNS": str(width)})
+    assert result.exit_code in (0, 1), result.stderr
+    return result.stdout.splitlines()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_kb_list_is_one_line_per_entry_with_whole_ids(cli, width: int) -> None:
+    entries = json.loads(cli("kb", "list", "-f", "json").stdout)["entries"]
+    lines = shown(cli, "kb", "list", width=width)
+    assert max(len(line) for line in lines) <= width
+    rows = [line for line in lines if line.split(" ", 1)[0] in {e["id"] for e in entries}]
+    assert [row.split(" ", 1)[0] for row in rows] == [e["id"] for e in entries]
+    # A title that does not fit is cut with an ellipsis, never wrapped onto a second line.
+    assert any(row.endswith("…") for row in rows)
+    assert len(lines) == len(rows) + 3  # title, header, rule
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_explain_fits_the_terminal_and_keeps_the_entry_id_whole(cli, width: int) -> None:
+    lines = shown(cli, "explain", LOG, width=width)
+    assert max(len(line) for line in lines) <= width
+    assert any("nccl-duplicate-gpu (ddpdoctor kb show nccl-duplicate-gpu)" in line for line in lines)
+
+
+def test_optional_columns_go_first_and_the_last_column_keeps_room() -> None:
+    entry_id = "a-forty-character-entry-id-that-is-whole"
+    table = Table(
+        ("id", "framework", "kind", "message"),
+        ((entry_id, "torchelastic", "wrapper", "word " * 40),),
+        truncate=True,
+        optional=("framework",),
+    )
+    out = io.StringIO()
+    console = Console(file=out, width=80, no_color=True)
+    for renderable in rich_renderables([table], 80):
+        console.print(renderable)
+    lines = out.getvalue().splitlines()
+    assert "framework" not in lines[0] and "kind" in lines[0]
+    assert lines[2].startswith(entry_id) and lines[2].endswith("…") and len(lines) == 3
+    # With room enough, nothing is dropped.
+    out.seek(0)
+    out.truncate()
+    for renderable in rich_renderables([table], 120):
+        Console(file=out, width=120, no_color=True).print(renderable)
+    assert "torchelastic" in out.getvalue()
+
+
+def test_severity_is_coloured_in_tables() -> None:
+    report = Report(
+        schema="ddpdoctor.test/1",
+        findings=[
+            Finding(id="a.bad", severity=Severity.ERROR, category="other", title="bad", message=""),
+            Finding(id="a.meh", severity=Severity.WARNING, category="other", title="meh", message=""),
+        ],
+    )
+    out = io.StringIO()
+    emit(report_document(report), report.to_dict(), OutputFormat.RICH, color=ColorMode.ALWAYS, stream=out)
+    text = out.getvalue()
+    assert re.search("\x1b\\[1;31merror", text) and re.search("\x1b\\[33mwarning", text)
+    assert "a.bad" in SGR.sub("", text)
