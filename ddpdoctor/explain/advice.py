@@ -27,7 +27,7 @@ def oom_advice(cand: Candidate) -> list[str]:
     if want is not None and free is not None and total:
         used = 100.0 * (1 - free / total)
         gpu = groups.get("gpu")
-        on = f" on GPU {gpu}" if gpu else ""
+        on = f" on GPU {gpu}" if gpu else " on its GPU"
         out.append(
             f"{_who(cand.rank).capitalize()} asked for {format_bytes(want)}{on}, which had {format_bytes(free)} "
             f"free of {format_bytes(total)} ({used:.1f}% in use): {format_bytes(max(0.0, want - free))} more "
