@@ -7,36 +7,54 @@
         train()
 
 `preflight` runs the checks of `ddpdoctor check` in-process and raises :class:`PreflightError`
-(carrying the report) on any error. `guard` explains an exception with the `explain` engine,
-prints the diagnosis to stderr, optionally writes one JSON report per rank, and re-raises, or,
-with ``fallback=``, runs a single-device retry instead. Its own diagnostics never raise.
+(carrying the report) on any error. `guard` explains an exception with the `explain` engine and
+re-raises it (or, with ``fallback=`` and no launcher, runs a single-device retry instead). The
+failing rank prints a compact diagnosis; a rank that failed only because a peer did (a timeout, a
+connection closed by the peer) prints one line naming the culprit, found through the report
+folder every rank writes to. Its own diagnostics never raise.
 """
 
 from __future__ import annotations
 
+import builtins
+import contextlib
 import contextvars
 import datetime as _dt
 import functools
-import json
 import os
+import signal
 import socket
 import sys
+import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, TypeVar, cast, overload
 
+from ddpdoctor._guard_folder import (
+    CULPRIT,
+    GUARD_SCHEMA,
+    VICTIM,
+    PeerFailure,
+    bounded_wait,
+    process_start_time,
+    report_stem,
+    wait_for_culprit,
+    write_reports,
+)
+from ddpdoctor._placement import placement_from_env
 from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import DeviceProbe, Inventory, parse_size, probe_from_spec
 from ddpdoctor.errors import DdpDoctorError, ExitCode
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import DeviceProbe, Inventory
+from ddpdoctor.hardware.probes import probe_from_spec
 
 if TYPE_CHECKING:
     from ddpdoctor.explain.report import ExplainReport
 
-GUARD_SCHEMA = "ddpdoctor.guard/1"
 ENV_REPORT_DIR = "DDPDOCTOR_REPORT_DIR"
 F = TypeVar("F", bound=Callable[..., Any])
 # Set while a guard's fallback runs, so that a guarded function called by its own fallback
@@ -85,7 +103,7 @@ def preflight(
         probe = probe_from_spec(inventory)
     options = CheckOptions(
         devices=devices,
-        min_free=parse_size(min_free) if isinstance(min_free, str) else min_free,
+        min_free=min_free,
         model=model,
         batch_size=batch_size,
         dataloader=dataloader,
@@ -100,11 +118,93 @@ def preflight(
     return report
 
 
-def _rank(explicit: int | None) -> int:
-    if explicit is not None:
-        return explicit
-    raw = os.environ.get("RANK", "")
-    return int(raw) if raw.isdigit() else 0
+DEFAULT_REPORT_DIR = "ddpdoctor-reports"
+DEFAULT_PEER_WAIT = 3.0
+# Text of an exception beyond this is cut in the middle before it is explained or written.
+_MAX_TEXT_CHARS = 1024 * 1024
+_MAX_LEAVES = 32  # sub-exceptions of an exception group that are explained
+_MAX_GROUP_DEPTH = 16
+_GROUP_TYPE: type[BaseException] | None = getattr(builtins, "BaseExceptionGroup", None)
+# Conclusions of `explain` about one rank's own error that make the rank a victim of a peer's failure.
+VICTIM_KINDS = frozenset({"symptom", "lost-peer", "straggler"})
+_LAUNCHER_NAMES = {"torchrun": "torchrun", "slurm": "srun", "mpi": "mpirun"}
+# Set on an exception once a guard has reported it, so that nested guards report it once.
+_DIAGNOSED = "_ddpdoctor_diagnosed"
+
+
+@dataclass(frozen=True)
+class GuardNotice:
+    """What a guard tells the user about one failure; `ddpdoctor.cli.hooks` turns it into lines."""
+
+    who: str | None  # "rank 1", "rank unknown (...)", or None for a process started without a launcher
+    role: str  # "culprit" or "victim"
+    summary: str  # the error line, e.g. "RuntimeError: boom"
+    root_cause: dict[str, Any] | None  # the explain/1 root cause, when the diagnosis worked
+    report: Path | None
+    folder: Path | None
+    culprit: PeerFailure | None
+    peer_wait: float
+
+
+def _exception_leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions to explain: `exc` itself, or the leaves of an exception group (depth first, capped)."""
+    leaves: list[BaseException] = []
+
+    def visit(current: BaseException, depth: int) -> None:
+        if len(leaves) >= _MAX_LEAVES:
+            return
+        if _GROUP_TYPE is not None and isinstance(current, _GROUP_TYPE) and depth < _MAX_GROUP_DEPTH:
+            for sub in getattr(current, "exceptions", ()):
+                visit(sub, depth + 1)
+        else:
+            leaves.append(current)
+
+    visit(exc, 0)
+    return leaves or [exc]
+
+
+def _formatted(exc: BaseException) -> str:
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+def _bounded(text: str) -> str:
+    if len(text) <= _MAX_TEXT_CHARS:
+        return text
+    half = _MAX_TEXT_CHARS // 2
+    return f"{text[:half]}\n... [{len(text) - 2 * half} characters cut by ddpdoctor] ...\n{text[-half:]}"
+
+
+def _explainable_text(exc: BaseException) -> str:
+    """The exception as `explain` reads it: its traceback, or each leaf's traceback for an exception group."""
+    return _bounded("\n".join(_formatted(leaf) for leaf in _exception_leaves(exc)))
+
+
+def _error_line(exc: BaseException) -> str:
+    """`Type: message` of `exc`, even when its __str__ fails."""
+    lines = traceback.format_exception_only(type(exc), exc)
+    return lines[-1].strip() if lines else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _sigterm_held() -> Iterator[None]:
+    """Hold SIGTERM while the guard reports; deliver it afterwards.
+
+    A launcher stops every rank with SIGTERM as soon as one exits, which would otherwise cut a
+    victim's one line (or a culprit's report) short. Only the main thread can do this; elsewhere
+    nothing changes. The wait is bounded by the guard's own work (`peer_wait` and the diagnosis).
+    """
+    received: list[int] = []
+    try:
+        previous = signal.signal(signal.SIGTERM, lambda signum, frame: received.append(signum))
+    except (ValueError, OSError):  # not the main thread, or no signals here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        if received:
+            signal.raise_signal(signal.SIGTERM)
 
 
 class Guard:
@@ -118,16 +218,33 @@ class Guard:
         rank: int | None = None,
         name: str | None = None,
         stream: IO[str] | None = None,
+        peer_wait: float = DEFAULT_PEER_WAIT,
     ) -> None:
-        env_dir = os.environ.get(ENV_REPORT_DIR)
-        self.report_dir = Path(report_dir) if report_dir is not None else (Path(env_dir) if env_dir else None)
+        self._rank_arg = rank
+        self._report_dir_arg = report_dir
+        self._locate()
         self.fallback = fallback
-        self.rank = _rank(rank)
         self.name = name
         self.stream = stream
+        self.peer_wait = bounded_wait(peer_wait)
         self.diagnosis: ExplainReport | None = None
         self.report_path: Path | None = None
+        self.role: str | None = None
+        self.culprit: PeerFailure | None = None
         self.fallback_result: Any = None
+
+    def _locate(self) -> None:
+        """Read the launcher's variables (again at each failure: a launcher may set them after the guard exists)."""
+        self.placement = placement_from_env(os.environ)
+        self.rank = self._rank_arg if self._rank_arg is not None else self.placement.rank
+        self._named = self._rank_arg is not None or self.placement.launcher is not None
+        env_dir = os.environ.get(ENV_REPORT_DIR)
+        if self._report_dir_arg is not None:
+            self.report_dir: Path | None = Path(self._report_dir_arg)
+        elif env_dir:
+            self.report_dir = Path(env_dir)
+        else:
+            self.report_dir = Path(DEFAULT_REPORT_DIR) if self.placement.launched else None
 
     def __enter__(self) -> Guard:
         return self
@@ -137,8 +254,7 @@ class Guard:
     ) -> bool:
         if not isinstance(exc, Exception):
             return False
-        self.diagnose(exc)
-        if self._may_fall_back():
+        if self._diagnose_and_decide(exc):
             self.fallback_result = self._run_fallback()
             return True
         return False
@@ -149,15 +265,30 @@ class Guard:
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
-                self.diagnose(exc)
-                if self._may_fall_back():
+                if self._diagnose_and_decide(exc):
                     return self._run_fallback()
                 raise
 
         return cast(F, wrapper)
 
-    def _may_fall_back(self) -> bool:
-        return self.fallback is not None and not _IN_FALLBACK.get()
+    def _diagnose_and_decide(self, exc: Exception) -> bool:
+        """Diagnose `exc`; True when the fallback should run instead of re-raising."""
+        self.diagnose(exc)
+        if self.fallback is None or _IN_FALLBACK.get():
+            return False
+        if self.placement.launched:
+            if self.role == VICTIM:
+                return False  # a victim prints one line, the culprit's diagnosis says the rest
+            launcher = _LAUNCHER_NAMES.get(self.placement.launcher or "", "the launcher")
+            self._note(
+                f"fallback not run: {launcher} started {self.placement.world_size} processes "
+                "and stops all of them once one fails; run the single-device training without the launcher"
+            )
+            return False
+        return True
+
+    def _will_fall_back(self) -> bool:
+        return self.fallback is not None and not _IN_FALLBACK.get() and not self.placement.launched
 
     def _run_fallback(self) -> Any:
         assert self.fallback is not None
@@ -168,65 +299,147 @@ class Guard:
         finally:
             _IN_FALLBACK.reset(token)
 
-    def _stream(self) -> IO[str]:
-        return self.stream if self.stream is not None else sys.stderr
+    def _who(self) -> str | None:
+        """How this process is named in output: None without a launcher (and without `rank=`)."""
+        if not self._named:
+            return None
+        if self.rank is not None:
+            return f"rank {self.rank}"
+        return f"rank unknown ({'; '.join(self.placement.notes) or 'no rank variable'})"
+
+    def _stem(self) -> str:
+        return report_stem(self.rank)
 
     def _note(self, text: str) -> None:
+        who = self._who()
+        self._emit([f"ddpdoctor: {who}: {text}" if who else f"ddpdoctor: {text}"])
+
+    def _emit(self, lines: Sequence[str]) -> None:
         try:
-            stream = self._stream()
-            stream.write(f"ddpdoctor: rank {self.rank}: {text}\n")
+            stream = self.stream if self.stream is not None else sys.stderr
+            stream.write("".join(f"{line}\n" for line in lines))
             stream.flush()
         except Exception:
             return
 
-    def diagnose(self, exc: BaseException) -> ExplainReport | None:
-        """Explain `exc` (message, chained causes and traceback), print it, write the rank's report.
+    def _labelled(self, text: str) -> str:
+        """`text` with every line labelled `[rankN]: `, as torchrun shows a rank's output."""
+        if self.rank is None:
+            return text
+        label = f"[rank{self.rank}]: "
+        return "".join(label + line for line in text.splitlines(keepends=True))
 
-        Returns the explain report, or None when the diagnosis itself failed (a one-line note
-        is printed instead; this method never raises). `.diagnosis` and `.report_path` describe
-        the latest failure only.
+    def diagnose(self, exc: BaseException) -> ExplainReport | None:
+        """Explain `exc`, write this rank's report, and print a compact diagnosis or a victim's one line.
+
+        Returns the explain report, or None when the diagnosis itself failed (a one-line note is
+        printed instead; this method never raises) or when another guard (an enclosing one, or a
+        framework callback) already diagnosed this exception. `.diagnosis`, `.role`, `.culprit`
+        and `.report_path` describe the latest failure only.
         """
-        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        self.diagnosis, self.report_path, self.culprit, self.role = None, None, None, None
+        if getattr(exc, _DIAGNOSED, False):
+            return None
+        with _sigterm_held():
+            try:
+                self._locate()
+                self._diagnose(exc)
+            except Exception as err:
+                self._note(f"could not diagnose the failure ({type(err).__name__}: {err})")
+        with contextlib.suppress(Exception):
+            setattr(exc, _DIAGNOSED, True)
+        return self.diagnosis
+
+    def _diagnose(self, exc: BaseException) -> None:
+        failed_at = time.time()
+        text = self._labelled(_explainable_text(exc))
         error: str | None = None
-        self.diagnosis, self.report_path = None, None
         try:
-            from ddpdoctor.cli.hooks import print_diagnosis
             from ddpdoctor.explain import explain_text
 
-            self.diagnosis = explain_text(text, name=self.name or f"<rank {self.rank} exception>")
-            print_diagnosis(
-                self.diagnosis, title=f"{type(exc).__name__} on rank {self.rank}", stream=self._stream()
-            )
+            self.diagnosis = explain_text(text, name=self.name or f"{self._stem()}.log")
         except Exception as err:
             error = f"{type(err).__name__}: {err}"
             self._note(f"could not diagnose the failure ({error})")
+        record = self.diagnosis.to_dict() if self.diagnosis is not None else None
+        root: dict[str, Any] | None = record["root_cause"] if record is not None else None
+        self.role = VICTIM if root is not None and root.get("kind") in VICTIM_KINDS else CULPRIT
+        if self.role == VICTIM and self.report_dir is not None:
+            self.culprit = wait_for_culprit(
+                self.report_dir,
+                own=self._stem(),
+                run=self.placement.run,
+                since=process_start_time(),
+                wait=self.peer_wait,
+            )
+        summary = root["text"] if root is not None and root.get("text") else _error_line(exc)
         if self.report_dir is not None:
-            self._write(exc, text, error)
-        return self.diagnosis
+            self._write(exc, text, failed_at, summary, record, error)
+        if error is None:
+            self._show(summary, root)
 
-    def _write(self, exc: BaseException, text: str, error: str | None) -> None:
+    def _show(self, summary: str, root: dict[str, Any] | None) -> None:
+        """Print the diagnosis: the one place that renders it."""
         try:
+            from ddpdoctor.cli.hooks import guard_lines
+
+            notice = GuardNotice(
+                who=self._who(),
+                role=self.role or CULPRIT,
+                summary=summary,
+                root_cause=root,
+                report=self.report_path,
+                folder=self.report_dir,
+                culprit=self.culprit,
+                peer_wait=self.peer_wait,
+            )
+            self._emit(guard_lines(notice))
+        except Exception as err:
+            self._note(f"could not print the diagnosis ({type(err).__name__}: {err})")
+
+    def _write(
+        self,
+        exc: BaseException,
+        text: str,
+        failed_at: float,
+        summary: str,
+        diagnosis: dict[str, Any] | None,
+        error: str | None,
+    ) -> None:
+        root = diagnosis["root_cause"] if diagnosis is not None else None
+        culprit = self.culprit
+        try:
+            stamp = _dt.datetime.fromtimestamp(failed_at, _dt.timezone.utc).isoformat()
             record = {
                 "schema": GUARD_SCHEMA,
                 "rank": self.rank,
                 "host": socket.gethostname(),
                 "pid": os.getpid(),
-                "time": _dt.datetime.now(_dt.timezone.utc).isoformat(),
-                "exception": {"type": type(exc).__name__, "message": str(exc), "traceback": text},
-                "diagnosis": None if self.diagnosis is None else self.diagnosis.to_dict(),
+                "time": stamp,
+                "exception": {
+                    "type": type(exc).__name__,
+                    "message": _error_line(exc),
+                    "traceback": _bounded(_formatted(exc)),
+                },
+                "diagnosis": diagnosis,
                 "diagnosis_error": error,
-                "fallback": self._may_fall_back(),
+                "fallback": self._will_fall_back(),
+                "role": self.role,
+                "summary": summary,
+                "entry": None if root is None else root.get("entry"),
+                "failed_at": failed_at,
+                "run": self.placement.run,
+                "launcher": self.placement.launcher,
+                "world_size": self.placement.world_size,
+                "rank_notes": list(self.placement.notes),
+                "culprit": None
+                if culprit is None
+                else {"rank": culprit.rank, "report": str(culprit.report), "summary": culprit.summary},
+                "log": f"{self._stem()}.log",
             }
+            header = self._labelled(f"{stamp} ddpdoctor guard: {type(exc).__name__} (pid {os.getpid()})\n")
             assert self.report_dir is not None
-            self.report_dir.mkdir(parents=True, exist_ok=True)
-            path = self.report_dir / f"ddpdoctor-rank{self.rank}.json"
-            partial = path.with_suffix(f".json.{os.getpid()}.tmp")
-            partial.write_text(
-                json.dumps(record, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
-            )
-            partial.replace(path)
-            self.report_path = path
-            self._note(f"report written to {path}")
+            self.report_path = write_reports(self.report_dir, self._stem(), record, header + text)
         except Exception as err:
             self._note(f"could not write the report ({type(err).__name__}: {err})")
 
@@ -245,6 +458,7 @@ def guard(
     rank: int | None = None,
     name: str | None = None,
     stream: IO[str] | None = None,
+    peer_wait: float = DEFAULT_PEER_WAIT,
 ) -> Guard: ...
 
 
@@ -257,14 +471,21 @@ def guard(
     rank: int | None = None,
     name: str | None = None,
     stream: IO[str] | None = None,
+    peer_wait: float = DEFAULT_PEER_WAIT,
 ) -> F | Guard:
     """Explain failures of a training call: `with guard(...):`, `@guard(...)` or bare `@guard`.
 
-    On an exception it prints the diagnosis to stderr (or `stream`), writes
-    `report_dir/ddpdoctor-rank{rank}.json` when a folder is given (or DDPDOCTOR_REPORT_DIR is set),
-    then re-raises. With `fallback` (a zero-argument callable, typically the same training on one
-    device) it runs the fallback instead and returns its result (as a decorator) or keeps it in
-    `.fallback_result` (as a context manager). `rank` defaults to $RANK, else 0.
+    On an exception it writes `ddpdoctor-rank{rank}.json` and `.log` into `report_dir` (default:
+    $DDPDOCTOR_REPORT_DIR, else `ddpdoctor-reports` under a launcher that started several processes,
+    else no report), prints a compact diagnosis to stderr (or `stream`), then re-raises. A rank
+    whose error is a symptom of a peer's failure waits up to `peer_wait` seconds for a culprit's
+    report in that folder and prints one line naming it. `rank` defaults to the launcher's (RANK,
+    SLURM_PROCID, ...), 0 without a launcher. With `fallback` (a zero-argument callable, typically
+    the same training on one device) and no multi-process launcher, it runs the fallback instead and
+    returns its result (as a decorator) or keeps it in `.fallback_result` (as a context manager);
+    under a launcher it says why it does not and re-raises.
     """
-    hook = Guard(report_dir=report_dir, fallback=fallback, rank=rank, name=name, stream=stream)
+    hook = Guard(
+        report_dir=report_dir, fallback=fallback, rank=rank, name=name, stream=stream, peer_wait=peer_wait
+    )
     return hook(func) if func is not None else hook

@@ -20,6 +20,15 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError(f"missing {FIXTURES / 'logs'}: the fixture logs are part of the repository")
 
 
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test writes caches under a temporary folder of this session, never ~/.cache/ddpdoctor."""
+    root = tmp_path_factory.getbasetemp() / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root))
+    monkeypatch.setenv("DDPDOCTOR_CACHE_DIR", str(root / "ddpdoctor"))
+    return root
+
+
 @pytest.fixture(scope="session")
 def kb() -> KnowledgeBase:
     """The bundled knowledge base, loaded once."""

@@ -8,8 +8,8 @@ from dataclasses import replace
 import pytest
 
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import Inventory, SimulatedProbe, default_simulated_inventory
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import Inventory, SimulatedProbe, default_simulated_inventory
 
 
 def run(

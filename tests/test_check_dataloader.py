@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 
 from ddpdoctor.check.base import CheckContext
-from ddpdoctor.check.dataloader import (
-    LoaderFacts,
-    LoaderRun,
-    _split_counts,
-    run_in_child,
-    run_in_thread,
-    shm_findings,
-)
+from ddpdoctor.check.dataloader import _split_counts, check_shm
+from ddpdoctor.check.loader_probe import LoaderFacts, LoaderRun, run_in_child, run_in_thread
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import GIB, Inventory, SimulatedProbe, VisibleMapping, default_simulated_inventory
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import (
+    Inventory,
+    SimulatedProbe,
+    VisibleMapping,
+    default_simulated_inventory,
+)
+from ddpdoctor.units import GIB
 
 HELPERS = Path(__file__).resolve().parent / "check_helpers"
 pytestmark = pytest.mark.slow
@@ -114,14 +114,16 @@ def uneven_verdict(factory: str, ranks: int) -> Severity:
     """The uneven-batches verdict for a loader's own facts, without a child process."""
     import ddpd_loaders
 
-    from ddpdoctor.check.dataloader import loader_facts, uneven_findings
+    from ddpdoctor.check.dataloader import check_uneven_batches
     from ddpdoctor.check.devices import parse_device_list, resolve_devices
+    from ddpdoctor.check.loader_probe import loader_facts
 
     inv = default_simulated_inventory()
     mapping = VisibleMapping(None, (0, 1, 2, 3))
     devices = resolve_devices(parse_device_list(",".join(f"cuda:{i}" for i in range(ranks))), inv, mapping)
-    ctx = CheckContext(inv, {}, mapping, devices)
-    return uneven_findings(ctx, loader_facts(getattr(ddpd_loaders, factory)()))[0].severity
+    loaded = LoaderRun(facts=loader_facts(getattr(ddpd_loaders, factory)()))
+    ctx = CheckContext(inv, {}, mapping, devices, loader=loaded)
+    return check_uneven_batches(ctx)[0].severity
 
 
 def test_drop_last_and_distributed_sampler_even_the_split() -> None:
@@ -146,8 +148,8 @@ def test_roomy_shm_passes_and_small_shm_warns() -> None:
 
     def verdict(shm: int) -> Severity:
         inv = replace(default_simulated_inventory(), shm_total=shm, shm_free=shm)
-        ctx = CheckContext(inv, {}, VisibleMapping(None, (0,)), ())
-        return shm_findings(ctx, loaded)[0].severity
+        ctx = CheckContext(inv, {}, VisibleMapping(None, (0,)), (), loader=loaded)
+        return check_shm(ctx)[0].severity
 
     assert verdict(8 * GIB) is Severity.OK
     assert verdict(64 * 1024**2) is Severity.WARNING
@@ -168,3 +170,88 @@ def test_in_thread_runs_for_preflight() -> None:
     assert broken.error is not None and broken.error.type == "FileNotFoundError"
     stuck = run_in_thread(ddpd_loaders.hangs_in_main(), timeout=1)
     assert stuck.timed_out == "batches" and "time.sleep(600)" in stuck.stack
+
+
+# --- loaders that misbehave: each class of failure is reported as what it is ----------------------
+
+
+def test_a_loader_that_ends_its_process_does_not_pass() -> None:
+    report = run("exits_early", devices="cuda:0", timeout=30)
+    error = of(report, "dataloader.first-batch", Severity.ERROR)[0]
+    assert "exit code 0" in error.title and not report.ok
+    assert not of(report, "dataloader.first-batch", Severity.OK)
+
+
+def test_a_loader_property_that_raises_is_reported_as_that_exception() -> None:
+    error = of(
+        run("property_raises", devices="cuda:0", timeout=30), "dataloader.first-batch", Severity.ERROR
+    )[0]
+    assert "RuntimeError: the loader's settings cannot be read" in error.title
+    assert "SIGKILL" not in error.title + error.message and error.data["stage"] == "build"
+
+
+def test_a_50_mb_exception_message_is_reported_not_taken_for_a_hang() -> None:
+    report = run("loud", devices="cuda:0", timeout=60)
+    error = of(report, "dataloader.first-batch", Severity.ERROR)[0]
+    assert "ValueError: corrupt record: xxx" in error.title and len(error.title) <= 400
+    assert not of(report, "dataloader.timeout", Severity.ERROR)
+
+
+def test_a_loader_past_the_memory_cap_is_a_clear_finding() -> None:
+    report = run("hungry", devices="cuda:0", timeout=60, loader_memory="512MiB")
+    error = of(report, "dataloader.first-batch", Severity.ERROR)[0]
+    assert error.data["memory_limit"] == 512 * 1024**2
+    assert "memory cap of 512.0 MiB" in error.message
+    assert error.category == "oom_host" or error.data.get("crash")
+
+
+def test_a_worker_killed_by_a_signal_names_the_signal_and_the_dataset_line() -> None:
+    error = of(
+        run("crashes_in_worker", devices="cuda:0", timeout=60), "dataloader.first-batch", Severity.ERROR
+    )[0]
+    assert "SIGSEGV" in error.title and error.data["worker"] is True
+    assert any("ddpd_loaders.py" in (e.file or "") and "os.kill" in e.text for e in error.evidence), (
+        error.evidence
+    )
+
+
+def test_probe_children_die_with_ddpdoctor_on_sigterm(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    pids = tmp_path / "pids"
+    code = (
+        "import sys; from ddpdoctor.check.loader_probe import run_in_child; "
+        "run_in_child('ddpd_loaders:spawns_and_hangs', timeout=300)"
+    )
+    env = {
+        **os.environ,
+        "DDPD_HELPER_PID_FILE": str(pids),
+        "PYTHONPATH": f"{HELPERS}{os.pathsep}{Path.cwd()}",
+    }
+    parent = subprocess.Popen([sys.executable, "-c", code], env=env, cwd=HELPERS)
+    try:
+        deadline = time.monotonic() + 60
+        while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        child, helper = map(int, pids.read_text().split())
+        parent.send_signal(signal.SIGTERM)
+        parent.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(_alive(p) for p in (child, helper)):
+            time.sleep(0.2)
+        assert not _alive(child) and not _alive(helper)
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+def _alive(pid: int) -> bool:
+    """True while `pid` runs (a zombie waiting for its parent counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False

@@ -9,9 +9,16 @@ import pytest
 from ddpdoctor.check.base import DeviceSpec
 from ddpdoctor.check.devices import parse_device_list, split_top_level
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import GIB, Gpu, GpuProcess, Inventory, SimulatedProbe, default_simulated_inventory
 from ddpdoctor.errors import DeviceError
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import (
+    Gpu,
+    GpuProcess,
+    Inventory,
+    SimulatedProbe,
+    default_simulated_inventory,
+)
+from ddpdoctor.units import GIB
 
 
 def run(
@@ -160,8 +167,55 @@ def test_repeated_cuda_visible_devices_entry() -> None:
     assert unavailable and "hides every GPU" in unavailable[0].message
 
 
-def test_cpu_listed_twice_is_not_a_duplicate() -> None:
-    assert not problems(run("cpu,cpu"), "device.duplicate")
+# --- CPU ordinals: logical device slots, any ordinal valid, the same slot twice a duplicate ------
+
+
+def test_a_cpu_slot_listed_twice_is_a_duplicate_and_not_out_of_range() -> None:
+    report = run("cpu:0,cpu:1,cpu:1")
+    errors = [(f.id, f.title) for f in report.findings if f.severity is Severity.ERROR]
+    assert errors == [("device.duplicate", "cpu:1 is listed twice")]
+    duplicate = problems(report, "device.duplicate")[0]
+    assert duplicate.rank == 2 and "--devices cpu:0,cpu:1,cpu:2" in duplicate.solutions[0]
+
+
+@pytest.mark.parametrize("devices", ["cpu,cpu", "cpu,cpu:0", "Cpu,NdArray(Cpu)"])
+def test_bare_cpu_is_slot_0(devices: str) -> None:
+    assert len(problems(run(devices), "device.duplicate")) == 1
+
+
+@pytest.mark.parametrize("devices", ["cpu:0,cpu:1,cpu:2", "cpu:0,cpu:7", "cpu:999999"])
+def test_every_cpu_slot_exists(devices: str) -> None:
+    assert run(devices).ok
+
+
+def test_no_gpu_and_no_device_list_says_it_checked_the_cpu() -> None:
+    report = run(None, Inventory(source="cpu", simulated=True))
+    note = [f for f in report.findings if f.id == "device.unavailable" and f.severity is Severity.INFO]
+    assert [f.title for f in note] == ["no GPU found: checked cpu"]
+    assert "no GPU was found on this machine" in note[0].message and report.ok
+
+
+# --- hostile device lists ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "devices",
+    [
+        "cuda:" + "9" * 5000,
+        "9" * 5000,
+        "Cuda(" + "9" * 5000 + ")",
+        "Device<" * 5000 + "Cpu" + ">" * 5000,
+        "cuda:²",
+    ],
+)
+def test_absurd_device_texts_are_one_device_error(devices: str) -> None:
+    with pytest.raises(DeviceError):
+        run(devices)
+
+
+def test_absurd_ordinals_in_a_sequence_are_one_device_error() -> None:
+    with pytest.raises(DeviceError, match="larger than"):
+        run([10**5000])
 
 
 # --- availability, range, types ----------------------------------------------------------------
@@ -289,3 +343,53 @@ def test_cuda_that_will_not_start_is_blamed_on_the_driver() -> None:
     inv = replace(default_simulated_inventory(), cuda_available=False)
     unavailable = problems(run("cuda:0", inv), "device.unavailable")[0]
     assert unavailable.entry == "cuda-driver-insufficient"
+
+
+# --- the runner: a crashing check is a finding; preflight's numbers are checked --------------------
+
+
+def test_a_check_that_raises_becomes_an_error_finding_and_the_others_still_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ddpdoctor.check import registry
+
+    def broken(ctx: object) -> list:
+        raise ZeroDivisionError("division by zero\nsecond line")
+
+    spec = registry.get("device.mixed-types")
+    monkeypatch.setitem(registry._SPECS, spec.id, replace(spec, run=broken))
+    report = run("cuda:0,cuda:1")
+    crashed = [f for f in report.findings if f.id == "device.mixed-types"]
+    assert [(f.severity, f.title) for f in crashed] == [
+        (Severity.ERROR, "the check device.mixed-types crashed: ZeroDivisionError: division by zero")
+    ]
+    assert crashed[0].category == "other" and not report.ok
+    assert {"device.duplicate", "device.visible-mapping", "memory.main-device-headroom"} <= {
+        f.id for f in report.findings
+    }
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": float("nan")}, "--timeout nan is not a usable number of seconds"),
+        ({"timeout": float("inf")}, "--timeout inf is not a usable number of seconds"),
+        ({"min_free": 10**5000}, "--min-free must be a whole number"),
+        ({"min_free": "1" * 5000 + "GiB"}, "cannot read size"),
+        ({"batch_size": -1, "model": "m:f"}, "--batch-size must be a whole number"),
+        ({"batches": 10**9}, "--batches must be a whole number"),
+    ],
+)
+def test_preflight_refuses_unusable_numbers_with_an_input_error(options: dict, message: str) -> None:
+    import ddpdoctor
+    from ddpdoctor.errors import InputError
+
+    with pytest.raises(InputError, match=message):
+        ddpdoctor.preflight(devices="cpu", inventory=default_simulated_inventory(), **options)
+
+
+def test_preflight_refuses_an_absurd_device_ordinal() -> None:
+    import ddpdoctor
+
+    with pytest.raises(DeviceError, match="larger than"):
+        ddpdoctor.preflight(devices=[10**5000], inventory=default_simulated_inventory())

@@ -11,9 +11,10 @@ from torch import nn
 
 from ddpdoctor.check.memory import StepMeasure, _estimated_step, model_pair
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
-from ddpdoctor.devices import GIB, Inventory, SimulatedProbe, default_simulated_inventory
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Severity
+from ddpdoctor.hardware.inventory import Inventory, SimulatedProbe, default_simulated_inventory
+from ddpdoctor.units import GIB
 
 HELPERS = Path(__file__).resolve().parent / "check_helpers"
 MIB = 1024**2

@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from ddpdoctor.check.base import finding
-from ddpdoctor.check.catalog import CHECKS
-from ddpdoctor.devices import GIB
+from ddpdoctor.check.grouping import rank_list
+from ddpdoctor.check.registry import all_checks
 from ddpdoctor.distributed.analysis import (
     analyse,
     duplicate_devices,
@@ -27,15 +27,15 @@ from ddpdoctor.distributed.collectives import (
     check_barrier,
     monitored_barrier_ranks,
 )
-from ddpdoctor.distributed.facts import RankFacts
+from ddpdoctor.distributed.facts import JobFacts, RankFacts
 from ddpdoctor.distributed.launch import LaunchInfo, expand_device_template, launch_from_env
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, open_store
 from ddpdoctor.distributed.report import DistributedCheckReport
 from ddpdoctor.distributed.runner import collective_findings, drop_superseded_passes, merge_rank_findings
-from ddpdoctor.distributed.wording import rank_list
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Severity
 from ddpdoctor.kb.loader import load_categories
+from ddpdoctor.units import GIB
 
 LAUNCH = {
     "RANK": "1",
@@ -74,6 +74,10 @@ def facts(rank: int, **changes: object) -> RankFacts:
     return replace(base, **changes)  # type: ignore[arg-type]
 
 
+def job(ranks: list[RankFacts], world_size: int = 4) -> JobFacts:
+    return JobFacts(tuple(ranks), world_size)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -105,7 +109,15 @@ def test_launch_falls_back_to_slurm_variables() -> None:
         ({"MASTER_PORT": None}, "MASTER_PORT"),
         ({"RANK": "4"}, "RANK=4 is not below WORLD_SIZE=4"),
         ({"WORLD_SIZE": "four"}, "WORLD_SIZE='four'"),
-        ({"MASTER_PORT": "70000"}, "not a port number"),
+        ({"MASTER_PORT": "70000"}, "MASTER_PORT='70000' is not a whole number from 0 to 65535"),
+        ({"MASTER_PORT": "0"}, "not a port number"),
+        ({"RANK": "²"}, "RANK='²' is not a whole number"),
+        (
+            {"WORLD_SIZE": "1000000000000"},
+            "WORLD_SIZE='1000000000000' is not a whole number from 1 to 1048576",
+        ),
+        ({"WORLD_SIZE": "9" * 5000}, "WORLD_SIZE='99999"),
+        ({"LOCAL_RANK": "٣"}, "LOCAL_RANK='٣'"),
         ({"LOCAL_WORLD_SIZE": "1"}, "LOCAL_RANK=1 is not below LOCAL_WORLD_SIZE=1"),
     ],
 )
@@ -131,14 +143,14 @@ def test_device_template_expands_fields() -> None:
 
 def test_two_ranks_on_one_gpu_are_a_duplicate_across_ranks() -> None:
     ranks = [facts(0), facts(1, gpu={**facts(0).gpu, "memory_free": 70 * GIB}, device="cuda:0"), facts(2)]  # type: ignore[dict-item]
-    found = duplicate_devices(ranks)
+    found = duplicate_devices(job(ranks))
     assert [(f.id, f.severity, f.rank) for f in found] == [("device.duplicate", Severity.ERROR, 1)]
     assert found[0].data["ranks"] == [0, 1] and found[0].category == "duplicate_device"
 
 
 def test_same_uuid_on_two_hosts_is_not_a_duplicate() -> None:
     ranks = [facts(0), facts(1, host="b", gpu=facts(0).gpu)]
-    assert [f.severity for f in duplicate_devices(ranks)] == [Severity.OK]
+    assert [f.severity for f in duplicate_devices(job(ranks))] == [Severity.OK]
 
 
 def test_version_mismatch_is_an_error_for_nccl_and_a_warning_for_python() -> None:
@@ -148,48 +160,48 @@ def test_version_mismatch_is_an_error_for_nccl_and_a_warning_for_python() -> Non
         facts(2, versions={**VERSIONS, "nccl": "2.18.1"}),
         facts(3, versions={**VERSIONS, "python": "3.10.4"}),
     ]
-    found = {f.data["component"]: f for f in version_mismatches(ranks)}
+    found = {f.data["component"]: f for f in version_mismatches(job(ranks))}
     assert found["nccl"].severity is Severity.ERROR and found["nccl"].rank == 2
     assert "2.18.1 on rank 2" in found["nccl"].message
     assert found["python"].severity is Severity.WARNING and found["python"].rank == 3
-    assert [f.severity for f in version_mismatches([facts(0), facts(1)])] == [Severity.OK]
+    assert [f.severity for f in version_mismatches(job([facts(0), facts(1)]))] == [Severity.OK]
 
 
 def test_world_size_against_nodes_and_local_ranks() -> None:
     good = [facts(r, host="ab"[r // 2], local_rank=r % 2, local_world_size=2) for r in range(4)]
-    assert [(f.severity, f.data.get("nodes")) for f in world_size(good, 4)] == [(Severity.OK, 2)]
+    assert [(f.severity, f.data.get("nodes")) for f in world_size(job(good))] == [(Severity.OK, 2)]
     clash = [*good[:3], replace(good[3], local_rank=0)]
-    assert any("same LOCAL_RANK" in f.title for f in world_size(clash, 4))
+    assert any("same LOCAL_RANK" in f.title for f in world_size(job(clash)))
     declared = [replace(f, local_world_size=4) for f in good]
-    assert any("LOCAL_WORLD_SIZE says 4" in f.title for f in world_size(declared, 4))
+    assert any("LOCAL_WORLD_SIZE says 4" in f.title for f in world_size(job(declared)))
     uneven = [*good[:3], replace(good[3], host="c", local_rank=0, local_world_size=1)]
-    assert any(f.severity is Severity.WARNING for f in world_size(uneven, 4))
-    assert world_size(good[:3], 4) == []
+    assert any(f.severity is Severity.WARNING for f in world_size(job(uneven)))
+    assert world_size(job(good[:3])) == []
 
 
 def test_env_mismatch_and_memory_imbalance() -> None:
     ranks = [facts(0), facts(1, env={"NCCL_DEBUG": "INFO"}), facts(2, env={})]
-    (mismatch,) = env_mismatches(ranks)
+    (mismatch,) = env_mismatches(job(ranks))
     assert mismatch.severity is Severity.WARNING and "NCCL_DEBUG" in mismatch.data
     poor = facts(2, gpu={**facts(2).gpu, "memory_free": 40 * GIB})  # type: ignore[dict-item]
-    (imbalance,) = memory_imbalance([facts(0), facts(1), poor])
+    (imbalance,) = memory_imbalance(job([facts(0), facts(1), poor]))
     assert imbalance.severity is Severity.WARNING and imbalance.rank == 2
-    assert memory_imbalance([facts(0), facts(1)])[0].severity is Severity.OK
+    assert memory_imbalance(job([facts(0), facts(1)]))[0].severity is Severity.OK
 
 
 def test_analyse_healthy_job_has_no_problem() -> None:
     found = analyse([facts(r) for r in range(4)], 4)
     assert [(f.id, f.severity) for f in found] == [
         ("device.duplicate", Severity.OK),
-        ("dist.world-size", Severity.OK),
         ("dist.versions", Severity.OK),
+        ("dist.world-size", Severity.OK),
         ("dist.memory-imbalance", Severity.OK),
     ]
 
 
 def test_catalog_categories_are_from_the_closed_list() -> None:
     categories = set(load_categories())
-    assert {c.category for c in CHECKS} <= categories
+    assert {c.category for c in all_checks()} <= categories
     assert rank_list([0, 1, 2, 5, 7, 8]) == "0-2, 5, 7, 8"
 
 
@@ -333,6 +345,24 @@ def test_distributed_usage_errors_exit_2(cli, args: tuple[str, ...], message: st
     assert result.exit_code == 2
     assert result.stderr.startswith(f"ddpdoctor: error: {message}")
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"WORLD_SIZE": str(10**12)}, "WORLD_SIZE='1000000000000' is not a whole number from 1 to 1048576"),
+        ({"RANK": "²"}, "RANK='²' is not a whole number"),
+    ],
+)
+def test_absurd_launch_variables_fail_fast_with_one_line(cli, change: dict[str, str], message: str) -> None:
+    result = cli("check", "--distributed", "--device", "cpu", env={**LAUNCH, **change})
+    assert result.exit_code == 2 and result.stderr.startswith(f"ddpdoctor: error: {message}")
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "0"])
+def test_distributed_timeout_must_be_a_finite_positive_number(cli, timeout: str) -> None:
+    result = cli("check", "--distributed", "--device", "cpu", "--timeout", timeout, env=LAUNCH)
+    assert result.exit_code == 2 and "is not a usable number of seconds" in result.stderr
 
 
 def test_device_template_must_name_one_device(cli) -> None:

@@ -13,6 +13,7 @@ The seeds are fixed, so a failure is reproducible: rerun the test and read the n
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import subprocess
@@ -116,7 +117,10 @@ def mutated(rng: random.Random, mutate: Callable[[random.Random, bytearray], Non
 
 
 def run_explain_capped(paths: list[Path], fmt: str = "text") -> list[tuple[str, object, int, str]]:
-    """Explain each path in one child under RLIMIT_AS; (path, exit code, output size, stderr tail) per path."""
+    """Explain each path in one child under RLIMIT_AS; (path, exit code, output size, stderr tail) per path.
+
+    Crash reports of the child go next to the inputs, not into the user's state folder.
+    """
     child = _CHILD.format(limit=ADDRESS_SPACE, seconds=CASE_SECONDS)
     feed = "".join(json.dumps([str(p), fmt]) + "\n" for p in paths)
     proc = subprocess.run(
@@ -125,6 +129,7 @@ def run_explain_capped(paths: list[Path], fmt: str = "text") -> list[tuple[str, 
         capture_output=True,
         text=True,
         timeout=CASE_SECONDS * len(paths) + 60,
+        env={**os.environ, "XDG_STATE_HOME": str(paths[0].parent / "state")},
     )
     results = [tuple(json.loads(line)) for line in proc.stdout.splitlines()]
     if proc.returncode != 0 or len(results) != len(paths):
@@ -154,7 +159,7 @@ def test_unmutated_fixtures_fail_under_the_limit(tmp_path: Path) -> None:
 
 
 def test_odd_whitespace_in_rank_prefixes(tmp_path: Path) -> None:
-    check_cases(tmp_path, "prefix", range(120), lambda rng: mutated(rng, mutate_prefix, rng.randint(1, 4)))
+    check_cases(tmp_path, "prefix", range(200), lambda rng: mutated(rng, mutate_prefix, rng.randint(1, 4)))
 
 
 def test_repeated_and_nested_structures_still_fail(tmp_path: Path) -> None:
@@ -166,4 +171,4 @@ def test_repeated_and_nested_structures_still_fail(tmp_path: Path) -> None:
 
 
 def test_absurd_numbers_in_every_position(tmp_path: Path) -> None:
-    check_cases(tmp_path, "number", range(120), lambda rng: mutated(rng, mutate_numbers, rng.randint(1, 4)))
+    check_cases(tmp_path, "number", range(240), lambda rng: mutated(rng, mutate_numbers, rng.randint(1, 4)))

@@ -1,4 +1,4 @@
-"""The README's check and preflight sections: the inventory example loads, the training script runs."""
+"""The README's check section and the integrations guide: the inventory example loads, the training script runs."""
 
 from __future__ import annotations
 
@@ -11,15 +11,18 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ddpdoctor.devices import GIB, inventory_from_dict, visible_mapping
+from ddpdoctor.hardware.inventory import visible_mapping
+from ddpdoctor.hardware.inventory_file import inventory_from_dict
+from ddpdoctor.units import GIB
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")
+INTEGRATIONS = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
 
 
 HEADINGS = {
     "check": "## Check a setup before the job starts",
-    "preflight": "## In the training script",
+    "training code": "## Use it from your training code",
 }
 
 
@@ -41,9 +44,14 @@ def test_readme_inventory_example_is_a_valid_inventory() -> None:
     assert visible_mapping(inv, inv.environ({})).ordinals == (1, 2, 3)
 
 
+def test_readme_training_section_links_the_guide_and_stays_short() -> None:
+    text = section("training code")
+    assert "(docs/integrations.md)" in text and len(text.splitlines()) <= 45
+
+
 @pytest.mark.slow
-def test_readme_training_script_runs_under_torchrun_on_cpu(tmp_path: Path) -> None:
-    (script,) = [b for b in blocks(section("preflight"), "python") if "def main()" in b]
+def test_the_guides_training_script_runs_under_torchrun_on_cpu(tmp_path: Path) -> None:
+    (script,) = [b for b in blocks(INTEGRATIONS, "python") if "def main()" in b]
     (tmp_path / "train.py").write_text(script, encoding="utf-8")
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("RANK", "WORLD_SIZE", "MASTER_", "LOCAL_"))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ddpdoctor.check.base import CheckContext, finding, passed
+from ddpdoctor.check.base import CheckContext, env_number, finding, passed
+from ddpdoctor.check.registry import check
 from ddpdoctor.findings import Finding, Severity
 
 BACKEND_CHOICES: tuple[str, ...] = ("auto", "nccl", "gloo", "mpi", "ucc", "xccl")
@@ -17,8 +18,8 @@ def choose_backend(requested: str | None, device_type: str) -> str:
 
 
 def _needs_backend(ctx: CheckContext, backend: str | None) -> bool:
-    world = ctx.environ.get("WORLD_SIZE", "")
-    return len(ctx.devices) > 1 or (backend not in (None, "auto")) or (world.isdigit() and int(world) > 1)
+    world = env_number(ctx.environ, "WORLD_SIZE")
+    return len(ctx.devices) > 1 or (backend not in (None, "auto")) or (isinstance(world, int) and world > 1)
 
 
 def _burn_findings(ctx: CheckContext) -> list[Finding]:
@@ -43,12 +44,81 @@ def _burn_findings(ctx: CheckContext) -> list[Finding]:
     ]
 
 
-def backend_findings(ctx: CheckContext) -> list[Finding]:
-    """backend.*: the torch.distributed backend for these devices (auto: NCCL for CUDA, gloo for CPU)."""
+def _chosen(ctx: CheckContext) -> str | None:
+    """The backend the job would use, or None when no backend is needed or none is built in."""
+    if not _needs_backend(ctx, ctx.backend) or not ctx.inventory.backends:
+        return None
+    return choose_backend(ctx.backend, ctx.devices[0].family)
+
+
+def _families(ctx: CheckContext) -> set[str]:
+    return {d.family for d in ctx.devices}
+
+
+@check(
+    "backend.nccl-for-cuda",
+    category="backend_unsupported",
+    title="CUDA devices communicate through NCCL",
+    entries=("gloo-unsupported-device",),
+)
+def check_nccl_for_cuda(ctx: CheckContext) -> list[Finding]:
+    """backend.nccl-for-cuda: gloo chosen for CUDA tensors (a warning)."""
+    chosen = _chosen(ctx)
+    if chosen is None or "cuda" not in _families(ctx):
+        return []
+    if chosen != "gloo":
+        return [passed("backend.nccl-for-cuda", f"{chosen} handles the CUDA devices")]
+    return [
+        finding(
+            "backend.nccl-for-cuda",
+            Severity.WARNING,
+            "gloo is chosen for CUDA devices",
+            "gloo moves CUDA tensors through host memory and lacks several collectives on GPU; "
+            "NCCL is the backend for CUDA tensors.",
+            solutions=(
+                'Use init_process_group("nccl") for CUDA devices (or "cuda:nccl,cpu:gloo" for both).',
+            ),
+        )
+    ]
+
+
+@check(
+    "backend.gloo-for-cpu",
+    category="backend_unsupported",
+    title="CPU devices communicate through gloo",
+    entries=("dist-backend-error",),
+)
+def check_gloo_for_cpu(ctx: CheckContext) -> list[Finding]:
+    """backend.gloo-for-cpu: NCCL chosen for CPU tensors (an error)."""
+    chosen = _chosen(ctx)
+    if chosen is None or "cpu" not in _families(ctx):
+        return []
+    if chosen != "nccl":
+        return [passed("backend.gloo-for-cpu", f"{chosen} handles the CPU devices")]
+    return [
+        finding(
+            "backend.gloo-for-cpu",
+            Severity.ERROR,
+            "NCCL is chosen for CPU devices",
+            "NCCL only communicates CUDA tensors; collectives on CPU tensors fail "
+            "(`No backend type associated with device type cpu`).",
+            entry="dist-backend-error",
+            solutions=('Use init_process_group("gloo") for CPU training.',),
+        )
+    ]
+
+
+@check(
+    "backend.unavailable",
+    category="backend_unsupported",
+    title="the chosen communication backend is built into torch and supports the devices",
+    entries=("dist-backend-error",),
+)
+def check_backend_available(ctx: CheckContext) -> list[Finding]:
+    """backend.unavailable: torch.distributed and the chosen backend are built in; Burn's DDP supports the devices."""
     if not _needs_backend(ctx, ctx.backend):
         return []
     out = _burn_findings(ctx)
-    families = list(dict.fromkeys(d.family for d in ctx.devices))
     available = ctx.inventory.backends
     if not available:
         return [
@@ -64,38 +134,7 @@ def backend_findings(ctx: CheckContext) -> list[Finding]:
                 ),
             ),
         ]
-    chosen = choose_backend(ctx.backend, families[0])
-    if "cuda" in families:
-        if chosen == "gloo":
-            out.append(
-                finding(
-                    "backend.nccl-for-cuda",
-                    Severity.WARNING,
-                    "gloo is chosen for CUDA devices",
-                    "gloo moves CUDA tensors through host memory and lacks several collectives on GPU; "
-                    "NCCL is the backend for CUDA tensors.",
-                    solutions=(
-                        'Use init_process_group("nccl") for CUDA devices (or "cuda:nccl,cpu:gloo" for both).',
-                    ),
-                )
-            )
-        else:
-            out.append(passed("backend.nccl-for-cuda", f"{chosen} handles the CUDA devices"))
-    if "cpu" in families:
-        if chosen == "nccl":
-            out.append(
-                finding(
-                    "backend.gloo-for-cpu",
-                    Severity.ERROR,
-                    "NCCL is chosen for CPU devices",
-                    "NCCL only communicates CUDA tensors; collectives on CPU tensors fail "
-                    "(`No backend type associated with device type cpu`).",
-                    entry="dist-backend-error",
-                    solutions=('Use init_process_group("gloo") for CPU training.',),
-                )
-            )
-        else:
-            out.append(passed("backend.gloo-for-cpu", f"{chosen} handles the CPU devices"))
+    chosen = choose_backend(ctx.backend, ctx.devices[0].family)
     if chosen not in available:
         why = (
             "this torch build has no NCCL (CPU-only wheel, macOS or Windows)"
@@ -116,6 +155,6 @@ def backend_findings(ctx: CheckContext) -> list[Finding]:
                 data={"backend": chosen, "available": list(available)},
             )
         )
-    elif not any(f.id == "backend.unavailable" for f in out):
+    elif not out:
         out.append(passed("backend.unavailable", f"{chosen} is built into torch", backend=chosen))
     return out

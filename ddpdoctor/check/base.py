@@ -10,13 +10,21 @@ import sys
 import sysconfig
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from ddpdoctor.check.catalog import BY_ID
-from ddpdoctor.devices import Gpu, Inventory, VisibleMapping
+from ddpdoctor.check import registry
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Evidence, Finding, Severity
+from ddpdoctor.hardware.inventory import Gpu, Inventory, VisibleMapping
 
+if TYPE_CHECKING:
+    from ddpdoctor.check.loader_probe import LoaderRun
+    from ddpdoctor.check.memory import ModelSource
+
+# The variables whose presence means a distributed launch (the `env.*` checks then apply).
+LAUNCH_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
+# The largest world size (and so rank) a launch variable may name; larger values are input errors.
+MAX_WORLD_SIZE = 2**20
 # Device types whose ordinals address the machine's GPU list.
 GPU_TYPES: tuple[str, ...] = ("cuda", "rocm", "wgpu", "vulkan", "metal", "webgpu")
 
@@ -87,9 +95,11 @@ class ResolvedDevice:
 
 @dataclass(frozen=True)
 class CheckContext:
-    """Everything a check reads: the machine, the environment, the visible mapping, the devices, the backend.
+    """Everything a check reads: the machine, the environment, the visible mapping, the devices, the options.
 
-    `backend` is the `--backend` choice as given (None or `auto`: the devices' native one).
+    `backend` is the `--backend` choice as given (None or `auto`: the devices' native one);
+    `min_free`, `model` with `batch_size`, and `loader` (the data loader's probe run) are set
+    when the options ask for them, and the checks that need them run only then.
     """
 
     inventory: Inventory
@@ -97,6 +107,22 @@ class CheckContext:
     mapping: VisibleMapping
     devices: tuple[ResolvedDevice, ...]
     backend: str | None = None
+    min_free: int | None = None
+    model: ModelSource | None = None
+    batch_size: int | None = None
+    loader: LoaderRun | None = None
+
+    def provides(self, need: registry.Need) -> bool:
+        """True when this context has what `need` asks for (launch variables, --min-free, ...)."""
+        if need is registry.Need.MIN_FREE:
+            return self.min_free is not None
+        if need is registry.Need.MODEL:
+            return self.model is not None and bool(self.batch_size)
+        if need is registry.Need.DATALOADER:
+            return self.loader is not None
+        if need is registry.Need.LAUNCH:
+            return any(name in self.environ for name in LAUNCH_VARS)
+        return need is registry.Need.NVML
 
     @property
     def burn(self) -> bool:
@@ -106,6 +132,21 @@ class CheckContext:
     def gpu_devices(self) -> list[ResolvedDevice]:
         """The devices that resolved to a GPU."""
         return [d for d in self.devices if d.gpu is not None]
+
+
+def env_number(environ: Mapping[str, str], name: str, maximum: int = MAX_WORLD_SIZE) -> int | str | None:
+    """A launch variable as a whole number from 0 to `maximum`; None when unset, the raw text otherwise.
+
+    Only ASCII digits count (`RANK=²` is text, not 2), and the digits are bounded before they are
+    converted, so no value can make Python's int conversion fail or a loop run a billion times.
+    """
+    raw = environ.get(name)
+    if raw is None:
+        return None
+    text = raw.strip()
+    if text.isascii() and text.isdigit() and len(text) <= len(str(maximum)) and int(text) <= maximum:
+        return int(text)
+    return raw
 
 
 def finding(
@@ -122,17 +163,17 @@ def finding(
     category: str | None = None,
     data: Mapping[str, Any] | None = None,
 ) -> Finding:
-    """A Finding for a catalogued check (its category comes from the catalog).
+    """A Finding for a registered check (its category comes from the registry).
 
     `entry` names the knowledge-base entry that explains this very case; the runner keeps it
     only if the knowledge base has it, and otherwise links the check's usual entry. `category`
-    overrides the catalog's for a finding that is not the check's usual kind (such a finding is
+    overrides the registry's for a finding that is not the check's usual kind (such a finding is
     only linked to its own `entry`).
     """
     return Finding(
         id=check_id,
         severity=severity,
-        category=category or BY_ID[check_id].category,
+        category=category or registry.get(check_id).category,
         title=title,
         message=message or title,
         rank=rank,

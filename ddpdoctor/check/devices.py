@@ -14,23 +14,30 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from ddpdoctor.check.base import GPU_TYPES, CheckContext, DeviceSpec, ResolvedDevice, finding, passed
-from ddpdoctor.devices import Gpu, Inventory, VisibleMapping, format_size
+from ddpdoctor.check.registry import Need, check
 from ddpdoctor.errors import DeviceError
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.hardware.inventory import Gpu, Inventory, VisibleMapping
+from ddpdoctor.units import format_size
 
 ACCEPTED_FORMS = (
     "cuda, cuda:0, cuda:0-3, cpu, mps, xpu:0, 0, 0-3, all, "
     "or Burn's Cuda(0), Cpu, LibTorch(Cuda(0)), Wgpu(DiscreteGpu(0))"
 )
 MAX_RANGE = 4096
+# The largest ordinal a device list may name; longer numbers are refused before they are converted.
+MAX_ORDINAL = 999_999
+# Burn's spellings nest a few wrappers deep (Autodiff { device: Fusion(LibTorch(Cuda(0))) }).
+MAX_NESTING = 16
 
-_TORCH_RE = re.compile(r"^(cuda|gpu|cpu|mps|xpu)(?::(\d+)(?:\s*-\s*(\d+))?)?$", re.IGNORECASE)
-_ORDINAL_RE = re.compile(r"^(\d+)(?:\s*-\s*(\d+))?$")
-_REPR_RE = re.compile(r"^device\(\s*type\s*=\s*['\"](\w+)['\"]\s*(?:,\s*index\s*=\s*(\d+)\s*)?\)$")
+_TORCH_RE = re.compile(r"^(cuda|gpu|cpu|mps|xpu)(?::([0-9]+)(?:\s*-\s*([0-9]+))?)?$", re.IGNORECASE)
+_ORDINAL_RE = re.compile(r"^([0-9]+)(?:\s*-\s*([0-9]+))?$")
+_REPR_RE = re.compile(r"^device\(\s*type\s*=\s*['\"](\w+)['\"]\s*(?:,\s*index\s*=\s*([0-9]+)\s*)?\)$")
 _CALL_RE = re.compile(r"^([A-Za-z]\w*)\s*\((.*)\)$", re.DOTALL)
 _STRUCT_RE = re.compile(r"^([A-Za-z]\w*)\s*\{(.*)\}$", re.DOTALL)
 _NAME_RE = re.compile(r"^[A-Za-z]\w*$")
-_INDEX_FIELD_RE = re.compile(r"\bindex\s*:\s*(\d+)")
+_DIGITS_RE = re.compile(r"^[0-9]+$")
+_INDEX_FIELD_RE = re.compile(r"\bindex\s*:\s*([0-9]+)")
 _AUTODIFF_RE = re.compile(r"^Autodiff\s*\{\s*device\s*:\s*(.*?)\s*(?:,\s*checkpointing\s*:.*)?\}$", re.DOTALL)
 _WGPU_FAMILY = {"Wgpu": "wgpu", "Vulkan": "vulkan", "Metal": "metal", "WebGpu": "webgpu"}
 _ADAPTERS = {"DiscreteGpu": "discrete", "IntegratedGpu": "integrated", "VirtualGpu": "virtual"}
@@ -64,9 +71,19 @@ def _unquote(token: str) -> str:
     return token
 
 
+def _ordinal(token: str, digits: str) -> int:
+    """An ordinal written in `token`; DeviceError when it has more digits than any device count."""
+    if len(digits) > len(str(MAX_ORDINAL)):
+        raise DeviceError(
+            f"cannot read device {token[:40]!r}: the ordinal is larger than {MAX_ORDINAL}",
+            hint="ordinals count devices from 0",
+        )
+    return int(digits)
+
+
 def _range(token: str, device_type: str, first: str, last: str | None) -> list[DeviceSpec]:
-    start = int(first)
-    stop = int(last) if last is not None else start
+    start = _ordinal(token, first)
+    stop = _ordinal(token, last) if last is not None else start
     if stop < start or stop - start >= MAX_RANGE:
         fix = (
             "write the lower bound first, e.g. 0-3"
@@ -79,45 +96,50 @@ def _range(token: str, device_type: str, first: str, last: str | None) -> list[D
     return [DeviceSpec(token, device_type, i) for i in range(start, stop + 1)]
 
 
-def _burn(token: str, text: str) -> DeviceSpec | None:
-    """Read one of Burn's Debug spellings; None when it is not one."""
+def _burn(token: str, text: str, depth: int = 0) -> DeviceSpec | None:
+    """Read one of Burn's Debug spellings; None when it is not one (or nests deeper than Burn's do)."""
     text = text.strip()
+    if depth > MAX_NESTING:
+        return None
     if text.startswith("Device<") and text.endswith(">"):
-        return _burn(token, text[len("Device<") : -1])
+        return _burn(token, text[len("Device<") : -1], depth + 1)
     autodiff = _AUTODIFF_RE.match(text)
     if autodiff:
-        return _burn(token, autodiff.group(1))
+        return _burn(token, autodiff.group(1), depth + 1)
     struct = _STRUCT_RE.match(text)
     if struct and struct.group(1) in _GPU_STRUCTS:
         index = _INDEX_FIELD_RE.search(struct.group(2))
         return DeviceSpec(
-            token, _GPU_STRUCTS[struct.group(1)], int(index.group(1)) if index else None, burn=True
+            token,
+            _GPU_STRUCTS[struct.group(1)],
+            _ordinal(token, index.group(1)) if index else None,
+            burn=True,
         )
     call = _CALL_RE.match(text)
     name, inner = (call.group(1), call.group(2).strip()) if call else (text, None)
     if call is None and not _NAME_RE.match(text):
         return None
     if name in _TRANSPARENT and inner:
-        return _burn(token, inner)
+        return _burn(token, inner, depth + 1)
     if name in ("Cuda", "Rocm", "Hip"):
         kind = "cuda" if name == "Cuda" else "rocm"
         if not inner:
             return DeviceSpec(token, kind, None, burn=True)
-        if inner.isdigit():
-            return DeviceSpec(token, kind, int(inner), burn=True)
-        nested = _burn(token, inner)
+        if _DIGITS_RE.match(inner):
+            return DeviceSpec(token, kind, _ordinal(token, inner), burn=True)
+        nested = _burn(token, inner, depth + 1)
         return replace(nested, type=kind) if nested is not None and nested.type in ("cuda", "rocm") else None
     if name == "Cpu":
         return DeviceSpec(token, "cpu", None, burn=True)
     if name in ("Mps", "Vulkan") and inner is None:
         return DeviceSpec(token, name.lower(), None, burn=True)
     if name in _WGPU_FAMILY and inner:
-        adapter = _burn(token, inner)
+        adapter = _burn(token, inner, depth + 1)
         if adapter is None or adapter.type not in ("wgpu", "cpu"):
             return None
         return adapter if adapter.type == "cpu" else replace(adapter, type=_WGPU_FAMILY[name])
-    if name in _ADAPTERS and inner is not None and inner.isdigit():
-        return DeviceSpec(token, "wgpu", int(inner), burn=True, adapter=_ADAPTERS[name])
+    if name in _ADAPTERS and inner is not None and _DIGITS_RE.match(inner):
+        return DeviceSpec(token, "wgpu", _ordinal(token, inner), burn=True, adapter=_ADAPTERS[name])
     if name == "DefaultDevice" and inner is None:
         return DeviceSpec(token, "wgpu", None, burn=True)
     return None
@@ -147,11 +169,21 @@ def parse_token(token: str) -> list[DeviceSpec]:
     repr_form = _REPR_RE.match(text)
     if repr_form and repr_form.group(1).lower() in ("cuda", "cpu", "mps", "xpu"):
         index = repr_form.group(2)
-        return [DeviceSpec(text, repr_form.group(1).lower(), int(index) if index is not None else None)]
+        return [DeviceSpec(text, repr_form.group(1).lower(), _ordinal(text, index) if index else None)]
     burn = _burn(text, text)
     if burn is not None:
         return [burn]
     raise DeviceError(f"cannot read device {text!r}", hint=f"accepted forms: {ACCEPTED_FORMS}")
+
+
+def _entry_text(entry: object) -> str:
+    """One entry of a device sequence as text (an int is an ordinal; torch.device prints its repr)."""
+    if isinstance(entry, int) and not isinstance(entry, bool) and not 0 <= entry <= MAX_ORDINAL:
+        raise DeviceError(
+            "a device ordinal in the list is negative or larger than " + str(MAX_ORDINAL),
+            hint="ordinals count devices from 0",
+        )
+    return str(entry)
 
 
 def parse_device_list(devices: str | Iterable[object]) -> list[DeviceSpec]:
@@ -162,7 +194,7 @@ def parse_device_list(devices: str | Iterable[object]) -> list[DeviceSpec]:
             text = text[1:-1]
         tokens = split_top_level(text) if text else []
     else:
-        tokens = [str(d) for d in devices]
+        tokens = [_entry_text(d) for d in devices]
     specs = [spec for token in tokens for spec in parse_token(token)]
     if not specs:
         raise DeviceError("the device list is empty", hint=f"name at least one device: {ACCEPTED_FORMS}")
@@ -240,9 +272,18 @@ def _cuda_missing_reason(ctx: CheckContext) -> tuple[str, str]:
     return "torch cannot initialise CUDA here (driver too old or not loaded?)", "cuda-driver-insufficient"
 
 
+@check(
+    "device.unavailable",
+    category="invalid_device",
+    title="a requested device type is not present or not usable by torch",
+    entries=("cuda-no-gpus-available", "lightning-gpu-not-available"),
+)
 def check_unavailable(ctx: CheckContext) -> list[Finding]:
-    """device.unavailable: a requested device type this machine (or this torch) cannot provide."""
-    out = []
+    """device.unavailable: a requested device type this machine (or this torch) cannot provide.
+
+    When `all` (the default) found no GPU and stands for the CPU, an info finding says so.
+    """
+    out = _cpu_instead_of_all(ctx)
     for device_type in dict.fromkeys(d.spec.type for d in ctx.devices):
         if device_type == "cpu" or _visible_count(ctx, device_type) > 0:
             continue
@@ -272,17 +313,48 @@ def check_unavailable(ctx: CheckContext) -> list[Finding]:
                 data={"type": device_type, "reason": reason},
             )
         )
-    if not out:
+    if not any(f.severity is Severity.ERROR for f in out):
         out.append(passed("device.unavailable", "every requested device type is available"))
     return out
 
 
+def _cpu_instead_of_all(ctx: CheckContext) -> list[Finding]:
+    """An info finding when `all` resolved to the CPU because no GPU is visible."""
+    if not any(d.spec.type == "cpu" and d.spec.token.lower() == "all" for d in ctx.devices):
+        return []
+    reason, _ = _cuda_missing_reason(ctx)
+    return [
+        finding(
+            "device.unavailable",
+            Severity.INFO,
+            "no GPU found: checked cpu",
+            f"`all` (the default device list) means every visible GPU, and none is visible: {reason}. "
+            "The checks ran on the CPU instead.",
+            device="cpu",
+            solutions=(
+                "Pass --devices to check a particular list, e.g. --devices cuda:0,cuda:1 on a GPU node.",
+            ),
+            data={"reason": reason},
+        )
+    ]
+
+
+@check(
+    "device.out-of-range",
+    category="invalid_device",
+    title="a device ordinal is not below the number of visible devices (any CPU slot is valid)",
+    entries=("cuda-invalid-device-ordinal",),
+)
 def check_out_of_range(ctx: CheckContext) -> list[Finding]:
-    """device.out-of-range: an ordinal at or past the number of visible devices of its type."""
+    """device.out-of-range: an ordinal at or past the number of visible devices of its type.
+
+    A CPU ordinal names a logical CPU device slot (one replica on the host's CPUs), so every CPU
+    ordinal exists.
+    """
     out = []
     for device in ctx.devices:
         count = _visible_count(ctx, device.spec.type)
-        if device.ordinal is None or count == 0 or device.ordinal < count:
+        if device.spec.type == "cpu" or device.ordinal is None or count == 0 or device.ordinal < count:
             continue
         kind = device.spec.type
         valid = f"{kind}:0" if count == 1 else f"{kind}:0..{kind}:{count - 1}"
@@ -309,37 +381,56 @@ def check_out_of_range(ctx: CheckContext) -> list[Finding]:
     return out
 
 
-def _identity(device: ResolvedDevice) -> tuple[str, ...] | None:
+def _identity(device: ResolvedDevice) -> tuple[str, ...]:
+    """What makes two entries the same device: the GPU's UUID, else the type and ordinal (`cpu` is `cpu:0`)."""
     if device.gpu is not None:
         return ("gpu", device.gpu.uuid.upper())
     if device.spec.type in GPU_TYPES or device.spec.type == "xpu":
         return ("ordinal", device.spec.type, str(device.ordinal))
-    if device.spec.type == "mps":
-        return ("mps",)
-    return None
+    if device.spec.type == "cpu":
+        return ("ordinal", "cpu", str(device.spec.index or 0))
+    return (device.spec.type,)
 
 
 def _suggest_list(ctx: CheckContext) -> str | None:
-    """The same number of devices with each GPU once, when the machine has enough."""
+    """The same number of devices with each one once, replacing a repeat by an unused device of its type."""
     seen: set[tuple[str, ...]] = set()
     keep: list[str] = []
+    dropped: list[str] = []
     for device in ctx.devices:
         key = _identity(device)
-        if key is None or key not in seen:
+        if key in seen:
+            dropped.append(device.family)
+        else:
             keep.append(device.label)
-        if key is not None:
-            seen.add(key)
-    if len(keep) == len(ctx.devices):
+        seen.add(key)
+    if not dropped:
         return None
-    used = {d.label for d in ctx.devices}
-    spare = [f"cuda:{i}" for i in range(len(ctx.mapping.ordinals)) if f"cuda:{i}" not in used]
-    while len(keep) < len(ctx.devices) and spare:
-        keep.append(spare.pop(0))
+    used = {d.label for d in ctx.devices} | {f"cpu:{key[2]}" for key in seen if key[:2] == ("ordinal", "cpu")}
+    spare = {
+        "cuda": [f"cuda:{i}" for i in range(len(ctx.mapping.ordinals))],
+        "cpu": [f"cpu:{i}" for i in range(len(ctx.devices) + len(used))],
+    }
+    for family in dropped:
+        label = next((s for s in spare.get(family, []) if s not in used), None)
+        if label is not None:
+            keep.append(label)
+            used.add(label)
     return ",".join(keep)
 
 
+@check(
+    "device.duplicate",
+    category="duplicate_device",
+    title="a device appears twice (also through aliases, CUDA_VISIBLE_DEVICES or the same UUID)",
+    entries=("nccl-duplicate-gpu", "lightning-gpu-ids-not-unique"),
+    burn_entries=("burn-ddp-main-worker-failed",),
+)
 def check_duplicates(ctx: CheckContext) -> list[Finding]:
-    """device.duplicate: one device twice, through spelling, aliases, CUDA_VISIBLE_DEVICES or UUID."""
+    """device.duplicate: one device twice, through spelling, aliases, CUDA_VISIBLE_DEVICES or UUID.
+
+    CPU entries are slots: `cpu:1` twice, or `cpu` with `cpu:0`, is one slot twice.
+    """
     out = []
     mapping = ctx.mapping
     if mapping.repeated is not None and any(d.spec.type in ("cuda", "rocm") for d in ctx.devices):
@@ -356,9 +447,7 @@ def check_duplicates(ctx: CheckContext) -> list[Finding]:
         )
     groups: dict[tuple[str, ...], list[ResolvedDevice]] = {}
     for device in ctx.devices:
-        key = _identity(device)
-        if key is not None:
-            groups.setdefault(key, []).append(device)
+        groups.setdefault(_identity(device), []).append(device)
     suggestion = _suggest_list(ctx)
     for members in groups.values():
         if len(members) < 2:
@@ -407,6 +496,13 @@ def check_duplicates(ctx: CheckContext) -> list[Finding]:
     return out
 
 
+@check(
+    "device.mixed-types",
+    category="invalid_device",
+    title="the list mixes device types (e.g. CUDA and CPU)",
+    entries=("burn-distributed-mixed-devices",),
+    burn_entries=("burn-distributed-mixed-devices",),
+)
 def check_mixed_types(ctx: CheckContext) -> list[Finding]:
     """device.mixed-types: a list that mixes device types."""
     families = list(dict.fromkeys(d.family for d in ctx.devices))
@@ -456,6 +552,13 @@ def _others(gpu: Gpu) -> list[str]:
     ]
 
 
+@check(
+    "device.busy",
+    category="cuda_error",
+    title="another process already holds the GPU",
+    needs=(Need.NVML,),
+    entries=("cuda-device-busy-unavailable",),
+)
 def check_busy(ctx: CheckContext) -> list[Finding]:
     """device.busy: GPUs where other processes already hold a context (NVML)."""
     gpus = _distinct_gpus(ctx)
@@ -493,6 +596,13 @@ def check_busy(ctx: CheckContext) -> list[Finding]:
     return out or [passed("device.busy", "no other process uses the GPUs")]
 
 
+@check(
+    "device.exclusive-mode",
+    category="cuda_error",
+    title="the GPU's compute mode forbids another context",
+    needs=(Need.NVML,),
+    entries=("cuda-device-busy-unavailable",),
+)
 def check_exclusive(ctx: CheckContext) -> list[Finding]:
     """device.exclusive-mode: compute modes that refuse a new context."""
     gpus = _distinct_gpus(ctx)
@@ -525,6 +635,11 @@ def check_exclusive(ctx: CheckContext) -> list[Finding]:
     return out or [passed("device.exclusive-mode", "the GPUs' compute modes allow this job")]
 
 
+@check(
+    "device.visible-mapping",
+    category="invalid_device",
+    title="how CUDA_VISIBLE_DEVICES maps ordinals to physical GPUs",
+)
 def check_visible_mapping(ctx: CheckContext) -> list[Finding]:
     """device.visible-mapping: which physical GPU each CUDA ordinal is (info), and unreadable entries."""
     if not any(d.spec.type in ("cuda", "rocm") for d in ctx.devices) or not ctx.mapping.ordinals:
@@ -561,17 +676,4 @@ def check_visible_mapping(ctx: CheckContext) -> list[Finding]:
             else (),
             data={"cuda_visible_devices": mapping.value, "visible": rows},
         )
-    ]
-
-
-def device_findings(ctx: CheckContext) -> list[Finding]:
-    """Every device.* check, in catalog order."""
-    return [
-        *check_duplicates(ctx),
-        *check_unavailable(ctx),
-        *check_out_of_range(ctx),
-        *check_mixed_types(ctx),
-        *check_busy(ctx),
-        *check_exclusive(ctx),
-        *check_visible_mapping(ctx),
     ]

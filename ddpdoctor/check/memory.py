@@ -29,9 +29,10 @@ from ddpdoctor.check.base import (
     passed,
     user_frames,
 )
-from ddpdoctor.devices import GIB, format_size
+from ddpdoctor.check.registry import Need, check
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.units import GIB, format_size
 
 # Share of a GPU's free memory a step may plan to use; the rest absorbs fragmentation and workspaces.
 USABLE_FRACTION = 0.9
@@ -41,8 +42,18 @@ HEADROOM_TOLERANCE = 0.05
 ModelSource = str | Callable[[], Any] | tuple[Any, Callable[[int], Any]]
 
 
-def free_below_minimum(ctx: CheckContext, min_free: int) -> list[Finding]:
-    """memory.free-below-minimum: GPUs with less free memory than `min_free`."""
+@check(
+    "memory.free-below-minimum",
+    category="oom_gpu",
+    title="a GPU has less free memory than --min-free",
+    needs=(Need.MIN_FREE,),
+    entries=("cuda-out-of-memory",),
+    burn_entries=("burn-cubecl-out-of-device-memory",),
+)
+def free_below_minimum(ctx: CheckContext) -> list[Finding]:
+    """memory.free-below-minimum: GPUs with less free memory than `--min-free`."""
+    min_free = ctx.min_free
+    assert min_free is not None
     out = []
     for device in ctx.gpu_devices():
         gpu = device.gpu
@@ -76,6 +87,13 @@ def free_below_minimum(ctx: CheckContext, min_free: int) -> list[Finding]:
     return out
 
 
+@check(
+    "memory.main-device-headroom",
+    category="oom_gpu",
+    title="the main device (devices[0]) has less free memory than the others",
+    entries=("cuda-out-of-memory",),
+    burn_entries=("burn-ddp-main-worker-failed", "burn-cubecl-out-of-device-memory"),
+)
 def main_device_headroom(ctx: CheckContext) -> list[Finding]:
     """memory.main-device-headroom: devices[0] (the main worker) with less free memory than the others."""
     gpus = ctx.gpu_devices()
@@ -315,12 +333,22 @@ def _real_cuda(ctx: CheckContext, device: ResolvedDevice) -> bool:
     return not ctx.inventory.simulated and device.gpu is not None and device.spec.type == "cuda"
 
 
-def model_step(ctx: CheckContext, source: ModelSource, batch_size: int) -> list[Finding]:
+@check(
+    "memory.model-step",
+    category="oom_gpu",
+    title="one forward/backward step at --batch-size fits in free memory",
+    needs=(Need.MODEL,),
+    entries=("cuda-out-of-memory",),
+    burn_entries=("burn-cubecl-out-of-device-memory",),
+)
+def model_step(ctx: CheckContext) -> list[Finding]:
     """memory.model-step: measure (or estimate) one step per GPU and suggest the largest batch that fits.
 
-    InputError when `source` names no factory or returns no pair; any other exception of the
-    user's factory or step becomes an error finding.
+    InputError when the model source names no factory or returns no pair; any other exception
+    of the user's factory or step becomes an error finding.
     """
+    source, batch_size = ctx.model, ctx.batch_size
+    assert source is not None and batch_size is not None
     try:
         model, make_batch = model_pair(source)
     except InputError:

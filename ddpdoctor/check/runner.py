@@ -8,68 +8,47 @@ serialisable: the report's `to_dict`, the resolved devices and the inventory's f
 from __future__ import annotations
 
 import functools
+import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ddpdoctor.check.backend import backend_findings
+from ddpdoctor.check import registry
 from ddpdoctor.check.base import CheckContext, DeviceSpec, ResolvedDevice
-from ddpdoctor.check.catalog import BY_ID
-from ddpdoctor.check.dataloader import dataloader_findings, run_loader
-from ddpdoctor.check.devices import device_findings, parse_device_list, resolve_devices
-from ddpdoctor.check.env import env_findings
-from ddpdoctor.check.memory import ModelSource, free_below_minimum, main_device_headroom, model_step
-from ddpdoctor.devices import DeviceProbe, Inventory, format_size, probe_from_spec, visible_mapping
+from ddpdoctor.check.devices import parse_device_list, resolve_devices
+from ddpdoctor.check.grouping import group_by_device
+from ddpdoctor.check.loader_probe import LoaderRun, default_memory_limit, run_loader
+from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.document import Document, Table, Text, report_document
-from ddpdoctor.errors import InputError
+from ddpdoctor.errors import DdpDoctorError, InputError
 from ddpdoctor.findings import Finding, Report, Severity
+from ddpdoctor.hardware.inventory import DeviceProbe, Inventory, visible_mapping
+from ddpdoctor.hardware.probes import probe_from_spec
 from ddpdoctor.kb.schema import Entry
+from ddpdoctor.units import MAX_SIZE, SizeError, format_size, parse_user_size
 
 CHECK_SCHEMA = "ddpdoctor.check/1"
 # How many of the knowledge-base entry's solutions follow a finding's own.
 KB_SOLUTIONS = 3
-
-# The entry that usually explains each check, in order of preference; Burn's first for Burn spellings.
-_ENTRIES: dict[str, tuple[str, ...]] = {
-    "device.duplicate": ("nccl-duplicate-gpu", "lightning-gpu-ids-not-unique"),
-    "device.unavailable": ("cuda-no-gpus-available", "lightning-gpu-not-available"),
-    "device.out-of-range": ("cuda-invalid-device-ordinal",),
-    "device.mixed-types": ("burn-distributed-mixed-devices",),
-    "device.busy": ("cuda-device-busy-unavailable",),
-    "device.exclusive-mode": ("cuda-device-busy-unavailable",),
-    "memory.free-below-minimum": ("cuda-out-of-memory",),
-    "memory.main-device-headroom": ("cuda-out-of-memory",),
-    "memory.model-step": ("cuda-out-of-memory",),
-    "dataloader.first-batch": ("dataloader-worker-exception",),
-    "dataloader.timeout": ("dataloader-timeout",),
-    "dataloader.num-workers": ("dataloader-num-workers-warning",),
-    "dataloader.shm": ("dataloader-bus-error-shm",),
-    "dataloader.uneven-batches": ("burn-ddp-worker-stalled", "nccl-watchdog-timeout"),
-    "backend.gloo-for-cpu": ("dist-backend-error",),
-    "backend.nccl-for-cuda": ("gloo-unsupported-device",),
-    "backend.unavailable": ("dist-backend-error",),
-    "env.master-addr": ("store-connection-refused", "torchelastic-rendezvous-timeout"),
-    "env.master-port": ("address-already-in-use",),
-    "env.rank-consistency": ("store-based-barrier-timeout",),
-    "env.world-size": ("store-based-barrier-timeout",),
-}
-_BURN_ENTRIES: dict[str, tuple[str, ...]] = {
-    "device.duplicate": ("burn-ddp-main-worker-failed",),
-    "device.mixed-types": ("burn-distributed-mixed-devices",),
-    "memory.free-below-minimum": ("burn-cubecl-out-of-device-memory",),
-    "memory.main-device-headroom": ("burn-ddp-main-worker-failed", "burn-cubecl-out-of-device-memory"),
-    "memory.model-step": ("burn-cubecl-out-of-device-memory",),
-}
+# Bounds on numeric options: a day per step, a few thousand batches.
+MAX_TIMEOUT_S = 86_400.0
+MAX_BATCHES = 10_000
+MAX_BATCH_SIZE = 2**31
 
 
 @dataclass(frozen=True)
 class CheckOptions:
-    """What to check. `devices` None means `all`; `dataloader` is `module:factory`, a loader or a factory."""
+    """What to check, as the CLI or `preflight()` got it; :func:`run_checks` validates every value.
+
+    `devices` None means `all`; `dataloader` is `module:factory`, a loader or a factory;
+    `min_free` and `loader_memory` are bytes or sizes such as `20GiB`; `loader_memory` caps the
+    data-loader probe's child process (None: half of this machine's memory; `none`: no cap).
+    """
 
     devices: str | Sequence[object] | None = None
-    min_free: int | None = None
+    min_free: int | str | None = None
     model: ModelSource | None = None
     batch_size: int | None = None
     dataloader: Any = None
@@ -79,6 +58,45 @@ class CheckOptions:
     environ: Mapping[str, str] | None = None
     kb_dirs: Sequence[Path] = ()
     link_kb: bool = True
+    loader_memory: int | str | None = None
+
+
+def _whole(value: object, name: str, low: int, high: int) -> int:
+    """`value` as a whole number from `low` to `high`; InputError naming the option otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise InputError(f"{name} must be a whole number from {low} to {high}")
+    return value
+
+
+def read_size(value: object, name: str) -> int:
+    """Bytes from an int or a size text such as `20GiB`; InputError naming the option otherwise."""
+    if isinstance(value, str):
+        try:
+            return parse_user_size(value)
+        except SizeError as exc:
+            raise InputError(
+                f"{name}: {exc}", hint="write a number with a unit, e.g. 10GiB, 512MiB or 4096B"
+            ) from None
+    return _whole(value, name, 0, MAX_SIZE)
+
+
+def read_timeout(value: object, name: str = "--timeout") -> float:
+    """Seconds as a finite number above 0 and at most a day; InputError otherwise (NaN included)."""
+    seconds = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+    if not (math.isfinite(seconds) and 0 < seconds <= MAX_TIMEOUT_S):
+        raise InputError(
+            f"{name} {value} is not a usable number of seconds: it must be a positive number, at most {MAX_TIMEOUT_S:g}",
+            hint=f"e.g. {name} 60",
+        )
+    return seconds
+
+
+def _loader_memory(value: int | str | None) -> int | None:
+    if value is None:
+        return default_memory_limit()
+    if isinstance(value, str) and value.strip().lower() in ("none", "off", "unlimited"):
+        return None
+    return read_size(value, "--loader-memory") or None
 
 
 @dataclass
@@ -109,9 +127,10 @@ class CheckReport(Report):
         return f"{problems or 'all checks passed'} on {len(self.devices)} device(s)"
 
     def to_document(self) -> Document:
-        """The tables (:meth:`_tables`), a summary line, then the findings."""
+        """The tables (:meth:`_tables`), a summary line, then the findings (repeats across devices grouped)."""
         line = Text(self.summary(), tone="ok" if self.ok and not self.has_warnings() else "strong")
-        return [*self._tables(), line, *report_document(self)]
+        grouped = replace(self, findings=group_by_device(self.findings))
+        return [*self._tables(), line, *report_document(grouped)]
 
     def _tables(self) -> Document:
         """The device table."""
@@ -142,14 +161,68 @@ def _cuda_ordinals(specs: Sequence[DeviceSpec]) -> set[int] | None:
     return ordinals
 
 
-def run_checks(options: CheckOptions, probe: DeviceProbe | None = None) -> CheckReport:
-    """Run every check the options ask for; InputError/DeviceError (exit 2) for unusable options."""
+def crash_finding(check_id: str, exc: Exception) -> Finding:
+    """An error finding for a check that raised: which check, and the one-line reason."""
+    reason = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}".rstrip(
+        ": "
+    )
+    return Finding(
+        id=check_id,
+        severity=Severity.ERROR,
+        category="other",
+        title=f"the check {check_id} crashed: {reason}"[:300],
+        message="This is a bug in ddpdoctor, not a finding about your setup; the other checks still ran. "
+        "Please report it with this message and the output of `ddpdoctor env`.",
+        data={"crash": reason[:1000]},
+    )
+
+
+def run_guarded(check_id: str, body: Callable[[], list[Finding]]) -> list[Finding]:
+    """`body()`, or a crash finding when it raises anything but an input error or an interrupt."""
+    try:
+        return body()
+    except DdpDoctorError:
+        raise
+    except Exception as exc:
+        return [crash_finding(check_id, exc)]
+
+
+def _probe_loader(options: CheckOptions) -> tuple[LoaderRun | None, list[Finding]]:
+    """The data loader's first batches (see :mod:`~ddpdoctor.check.loader_probe`), or a crash finding."""
+    memory = options.loader_memory if isinstance(options.loader_memory, int) else None
+    try:
+        run = run_loader(
+            options.dataloader, batches=options.batches, timeout=options.timeout, memory_limit=memory
+        )
+    except DdpDoctorError:
+        raise
+    except Exception as exc:
+        return None, [crash_finding("dataloader.first-batch", exc)]
+    return run, []
+
+
+def validated(options: CheckOptions) -> CheckOptions:
+    """The options with every number checked and sizes read; InputError (exit 2) for unusable values."""
     if options.model is not None and not options.batch_size:
         raise InputError("--model needs --batch-size", hint="add --batch-size N (the per-device batch size)")
-    if options.batch_size is not None and options.batch_size < 1:
-        raise InputError("--batch-size must be at least 1")
-    if options.timeout <= 0:
-        raise InputError("--timeout must be a positive number of seconds")
+    return replace(
+        options,
+        min_free=None if options.min_free is None else read_size(options.min_free, "--min-free"),
+        batch_size=None
+        if options.batch_size is None
+        else _whole(options.batch_size, "--batch-size", 1, MAX_BATCH_SIZE),
+        timeout=read_timeout(options.timeout),
+        batches=_whole(options.batches, "--batches", 1, MAX_BATCHES),
+        loader_memory=_loader_memory(options.loader_memory),
+    )
+
+
+def run_checks(options: CheckOptions, probe: DeviceProbe | None = None) -> CheckReport:
+    """Run every registered check the options allow, in registry order; InputError/DeviceError for bad options.
+
+    A check that raises becomes an error finding naming it (see :func:`crash_finding`).
+    """
+    options = validated(options)
     specs = parse_device_list(options.devices if options.devices is not None else "all")
     base_env = dict(os.environ if options.environ is None else options.environ)
     chosen = probe or probe_from_spec(None, base_env)
@@ -157,18 +230,21 @@ def run_checks(options: CheckOptions, probe: DeviceProbe | None = None) -> Check
     environ = inventory.environ(base_env)
     mapping = visible_mapping(inventory, environ)
     devices = resolve_devices(specs, inventory, mapping)
-    ctx = CheckContext(inventory, environ, mapping, devices, options.backend)
-    findings = device_findings(ctx)
-    if options.min_free is not None:
-        findings += free_below_minimum(ctx, options.min_free)
-    findings += main_device_headroom(ctx)
-    if options.model is not None and options.batch_size:
-        findings += model_step(ctx, options.model, options.batch_size)
-    if options.dataloader is not None:
-        run = run_loader(options.dataloader, batches=options.batches, timeout=options.timeout)
-        findings += dataloader_findings(ctx, run)
-    findings += backend_findings(ctx)
-    findings += env_findings(ctx)
+    loader, findings = _probe_loader(options) if options.dataloader is not None else (None, [])
+    ctx = CheckContext(
+        inventory,
+        environ,
+        mapping,
+        devices,
+        options.backend,
+        min_free=options.min_free if isinstance(options.min_free, int) else None,
+        model=options.model,
+        batch_size=options.batch_size,
+        loader=loader,
+    )
+    for spec in registry.all_checks():
+        if spec.run is not None and all(ctx.provides(need) for need in spec.needs):
+            findings += run_guarded(spec.id, functools.partial(spec.run, ctx))
     if options.link_kb:
         findings = link_findings(findings, burn=ctx.burn, kb_dirs=options.kb_dirs)
     return CheckReport(schema=CHECK_SCHEMA, findings=findings, devices=list(devices), inventory=inventory)
@@ -186,7 +262,8 @@ def link_findings(findings: list[Finding], *, burn: bool, kb_dirs: Sequence[Path
     """Attach the knowledge-base entry (and its first solutions) to every error and warning.
 
     The knowledge base is read only when there is something to link, and best effort: entries
-    that fail validation are skipped rather than failing the check.
+    that fail validation are skipped, and a knowledge base that cannot be read at all adds an
+    info finding saying why instead of failing the check.
     """
     if not any(f.severity in (Severity.ERROR, Severity.WARNING) for f in findings):
         return findings
@@ -194,19 +271,29 @@ def link_findings(findings: list[Finding], *, burn: bool, kb_dirs: Sequence[Path
 
     try:
         entries = _entries(tuple(str(d) for d in extra_dirs(kb_dirs)))
-    except Exception:
-        return findings
+    except Exception as exc:
+        note = Finding(
+            id="check.kb-links",
+            severity=Severity.INFO,
+            category="other",
+            title="knowledge-base entries are not linked",
+            message=f"Reading the knowledge base failed ({type(exc).__name__}: {exc}); "
+            "the findings are shown without their entries.",
+        )
+        return [*findings, note]
+    known = {spec.id: spec for spec in registry.all_checks()}
     out = []
     for f in findings:
         if f.severity not in (Severity.ERROR, Severity.WARNING):
             out.append(f)
             continue
-        usual = f.id in BY_ID and f.category == BY_ID[f.id].category
+        spec = known.get(f.id)
+        usual = spec is not None and f.category == spec.category
         listing = [e.id for e in entries.values() if f.id in e.checks and (e.framework == "burn") == burn]
         candidates = [
             *([f.entry] if f.entry else []),
-            *(_BURN_ENTRIES.get(f.id, ()) if burn and usual else ()),
-            *(_ENTRIES.get(f.id, ()) if usual else ()),
+            *(spec.burn_entries if spec is not None and burn and usual else ()),
+            *(spec.entries if spec is not None and usual else ()),
             *(sorted(listing) if usual else ()),
         ]
         entry = next((entries[c] for c in candidates if c in entries), None)

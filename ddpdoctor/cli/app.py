@@ -15,6 +15,8 @@ from ddpdoctor.cli import env as env_commands
 from ddpdoctor.cli import explain as explain_commands
 from ddpdoctor.cli import kb as kb_commands
 from ddpdoctor.cli import reproduce as reproduce_commands
+from ddpdoctor.cli import run as run_commands
+from ddpdoctor.cli import stacks as stacks_commands
 from ddpdoctor.cli.common import ENV_DEBUG, SETTINGS
 from ddpdoctor.cli.render import ColorMode
 from ddpdoctor.errors import ExitCode
@@ -37,6 +39,8 @@ app.command("explain")(explain_commands.explain)
 app.command("reproduce")(reproduce_commands.reproduce)
 app.command("check")(check_commands.check)
 app.command("env")(env_commands.env)
+app.command("run", context_settings={"allow_interspersed_args": False})(run_commands.run)
+app.command("stacks")(stacks_commands.stacks)
 
 
 def _version(value: bool) -> None:

@@ -12,9 +12,9 @@ from ddpdoctor.cli.render import OutputFormat, emit, error_line
 from ddpdoctor.errors import ExitCode, InputError
 
 if TYPE_CHECKING:
-    from ddpdoctor.devices import DeviceProbe
     from ddpdoctor.distributed.report import DistributedCheckReport
     from ddpdoctor.distributed.runner import DistributedOptions
+    from ddpdoctor.hardware.inventory import DeviceProbe
 
 CHECK_LIST_SCHEMA = "ddpdoctor.check-list/1"
 
@@ -37,13 +37,14 @@ def _environ(assignments: list[str]) -> dict[str, str] | None:
 
 
 def _list_checks(fmt: OutputFormat) -> int:
-    from ddpdoctor.check.catalog import CHECKS
+    from ddpdoctor.check.registry import all_checks
     from ddpdoctor.document import Table
 
-    rows = tuple((c.id, c.category, c.needs or "-", c.title) for c in CHECKS)
+    checks = all_checks()
+    rows = tuple((c.id, c.category, ", ".join(n.value for n in c.needs) or "-", c.title) for c in checks)
     emit(
         [Table(("id", "category", "needs", "what it checks"), rows)],
-        {"schema": CHECK_LIST_SCHEMA, "checks": [c.to_dict() for c in CHECKS]},
+        {"schema": CHECK_LIST_SCHEMA, "checks": [c.to_dict() for c in checks]},
         fmt,
         color=SETTINGS.color,
     )
@@ -137,6 +138,14 @@ def check(
             "with CUDA) or cpu.",
         ),
     ] = None,
+    loader_memory: Annotated[
+        str | None,
+        typer.Option(
+            "--loader-memory",
+            help="Memory cap of the process that loads --dataloader's batches, e.g. 16GiB, or none "
+            "(default: half of this machine's memory).",
+        ),
+    ] = None,
     strict: Annotated[bool, typer.Option("--strict", help="Exit 1 on warnings too.")] = False,
     list_checks: Annotated[bool, typer.Option("--list", help="List every check id and exit.")] = False,
     fmt: FormatOption = OutputFormat.AUTO,
@@ -147,7 +156,7 @@ def check(
         return _list_checks(fmt)
     from ddpdoctor.check.backend import BACKEND_CHOICES
     from ddpdoctor.check.runner import CheckOptions, run_checks
-    from ddpdoctor.devices import parse_size, probe_from_spec
+    from ddpdoctor.hardware.probes import probe_from_spec
 
     if backend not in BACKEND_CHOICES:
         raise InputError(f"unknown backend {backend!r}", hint=f"use one of: {', '.join(BACKEND_CHOICES)}")
@@ -158,31 +167,10 @@ def check(
         )
     if not distributed and device is not None:
         raise InputError("--device needs --distributed", hint="to check this machine's devices use --devices")
-    if not 0 < timeout < 10**7:  # also false for nan
-        raise InputError(f"--timeout {timeout} is not a usable number of seconds", hint="e.g. --timeout 60")
     environ = _environ(env or [])
-    min_free_bytes = parse_size(min_free) if min_free is not None else None
-    kb_dirs = [Path(p) for p in kb or []]
-    probe = probe_from_spec(inventory, environ)
-    if distributed:
-        from ddpdoctor.distributed.runner import DistributedOptions
-
-        distributed_options = DistributedOptions(
-            device_template=device,
-            timeout=timeout,
-            backend=backend,
-            min_free=min_free_bytes,
-            model=model,
-            batch_size=batch_size,
-            dataloader=dataloader,
-            batches=batches,
-            environ=environ,
-            kb_dirs=kb_dirs,
-        )
-        return _distributed(distributed_options, probe, fmt, strict)
     options = CheckOptions(
         devices=devices,
-        min_free=min_free_bytes,
+        min_free=min_free,
         model=model,
         batch_size=batch_size,
         dataloader=dataloader,
@@ -190,8 +178,14 @@ def check(
         batches=batches,
         backend=backend,
         environ=environ,
-        kb_dirs=kb_dirs,
+        kb_dirs=[Path(p) for p in kb or []],
+        loader_memory=loader_memory,
     )
+    probe = probe_from_spec(inventory, environ)
+    if distributed:
+        from ddpdoctor.distributed.runner import DistributedOptions
+
+        return _distributed(DistributedOptions(checks=options, device_template=device), probe, fmt, strict)
     report = run_checks(options, probe)
     emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code(strict=strict)

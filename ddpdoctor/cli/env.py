@@ -15,7 +15,7 @@ def env(fmt: FormatOption = OutputFormat.AUTO) -> int:
 
     The JSON form's `inventory` can be saved and replayed elsewhere with `ddpdoctor check --inventory FILE`.
     """
-    from ddpdoctor.check.env import collect_environment
+    from ddpdoctor.environment import collect_environment
 
     report = collect_environment(dict(os.environ))
     emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ddpdoctor.check.catalog import CHECK_IDS
+from ddpdoctor.check.registry import check_ids
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.cli.render import OutputFormat, emit
 from ddpdoctor.errors import ExitCode, InputError
@@ -94,7 +94,7 @@ def lint(
         [*(dirs or []), *(kb or [])],
         check_speed=speed,
         known_scenarios=scenario_names(),
-        known_checks=CHECK_IDS,
+        known_checks=check_ids(),
     )
     emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code()

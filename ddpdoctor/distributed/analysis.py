@@ -1,18 +1,24 @@
 """Rank 0's view of the whole job: what the ranks' facts say when put side by side.
 
-Every function takes the facts of the ranks that joined (in rank order) and returns findings;
+Every check here is registered with :func:`~ddpdoctor.check.registry.job_check`, takes the
+:class:`~ddpdoctor.distributed.facts.JobFacts` of the ranks that joined and returns findings;
 none of them needs torch or a process group, so they are tested on hand-built facts.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
+from ddpdoctor.check import registry
 from ddpdoctor.check.base import finding
-from ddpdoctor.devices import GIB, format_size
-from ddpdoctor.distributed.facts import SHARED_ENV_PREFIXES, RankFacts
-from ddpdoctor.distributed.wording import rank_list, ranks_phrase
+from ddpdoctor.check.grouping import rank_list
+from ddpdoctor.check.registry import job_check
+from ddpdoctor.check.runner import run_guarded
+from ddpdoctor.distributed.facts import SHARED_ENV_PREFIXES, JobFacts, RankFacts
+from ddpdoctor.distributed.wording import ranks_phrase
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.units import GIB, format_size
 
 # A version that differs here breaks the job (error); the others only deserve a warning.
 STRICT_VERSIONS: tuple[str, ...] = ("torch", "cuda", "nccl")
@@ -33,8 +39,15 @@ def _spread(groups: dict[str, list[int]]) -> str:
     return "; ".join(f"{value} on {ranks_phrase(ranks)}" for value, ranks in groups.items())
 
 
-def duplicate_devices(ranks: Sequence[RankFacts]) -> list[Finding]:
+@job_check(
+    "device.duplicate",
+    category="duplicate_device",
+    title="two ranks of one host use the same GPU (the same UUID)",
+    entries=("nccl-duplicate-gpu",),
+)
+def duplicate_devices(job: JobFacts) -> list[Finding]:
     """device.duplicate across ranks: two ranks of one host on one GPU (same UUID)."""
+    ranks = job.ranks
     groups: dict[tuple[str, str], list[RankFacts]] = {}
     for facts in ranks:
         uuid = facts.gpu_uuid
@@ -78,8 +91,14 @@ def duplicate_devices(ranks: Sequence[RankFacts]) -> list[Finding]:
     return out
 
 
-def version_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
+@job_check(
+    "dist.versions",
+    category="version_mismatch",
+    title="torch, CUDA, NCCL and Python versions are the same on every rank",
+)
+def version_mismatches(job: JobFacts) -> list[Finding]:
     """dist.versions: torch/CUDA/NCCL differences are errors, Python/ddpdoctor/driver ones warnings."""
+    ranks = job.ranks
     out = []
     for key in (*STRICT_VERSIONS, *LOOSE_VERSIONS):
         values = {f.rank: str(f.versions[key]) for f in ranks if f.versions.get(key)}
@@ -114,8 +133,15 @@ def version_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
     return out
 
 
-def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
+@job_check(
+    "dist.world-size",
+    category="rendezvous",
+    title="WORLD_SIZE agrees on every rank and equals nodes x ranks per node; local ranks are distinct",
+    entries=("store-based-barrier-timeout",),
+)
+def world_size(job: JobFacts) -> list[Finding]:
     """dist.world-size: WORLD_SIZE agreement, nodes x local size, LOCAL_WORLD_SIZE and local ranks per host."""
+    ranks, expected = job.ranks, job.world_size
     out = []
     sizes = _groups({f.rank: str(f.world_size) for f in ranks})
     if len(sizes) > 1 or (sizes and int(next(iter(sizes))) != expected):
@@ -200,8 +226,14 @@ def world_size(ranks: Sequence[RankFacts], expected: int) -> list[Finding]:
     return out
 
 
-def env_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
+@job_check(
+    "dist.env-mismatch",
+    category="other",
+    title="NCCL_*, GLOO_*, TORCH_NCCL_* and TORCH_DISTRIBUTED_* settings are the same on every rank",
+)
+def env_mismatches(job: JobFacts) -> list[Finding]:
     """dist.env-mismatch: settings under SHARED_ENV_PREFIXES that differ (or are missing) across ranks."""
+    ranks = job.ranks
     names = sorted({k for f in ranks for k in f.env if k.startswith(SHARED_ENV_PREFIXES)})
     differing = {}
     for name in names:
@@ -224,8 +256,15 @@ def env_mismatches(ranks: Sequence[RankFacts]) -> list[Finding]:
     ]
 
 
-def memory_imbalance(ranks: Sequence[RankFacts]) -> list[Finding]:
+@job_check(
+    "dist.memory-imbalance",
+    category="oom_gpu",
+    title="free GPU memory is about the same on every rank",
+    entries=("cuda-out-of-memory",),
+)
+def memory_imbalance(job: JobFacts) -> list[Finding]:
     """dist.memory-imbalance: one rank's GPU has clearly less free memory than the others'."""
+    ranks = job.ranks
     free = {f.rank: f.memory_free for f in ranks if f.memory_free is not None}
     if len(free) < 2:
         return []
@@ -261,11 +300,13 @@ def memory_imbalance(ranks: Sequence[RankFacts]) -> list[Finding]:
 
 
 def analyse(ranks: Sequence[RankFacts], expected_world_size: int) -> list[Finding]:
-    """Every cross-rank check on the facts of the ranks that joined."""
-    return [
-        *duplicate_devices(ranks),
-        *world_size(ranks, expected_world_size),
-        *version_mismatches(ranks),
-        *env_mismatches(ranks),
-        *memory_imbalance(ranks),
-    ]
+    """Every registered cross-rank check on the facts of the ranks that joined, in registry order.
+
+    A check that raises becomes an error finding naming it, as on a single node.
+    """
+    job = JobFacts(tuple(ranks), expected_world_size)
+    out: list[Finding] = []
+    for spec in registry.all_checks():
+        if spec.job is not None:
+            out += run_guarded(spec.id, functools.partial(spec.job, job))
+    return out

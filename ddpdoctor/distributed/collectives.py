@@ -16,10 +16,19 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from ddpdoctor.check.registry import declare
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, first_line
 
 # Tests in the order they run; a failure skips the rest (the group is then unreliable).
 TESTS: tuple[str, ...] = ("process_group", "barrier", "all_reduce", "broadcast", "bandwidth")
+# The check id each test reports under (declared below).
+TEST_IDS: dict[str, str] = {
+    "process_group": "dist.process-group",
+    "barrier": "collective.barrier",
+    "all_reduce": "collective.all_reduce",
+    "broadcast": "collective.broadcast",
+    "bandwidth": "collective.bandwidth",
+}
 # Element counts for the value checks: one element, and an odd size that forces chunking.
 CHECK_COUNTS: tuple[int, ...] = (1, 262147)
 # Bandwidth sweep defaults (bytes): smaller on CPU/gloo, larger on GPUs.
@@ -30,6 +39,36 @@ MIN_ITERS = 5
 MAX_ITERS = 1000
 TARGET_SECONDS = 0.25
 GB = 1e9
+
+declare(
+    "dist.process-group",
+    category="backend_unsupported",
+    title="torch.distributed.init_process_group succeeds on every rank",
+    entries=("dist-backend-error",),
+)
+declare(
+    "collective.barrier",
+    category="collective_timeout",
+    title="every rank reaches a barrier within --timeout (monitored_barrier on gloo, a store check otherwise)",
+    entries=("monitored-barrier-failed",),
+)
+declare(
+    "collective.all_reduce",
+    category="collective_mismatch",
+    title="all_reduce returns the correct sum on every rank",
+    entries=("collective-mismatch-detected",),
+)
+declare(
+    "collective.broadcast",
+    category="collective_mismatch",
+    title="broadcast from rank 0 delivers the same tensor to every rank",
+    entries=("collective-mismatch-detected",),
+)
+declare(
+    "collective.bandwidth",
+    category="other",
+    title="all_reduce algorithm and bus bandwidth over a range of sizes (as nccl-tests reports them)",
+)
 
 _MONITORED_RE = re.compile(r"Ranks?\s+([\d,\s]+?)\s+failed to pass monitoredBarrier")
 

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ddpdoctor import __version__
 from ddpdoctor.check.base import ResolvedDevice
-from ddpdoctor.devices import nvml_driver_version, torch_nccl_version
 from ddpdoctor.distributed.launch import LaunchInfo
 from ddpdoctor.findings import Evidence, Finding, Severity
 
@@ -106,6 +103,14 @@ class RankFacts:
         )
 
 
+@dataclass(frozen=True)
+class JobFacts:
+    """What rank 0 compares: the facts of the ranks that joined (in rank order) and the expected world size."""
+
+    ranks: tuple[RankFacts, ...]
+    world_size: int
+
+
 def finding_from_dict(data: Mapping[str, Any]) -> Finding:
     """Rebuild a Finding from its `to_dict` form (findings travel between ranks as JSON)."""
     return Finding(
@@ -123,22 +128,6 @@ def finding_from_dict(data: Mapping[str, Any]) -> Finding:
         solutions=tuple(str(s) for s in data.get("solutions", [])),
         data=dict(data.get("data", {})),
     )
-
-
-def torch_versions(*, want_driver: bool) -> dict[str, str | None]:
-    """torch, CUDA, NCCL, Python and ddpdoctor versions (plus the NVIDIA driver for GPU ranks)."""
-    import torch
-
-    dist = getattr(torch, "distributed", None)
-    nccl_built = dist is not None and dist.is_nccl_available()
-    return {
-        "torch": str(torch.__version__),
-        "cuda": torch.version.cuda,
-        "nccl": torch_nccl_version(torch) if nccl_built else None,
-        "python": platform.python_version(),
-        "ddpdoctor": __version__,
-        "driver": nvml_driver_version() if want_driver else None,
-    }
 
 
 def relevant_env(environ: Mapping[str, str]) -> dict[str, str]:

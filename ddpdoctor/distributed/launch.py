@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ddpdoctor.check.base import MAX_WORLD_SIZE, env_number
 from ddpdoctor.errors import InputError
 
 DEFAULT_CUDA_TEMPLATE = "cuda:{local_rank}"
@@ -56,19 +57,31 @@ class LaunchInfo:
         }
 
 
-def _int(environ: Mapping[str, str], name: str, *, minimum: int = 0) -> int | None:
+def _int(
+    environ: Mapping[str, str], name: str, *, minimum: int = 0, maximum: int = MAX_WORLD_SIZE
+) -> int | None:
+    """A launch variable as a whole number from `minimum` to `maximum`; None when unset or empty.
+
+    SLURM's per-node counts such as `4(x2)` (4 tasks on each of 2 nodes) count by their first number.
+    """
     raw = environ.get(name)
     if raw is None or not raw.strip():
         return None
-    match = re.match(r"^\s*(\d+)", raw)
-    if match is None or int(match.group(1)) < minimum:
+    text = raw.strip()
+    if name.startswith("SLURM_") and (first := re.match(r"[0-9]+(?=\(x[0-9]+\)|,|$)", text)):
+        text = first.group(0)
+    value = env_number({name: text}, name, maximum)
+    if not isinstance(value, int) or value < minimum:
+        shown = raw if len(raw) <= 40 else raw[:37] + "..."
         raise InputError(
-            f"{name}={raw!r} is not a valid number", hint=f"set {name} to a whole number >= {minimum}"
+            f"{name}={shown!r} is not a whole number from {minimum} to {maximum}",
+            hint=f"set {name} to a whole number from {minimum} to {maximum}, or let the launcher set it",
         )
-    return int(match.group(1))
+    return value
 
 
 def _first(environ: Mapping[str, str], names: tuple[str, ...], *, minimum: int = 0) -> int | None:
+    """The first of `names` that is set, read with :func:`_int`."""
     for name in names:
         value = _int(environ, name, minimum=minimum)
         if value is not None:
@@ -96,11 +109,11 @@ def launch_from_env(environ: Mapping[str, str]) -> LaunchInfo:
             hint="local ranks count from 0 on every node",
         )
     addr = environ.get("MASTER_ADDR", "").strip()
-    port = _int(environ, "MASTER_PORT")
+    port = _int(environ, "MASTER_PORT", maximum=65535)
     if not addr or port is None:
         missing = "MASTER_ADDR" if not addr else "MASTER_PORT"
         raise InputError(f"--distributed needs {missing} (the rendezvous address)", hint=_LAUNCH_HINT)
-    if not 0 < port < 65536:
+    if port == 0:
         raise InputError(f"MASTER_PORT={port} is not a port number", hint="use a free port in 1024-65535")
     launcher = "torchrun" if "TORCHELASTIC_RUN_ID" in environ else "env"
     if "RANK" not in environ and "SLURM_PROCID" in environ:
@@ -116,7 +129,7 @@ def launch_from_env(environ: Mapping[str, str]) -> LaunchInfo:
         launcher=launcher,
         use_agent_store=environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True",
         run_id=environ.get("TORCHELASTIC_RUN_ID", "none") or "none",
-        restart_count=_int(environ, "TORCHELASTIC_RESTART_COUNT") or 0,
+        restart_count=_int(environ, "TORCHELASTIC_RESTART_COUNT", maximum=2**31) or 0,
     )
 
 

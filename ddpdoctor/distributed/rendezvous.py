@@ -9,6 +9,7 @@ wait for rank 0's announcement with a deadline of their own. Nothing here blocks
 from __future__ import annotations
 
 import importlib
+import socket
 import time
 from dataclasses import dataclass
 from datetime import timedelta
@@ -40,27 +41,64 @@ def first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def open_store(launch: LaunchInfo, timeout_s: float) -> Any:
-    """Connect to (or, on rank 0 without an agent store, host) the TCPStore; bounded by `timeout_s`."""
+def wait_for_listener(host: str, port: int, timeout_s: float) -> str | None:
+    """Poll until something accepts TCP connections on host:port; None then, else why not (by the deadline).
+
+    torch's TCPStore client waits up to twice its timeout and logs C++ frames while it retries;
+    this plain, bounded poll lets a rank give up on time with one line.
+    """
+    deadline = time.monotonic() + timeout_s
+    pause = POLL_START_S
+    problem = "nothing accepted a connection"
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return problem
+        try:
+            with socket.create_connection((host, port), timeout=min(remaining, 1.0)):
+                return None
+        except socket.gaierror as exc:
+            return f"{host} does not resolve ({exc.strerror or exc})"
+        except (OSError, ValueError) as exc:
+            problem = f"nothing accepted a connection ({getattr(exc, 'strerror', None) or exc})"
+        time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(pause * 2, POLL_MAX_S)
+
+
+def open_store(launch: LaunchInfo, timeout_s: float, wait_s: float | None = None) -> Any:
+    """Connect to (or, on rank 0 without an agent store, host) the TCPStore within `timeout_s`.
+
+    `wait_s` is what is left of `timeout_s` for reaching another rank's store, when this rank's
+    start already used part of it.
+    """
     dist: Any = importlib.import_module("torch.distributed")
     host_it = launch.rank == 0 and not launch.use_agent_store
+    where = f"{launch.master_addr}:{launch.master_port}"
+    owner = "the torchrun agent" if launch.use_agent_store else "rank 0"
+    start = time.monotonic()
+    if not host_it:
+        problem = wait_for_listener(launch.master_addr, launch.master_port, wait_s or timeout_s)
+        if problem is not None:
+            raise StoreUnavailable(
+                f"could not reach the rendezvous store at {where} within {timeout_s:g}s of this rank's start "
+                f"({owner} hosts it): {problem}"
+            )
+    remaining = max(1.0, (wait_s or timeout_s) - (time.monotonic() - start))
     try:
         store = dist.TCPStore(
             launch.master_addr,
             launch.master_port,
             None,
             host_it,
-            timedelta(seconds=timeout_s),
+            timedelta(seconds=remaining),
             wait_for_workers=False,
             multi_tenant=True,
         )
     except Exception as exc:
-        where = f"{launch.master_addr}:{launch.master_port}"
         if host_it:
             raise StoreUnavailable(
                 f"rank 0 could not open the rendezvous store on {where}: {first_line(exc)}"
             ) from exc
-        owner = "the torchrun agent" if launch.use_agent_store else "rank 0"
         raise StoreUnavailable(
             f"could not reach the rendezvous store at {where} within {timeout_s:g}s "
             f"({owner} hosts it): {first_line(exc)}"

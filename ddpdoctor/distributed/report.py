@@ -6,19 +6,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.check.runner import CheckReport
-from ddpdoctor.devices import format_size
 from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
 from ddpdoctor.document import Document, Table
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Finding, Severity
-
-
-def _size_text(num_bytes: int) -> str:
-    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if num_bytes >= scale and num_bytes % scale == 0:
-            return f"{num_bytes // scale} {unit}"
-    return f"{num_bytes} B"
+from ddpdoctor.units import format_size
 
 
 @dataclass
@@ -108,7 +101,7 @@ class DistributedCheckReport(CheckReport):
                     ("size", "count", "iters", "time (us)", "algbw (GB/s)", "busbw (GB/s)"),
                     tuple(
                         (
-                            _size_text(b.size),
+                            format_size(b.size, digits=0),
                             str(b.count),
                             str(b.iterations),
                             f"{b.time_us:.1f}",

@@ -21,28 +21,26 @@ import os
 import time
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ddpdoctor.check import registry
 from ddpdoctor.check.backend import choose_backend
 from ddpdoctor.check.base import finding
-from ddpdoctor.check.catalog import BY_ID
 from ddpdoctor.check.devices import parse_device_list
-from ddpdoctor.check.memory import ModelSource
-from ddpdoctor.check.runner import CHECK_SCHEMA, CheckOptions, link_findings, run_checks
-from ddpdoctor.devices import DeviceProbe, Inventory, SimulatedProbe, probe_from_spec, visible_mapping
+from ddpdoctor.check.runner import CHECK_SCHEMA, CheckOptions, link_findings, run_checks, validated
 from ddpdoctor.distributed.analysis import analyse
 from ddpdoctor.distributed.collectives import (
     CPU_SIZES,
     GPU_SIZES,
     TARGET_SECONDS,
+    TEST_IDS,
     TESTS,
     BandwidthRow,
     CollectiveResult,
     run_collectives,
 )
-from ddpdoctor.distributed.facts import RankFacts, gather_facts, torch_versions
+from ddpdoctor.distributed.facts import RankFacts, gather_facts
 from ddpdoctor.distributed.launch import (
     DEFAULT_CPU_TEMPLATE,
     DEFAULT_CUDA_TEMPLATE,
@@ -53,9 +51,28 @@ from ddpdoctor.distributed.launch import (
 from ddpdoctor.distributed.rendezvous import Coordinator, StoreUnavailable, open_store
 from ddpdoctor.distributed.report import DistributedCheckReport
 from ddpdoctor.distributed.wording import ranks_phrase
+from ddpdoctor.environment import collect_versions
 from ddpdoctor.errors import InputError
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.hardware.inventory import DeviceProbe, Inventory, SimulatedProbe, visible_mapping
+from ddpdoctor.hardware.probes import probe_from_spec
 
+registry.declare(
+    "dist.rendezvous",
+    category="rendezvous",
+    title="every rank reaches the rendezvous store within --timeout; missing ranks are named",
+    entries=("dist-store-timeout",),
+)
+registry.declare(
+    "dist.rank-lost",
+    category="collective_timeout",
+    title="every rank reports back after the collective tests",
+    entries=("nccl-watchdog-timeout",),
+)
+# A rank waits at least this long for rank 0's store, however long its own start took.
+MIN_STORE_WAIT_S = 2.0
+# How long rank 0 waits for the other ranks' results once its own collective tests failed.
+BROKEN_GROUP_SECONDS = 5.0
 # How long rank 0 waits for the other ranks' goodbyes before it closes a store it hosts.
 BYE_SECONDS = 10.0
 # Extra seconds a non-zero rank grants rank 0 on top of its own bounded steps.
@@ -67,24 +84,30 @@ EXIT_GRACE_SECONDS = 2.0
 
 @dataclass(frozen=True)
 class DistributedOptions:
-    """What `check --distributed` does on each rank; the single-node options apply to every rank's device."""
+    """What `check --distributed` does on each rank.
 
+    `checks` are the single-node options, applied to each rank's one device (their `devices` is
+    replaced by the device `device_template` gives the rank; their `timeout` bounds every step).
+    """
+
+    checks: CheckOptions = field(default_factory=CheckOptions)
     device_template: str | None = None
-    timeout: float = 60.0
-    backend: str | None = None
-    min_free: int | None = None
-    model: ModelSource | None = None
-    batch_size: int | None = None
-    dataloader: Any = None
-    batches: int = 2
-    environ: Mapping[str, str] | None = None
-    kb_dirs: Sequence[Path] = ()
     bandwidth_sizes: Sequence[int] | None = None
     bandwidth_target_s: float = TARGET_SECONDS
 
+    @property
+    def timeout(self) -> float:
+        """Seconds each step may take."""
+        return self.checks.timeout
+
 
 def _import_torch() -> Any:
-    """torch, without the NumPy-missing warning some builds print on import (ranks must stay quiet)."""
+    """torch, without the NumPy-missing warning some builds print on import (ranks must stay quiet).
+
+    torch's C++ log level is set to FATAL unless the user chose one (TORCH_CPP_LOG_LEVEL), so that
+    a rendezvous that times out is one line of ours, not pages of C++ frames from c10d.
+    """
+    os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "FATAL")
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*Failed to initialize NumPy.*")
         import torch
@@ -118,7 +141,7 @@ def merge_rank_findings(ranks: Sequence[RankFacts]) -> list[Finding]:
             out.append(first)
         elif first.severity is Severity.OK:
             same = len({m.title for m in members}) == 1
-            title = first.title if same else f"{BY_ID[first.id].title} (every rank)"
+            title = first.title if same else f"{registry.get(first.id).title} (every rank)"
             out.append(replace(first, rank=None, title=title, message=title, data={"ranks": numbers}))
         elif first.severity is Severity.INFO:
             out.append(replace(first, rank=None, data={**first.data, "ranks": numbers}))
@@ -176,7 +199,7 @@ def _store_failure(problem: str, launch: LaunchInfo) -> Finding:
         "dist.rendezvous",
         Severity.ERROR,
         title,
-        problem + cause,
+        problem.rstrip(".") + (cause or "."),
         rank=0 if not launch.use_agent_store else launch.rank,
         solutions=(
             "Pick a free MASTER_PORT (torchrun --master-port) and make sure no earlier run still holds it."
@@ -188,19 +211,6 @@ def _store_failure(problem: str, launch: LaunchInfo) -> Finding:
     )
 
 
-_TEST_IDS = {
-    "process_group": "dist.process-group",
-    "barrier": "collective.barrier",
-    "all_reduce": "collective.all_reduce",
-    "broadcast": "collective.broadcast",
-    "bandwidth": "collective.bandwidth",
-}
-_TEST_ENTRIES = {
-    "process_group": "dist-backend-error",
-    "barrier": "monitored-barrier-failed",
-    "all_reduce": "collective-mismatch-detected",
-    "broadcast": "collective-mismatch-detected",
-}
 _OK_TITLES = {
     "process_group": "init_process_group({backend}) succeeded on all {n} ranks",
     "barrier": "all {n} ranks passed the barrier",
@@ -228,7 +238,7 @@ def collective_findings(
     for test in TESTS:
         by_rank = {r: next((x for x in results[r] if x.test == test), None) for r in heard}
         failed = {r: x for r, x in by_rank.items() if x is not None and x.status == "failed"}
-        check_id = _TEST_IDS[test]
+        check_id = TEST_IDS[test]
         if failed:
             missing = sorted({m for x in failed.values() for m in x.data.get("missing", [])})
             details = sorted({x.detail for x in failed.values()})
@@ -251,7 +261,6 @@ def collective_findings(
                         "Check the network between the nodes (NCCL_SOCKET_IFNAME / GLOO_SOCKET_IFNAME) and "
                         "that no firewall blocks the ranks' ports.",
                     ),
-                    entry=_TEST_ENTRIES.get(test),
                     data={"failed": sorted(failed), "missing": missing, "backend": backend},
                 )
             )
@@ -317,6 +326,8 @@ class _Rank:
     backend: str
     inventory: Inventory | None
     on_report: Callable[[DistributedCheckReport], None] | None
+    # Seconds this rank spent starting (torch's import); they count against the wait for the store.
+    startup_s: float = 0.0
 
     @property
     def timeout(self) -> float:
@@ -360,26 +371,33 @@ class _Rank:
 
     def run(self) -> DistributedCheckReport:
         try:
-            store = open_store(self.launch, self.timeout)
+            wait = max(min(self.timeout, MIN_STORE_WAIT_S), self.timeout - self.startup_s)
+            store = open_store(self.launch, self.timeout, wait)
         except StoreUnavailable as exc:
             failure = _store_failure(str(exc), self.launch)
-            return self.deliver(self.report(self._linked([*self.facts.findings, failure]), [self.facts]))
+            findings = [*self.facts.findings, failure]
+            if self.launch.rank == 0:
+                findings = self._linked(findings)  # only rank 0 prints a full report
+            return self.deliver(self.report(findings, [self.facts]), linger=False)
         coordinator = Coordinator(store, self.launch.rank, self.launch.world_size)
         coordinator.publish("facts", self.facts.to_json())
         if self.launch.rank == 0:
             return self.lead(coordinator)
         return self.follow(coordinator)
 
-    def deliver(self, report: DistributedCheckReport) -> DistributedCheckReport:
-        """Hand the report to `on_report`; a failing non-zero rank then lingers so rank 0 exits first."""
+    def deliver(self, report: DistributedCheckReport, *, linger: bool = True) -> DistributedCheckReport:
+        """Hand the report to `on_report`; a failing non-zero rank then lingers so rank 0 exits first.
+
+        `linger` False: rank 0 is unreachable, so there is nothing to let it go first.
+        """
         if self.on_report is not None:
             self.on_report(report)
-        if not report.is_reporter and report.exit_code():
+        if linger and not report.is_reporter and report.exit_code():
             time.sleep(min(EXIT_GRACE_SECONDS, self.timeout))
         return report
 
     def _linked(self, findings: list[Finding]) -> list[Finding]:
-        return link_findings(findings, burn=False, kb_dirs=self.options.kb_dirs)
+        return link_findings(findings, burn=False, kb_dirs=self.options.checks.kb_dirs)
 
     def lead(self, coordinator: Coordinator) -> DistributedCheckReport:
         """Rank 0: gather, analyse, decide, test, report, release."""
@@ -397,7 +415,10 @@ class _Rank:
         if go:
             own, bandwidth = self.collectives(coordinator)
             coordinator.publish("results", _results_json(own))
-            gathered = coordinator.gather("results", 2 * self.timeout)
+            # When this rank's own tests failed the group is broken: the others fail as fast, and a
+            # rank that does not report by then is frozen or gone.
+            broken = any(r.status == "failed" for r in own)
+            gathered = coordinator.gather("results", BROKEN_GROUP_SECONDS if broken else 2 * self.timeout)
             results = {r: _results_from_json(p) for r, p in gathered.payloads.items()}
             findings += collective_findings(
                 results, gathered.missing, bandwidth, backend=self.backend, timeout=self.timeout
@@ -436,13 +457,13 @@ class _Rank:
                     "dist.rendezvous",
                     Severity.ERROR,
                     f"rank {self.launch.rank} lost contact with rank 0",
-                    f"{exc}. Rank 0 crashed, hangs, or was stopped before it could report.",
+                    f"{str(exc).rstrip('.')}. Rank 0 crashed, hangs, or was stopped before it could report.",
                     rank=0,
                     solutions=("Read rank 0's log: it failed before printing the report.",),
                     data={"problem": str(exc)},
                 )
             )
-            return self.deliver(self.report(own, [self.facts]))
+            return self.deliver(self.report(own, [self.facts]), linger=False)
         mine = [replace(f, rank=self.launch.rank) if f.rank is None else f for f in own]
         return self.deliver(self.report(mine, [self.facts], job_ok=closed == "ok"))
 
@@ -451,8 +472,6 @@ def _prepare(
     options: DistributedOptions, probe: DeviceProbe | None, environ: Mapping[str, str]
 ) -> tuple[LaunchInfo, DeviceProbe, str, str]:
     """Launch variables, the probe, this rank's device text and backend (InputError on bad input)."""
-    if options.timeout <= 0:
-        raise InputError("--timeout must be a positive number of seconds")
     launch = launch_from_env(environ)
     chosen = probe or probe_from_spec(None, environ)
     template = options.device_template or default_template(chosen, environ)
@@ -463,7 +482,7 @@ def _prepare(
             f"device template {template!r} gives {device_text!r} on rank {launch.rank}, not one device",
             hint="each rank checks one device: write e.g. --device 'cuda:{local_rank}' or --device cpu",
         )
-    return launch, chosen, device_text, choose_backend(options.backend, specs[0].type)
+    return launch, chosen, device_text, choose_backend(options.checks.backend, specs[0].type)
 
 
 def run_distributed_check(
@@ -477,26 +496,18 @@ def run_distributed_check(
     `on_report` receives the report on every rank before the rank is released (rank 0: before
     the other ranks are).
 
-    Every step is bounded by `options.timeout`. Bad launch variables or options raise InputError
+    Every step is bounded by `options.timeout`; the wait for rank 0's store counts from this call,
+    so that a missing rank 0 is reported about `timeout` after the start. Bad launch variables or options raise InputError
     (exit 2); everything that goes wrong in the job itself becomes a finding.
     """
-    _import_torch()
-    environ = dict(os.environ if options.environ is None else options.environ)
+    started = time.monotonic()
+    options = replace(options, checks=validated(options.checks))
+    environ = dict(os.environ if options.checks.environ is None else options.checks.environ)
     launch, chosen, device_text, backend = _prepare(options, probe, environ)
+    torch = _import_torch()
+    startup_s = time.monotonic() - started
     local = run_checks(
-        CheckOptions(
-            devices=device_text,
-            min_free=options.min_free,
-            model=options.model,
-            batch_size=options.batch_size,
-            dataloader=options.dataloader,
-            timeout=options.timeout,
-            batches=options.batches,
-            backend=backend,
-            environ=environ,
-            link_kb=False,
-        ),
-        chosen,
+        replace(options.checks, devices=device_text, backend=backend, environ=environ, link_kb=False), chosen
     )
     device = local.devices[0]
     inventory = local.inventory
@@ -506,8 +517,10 @@ def run_distributed_check(
         device,
         environ=inventory.environ(environ) if inventory is not None else environ,
         inventory_source=inventory.source if inventory is not None else "torch",
-        versions=torch_versions(want_driver=device.gpu is not None and not simulated),
+        versions=collect_versions(
+            torch=torch, driver=device.gpu is not None and not simulated, packages=False
+        ),
         findings=tuple(replace(f, rank=launch.rank) for f in local.findings),
     )
-    rank = _Rank(options, launch, facts, device.label, backend, inventory, on_report)
+    rank = _Rank(options, launch, facts, device.label, backend, inventory, on_report, startup_s)
     return rank.run()

@@ -104,10 +104,16 @@ class HyperscanEngine:
 
         def on_match(pid: int, _start: int, end: int, _flags: int, _ctx: object) -> None:
             # A prefilter such as `failed: .*` reports every offset of a long line; one hit per
-            # pattern and line is all the scanner needs, so memory stays bounded on such a line.
+            # pattern and line (or carriage-return segment) is all the scanner needs, so memory
+            # stays bounded on such a line.
             at = lo + end
             previous = last.get(pid)
-            if previous is not None and at - previous <= _SAME_LINE_PROBE and find(b"\n", previous, at) < 0:
+            if (
+                previous is not None
+                and at - previous <= _SAME_LINE_PROBE
+                and find(b"\n", previous, at) < 0
+                and find(b"\r", previous, at) < 0  # segments of a progress-bar line count on their own
+            ):
                 return
             last[pid] = at
             append((at, pid))

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ddpdoctor.check.registry import CHECK_ID_RE
 from ddpdoctor.errors import KnowledgeError
 
 FRAMEWORKS: tuple[str, ...] = (
@@ -55,9 +56,6 @@ SOURCE_KINDS: tuple[str, ...] = ("code", "docs", "issue")
 FIX_LANGUAGES: tuple[str, ...] = ("python", "rust", "shell", "yaml", "text")
 
 ID_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-CHECK_ID_RE = re.compile(
-    r"^(?:device|memory|dataloader|backend|env|dist|collective)\.[a-z0-9_]+(?:-[a-z0-9_]+)*$"
-)
 # repo@commit:path:line, e.g. tracel-ai/burn@2c06be351006:crates/burn-train/src/lib.rs:161
 CODE_REF_RE = re.compile(r"^[\w.-]+/[\w.-]+@[0-9a-f]{7,40}:[^:\s]+:\d+(?:-\d+)?$")
 URL_RE = re.compile(r"^https?://\S+$")

@@ -8,6 +8,7 @@ time, and returns its output exactly as a terminal would have shown it.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import socket
 import sys
@@ -16,9 +17,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ddpdoctor.scenarios.catalog import (
+    HANG_AFTER_S,
     SCENARIOS,
     TORCH_WORLD_SIZE,
     WORKDIR,
@@ -28,7 +30,10 @@ from ddpdoctor.scenarios.catalog import (
     get_scenario,
     scenario_names,
 )
-from ddpdoctor.scenarios.process import ProcessRun, processes_with_token, run_bounded
+from ddpdoctor.scenarios.process import TOKEN_VARIABLE, ProcessRun, processes_with_token, run_bounded
+
+if TYPE_CHECKING:
+    from ddpdoctor.supervise import RunReport
 
 __all__ = [
     "SCENARIOS",
@@ -54,6 +59,7 @@ class ScenarioRun:
 
     scenario: Scenario
     process: ProcessRun
+    supervised: RunReport | None = None
 
     @property
     def output(self) -> str:
@@ -67,6 +73,10 @@ class ScenarioRun:
         expect = self.scenario.expect
         if expect is Expect.HANG:
             return self.process.timed_out
+        if expect is Expect.HANG_REPORT:
+            return self.scenario.rank in self.suspect_ranks and bool(
+                self.supervised and self.supervised.killed
+            )
         if expect is Expect.PANIC:
             return code == 101
         if expect is Expect.INTERRUPTED:
@@ -74,8 +84,24 @@ class ScenarioRun:
         return code == 1
 
     @property
+    def suspect_ranks(self) -> list[int]:
+        """The ranks the hang report of a supervised run names."""
+        hang = None if self.supervised is None else self.supervised.hang
+        if hang is None or hang.analysis is None:
+            return []
+        return sorted(
+            {int(m[5:]) for s in hang.analysis.suspects for m in s.members if m.startswith("rank ")}
+        )
+
+    @property
     def outcome(self) -> str:
         """How the run ended, in words."""
+        if self.supervised is not None and self.supervised.killed:
+            silence = self.supervised.hang_silence_s or 0.0
+            return (
+                f"hung: `ddpdoctor run` reported it {silence:.1f} s after the last output "
+                f"and stopped it (exit status {self.supervised.returncode})"
+            )
         if self.process.timed_out:
             return f"no result after {self.scenario.bound_s:g} s: the run hung and was stopped"
         return f"exit status {self.process.returncode} after {self.process.duration:.1f} s"
@@ -127,6 +153,8 @@ def run_scenario(
     if workdir is None:
         with tempfile.TemporaryDirectory(prefix=f"ddpdoctor-{scenario.name}-") as tmp:
             return run_scenario(scenario, on_output=on_output, workdir=Path(tmp))
+    if scenario.expect is Expect.HANG_REPORT:
+        return _run_supervised(scenario, workdir, on_output)
     env = _environment(scenario)
     with contextlib.ExitStack() as stack:
         port = stack.enter_context(_port_taken()) if scenario.occupy_port else None
@@ -138,6 +166,53 @@ def run_scenario(
             on_output=on_output,
         )
     return ScenarioRun(scenario, process)
+
+
+class _Terminal(io.BytesIO):
+    """Stands for the terminal a supervised scenario writes to: keeps the bytes, shows them live."""
+
+    def __init__(self, on_output: Callable[[str], None] | None) -> None:
+        super().__init__()
+        self.on_output = on_output
+
+    def write(self, data: Any) -> int:
+        if self.on_output is not None:
+            self.on_output(bytes(data).decode("utf-8", errors="replace"))
+        return super().write(data)
+
+
+def _run_supervised(
+    scenario: Scenario, workdir: Path, on_output: Callable[[str], None] | None
+) -> ScenarioRun:
+    """Run a hang scenario under `ddpdoctor run --hang-after 5 --on-hang kill`."""
+    import uuid
+
+    from ddpdoctor.supervise import RunOptions, supervise, write_folder
+
+    token = uuid.uuid4().hex
+    command = _command(scenario, workdir, None)
+    terminal = _Terminal(on_output)
+    options = RunOptions(
+        command=tuple(command),
+        out=workdir / "run",
+        hang_after=HANG_AFTER_S,
+        on_hang="kill",
+        explain=False,
+        stop_after_s=scenario.bound_s,
+    )
+    env = {**_environment(scenario), TOKEN_VARIABLE: token}
+    report = supervise(options, stdout=terminal, stderr=terminal, env=env, cwd=workdir)
+    write_folder(report, "")
+    process = ProcessRun(
+        command=tuple(command),
+        output=terminal.getvalue().decode("utf-8", errors="replace"),
+        returncode=report.returncode,
+        timed_out=report.stopped_at_bound,
+        duration=report.duration_s,
+        token=token,
+        stragglers=tuple(report.leftover),
+    )
+    return ScenarioRun(scenario, process, report)
 
 
 def diagnosis_mismatches(scenario: Scenario, explained: dict[str, Any]) -> list[str]:

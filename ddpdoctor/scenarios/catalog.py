@@ -28,6 +28,8 @@ class Expect(str, enum.Enum):
     HANG = "hang"  # never returns; stopped at the scenario's time bound
     JOB_FAILED = "job-failed"  # torchrun reported a failed worker: exit status 1
     LAUNCH_FAILED = "launch-failed"  # torchrun failed before starting workers: exit status 1
+    # Hangs under `ddpdoctor run`, whose hang report names the scenario's rank; run stops it (124).
+    HANG_REPORT = "hang-report"
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,9 @@ class Scenario:
 
 # Every torch scenario runs this many ranks (`--nproc-per-node`).
 TORCH_WORLD_SIZE = 2
+# Hang scenarios: `ddpdoctor run --hang-after` this long, and the bound of the whole run.
+HANG_AFTER_S = 5.0
+HANG_BOUND_S = 60.0
 # Stands for the run's working folder in a scenario's `args`.
 WORKDIR = "{workdir}"
 _BURN_OOM = "burn-cubecl-out-of-device-memory"
@@ -326,6 +331,73 @@ SCENARIOS: dict[str, Scenario] = {
             entry=None,
             category="user_code",
             rank=0,
+        ),
+        Scenario(
+            name="torch-rank-hang",
+            summary="PyTorch: rank 1 sleeps before its all_reduce; rank 0 waits in it forever.",
+            description=(
+                "torchrun, two ranks, gloo with a ten-minute collective timeout. At step 3 rank 1 "
+                "sleeps instead of reaching the gradient all_reduce; nothing is printed. `ddpdoctor "
+                "run --hang-after 5` sees the silence, takes both ranks' stacks and names rank 1, "
+                "outside any collective, at its line in hang.py."
+            ),
+            runtime=Runtime.TORCH,
+            expect=Expect.HANG_REPORT,
+            args=("hang.py", "sleep"),
+            entry=None,
+            category=None,
+            rank=1,
+            bound_s=HANG_BOUND_S,
+        ),
+        Scenario(
+            name="torch-dataloader-hang",
+            summary="PyTorch: rank 1's data-loader worker blocks; rank 1 waits for a batch.",
+            description=(
+                "torchrun, two ranks, one data-loader worker each. Rank 1's worker never finishes "
+                "batch 3, so rank 1 waits in the loader's `__next__` while rank 0 waits in "
+                "all_reduce. The hang report names rank 1, the loop line that asked for the batch, "
+                "and the worker's line in `__getitem__`."
+            ),
+            runtime=Runtime.TORCH,
+            expect=Expect.HANG_REPORT,
+            args=("hang.py", "dataloader"),
+            entry=None,
+            category=None,
+            rank=1,
+            bound_s=HANG_BOUND_S,
+        ),
+        Scenario(
+            name="torch-collective-hang",
+            summary="PyTorch: rank 1 calls broadcast while rank 0 calls all_reduce.",
+            description=(
+                "torchrun, two ranks. At step 3 rank 1 broadcasts the weights while rank 0 "
+                "all-reduces the gradient: the same sequence number, two different collectives, and "
+                "gloo waits forever. The hang report shows both collectives and the Flight Recorder's"
+                " first disagreement."
+            ),
+            runtime=Runtime.TORCH,
+            expect=Expect.HANG_REPORT,
+            args=("hang.py", "broadcast"),
+            entry=None,
+            category=None,
+            rank=1,
+            bound_s=HANG_BOUND_S,
+        ),
+        Scenario(
+            name="torch-early-exit-hang",
+            summary="PyTorch: rank 1 leaves the loop early and waits in barrier.",
+            description=(
+                "torchrun, two ranks. Rank 1 breaks out of the loop at step 3 (as with uneven "
+                "batches) and waits in the final barrier while rank 0 waits in the step's all_reduce."
+                " The hang report names rank 1 at the barrier."
+            ),
+            runtime=Runtime.TORCH,
+            expect=Expect.HANG_REPORT,
+            args=("hang.py", "early-exit"),
+            entry=None,
+            category=None,
+            rank=1,
+            bound_s=HANG_BOUND_S,
         ),
     )
 }

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ddpdoctor.supervise.procfs import processes_with_variable
+
 TOKEN_VARIABLE = "DDPDOCTOR_SCENARIO_TOKEN"
 # After the bound, SIGTERM gives torchrun this long to stop its workers before SIGKILL.
 TERMINATE_GRACE_S = 3.0
@@ -40,22 +42,7 @@ class ProcessRun:
 
 def processes_with_token(token: str) -> list[int]:
     """Pids of live processes whose environment carries `token` (Linux /proc; empty elsewhere)."""
-    needle = f"{TOKEN_VARIABLE}={token}".encode()
-    found = []
-    proc = Path("/proc")
-    if not proc.is_dir():
-        return []
-    for entry in proc.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
-        except OSError:
-            continue
-        if needle in environ.split(b"\0") and state != "Z":
-            found.append(int(entry.name))
-    return found
+    return processes_with_variable(TOKEN_VARIABLE, token)
 
 
 def _kill_group(pid: int, sig: signal.Signals) -> None:

@@ -60,6 +60,7 @@ class ReproduceReport(Report):
             "output": self.run.output,
             "expected": {"entry": scenario.entry, "category": scenario.category, "rank": scenario.rank},
             "explain": self.explained,
+            "hang": None if self.run.supervised is None else self.run.supervised.to_dict()["hang"],
         }
 
     def to_document(self) -> Document:
@@ -72,6 +73,9 @@ class ReproduceReport(Report):
         if self.files is not None:
             pairs.append(("files the run wrote", str(self.files)))
         doc.append(Fields(tuple(pairs)))
+        hang = None if self.run.supervised is None else self.run.supervised.hang
+        if hang is not None:
+            doc += hang.to_document()
         if self.explain_document:
             doc += [Heading("Diagnosis (ddpdoctor explain)", level=2), *self.explain_document]
         for finding in self.findings:

@@ -101,3 +101,75 @@ def prints_noise() -> DataLoader:
 
 def factory_raises() -> DataLoader:
     raise ValueError("dataset root /data/imagenet is not configured")
+
+
+class ExitingDataset(Dataset):
+    """Ends its own process without a word, as a library calling os._exit(0) would."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        os._exit(0)
+
+
+class LoudDataset(Dataset):
+    """Raises with a 50 MB message."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        raise ValueError("corrupt record: " + "x" * 50_000_000)
+
+
+class HungryDataset(Dataset):
+    """Asks for 2 GiB for one item (more than the 512 MiB cap the test gives it)."""
+
+    def __len__(self) -> int:
+        return 4
+
+    def __getitem__(self, index: int) -> torch.Tensor:
+        return torch.ones(1024**3 // 2)
+
+
+class BrokenLoader:
+    """Iterable, but reading its num_workers raises."""
+
+    @property
+    def num_workers(self) -> int:
+        raise RuntimeError("the loader's settings cannot be read: config file missing")
+
+    def __iter__(self):
+        return iter([torch.zeros(1)])
+
+
+def exits_early() -> DataLoader:
+    return DataLoader(ExitingDataset(), batch_size=2, num_workers=0)
+
+
+def loud() -> DataLoader:
+    return DataLoader(LoudDataset(), batch_size=2, num_workers=0)
+
+
+def hungry() -> DataLoader:
+    return DataLoader(HungryDataset(), batch_size=1, num_workers=0)
+
+
+def property_raises() -> BrokenLoader:
+    return BrokenLoader()
+
+
+def crashes_in_worker() -> DataLoader:
+    return DataLoader(CrashingDataset(), batch_size=2, num_workers=1)
+
+
+def spawns_and_hangs() -> DataLoader:
+    """Starts a helper process that sleeps, then hangs itself: both must die with the probe."""
+    import subprocess
+    import sys
+
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    with open(os.environ["DDPD_HELPER_PID_FILE"], "w", encoding="utf-8") as handle:
+        handle.write(f"{os.getpid()} {helper.pid}")
+    return DataLoader(SleepingDataset(), batch_size=2, num_workers=0)

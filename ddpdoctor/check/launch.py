@@ -1,7 +1,7 @@
-"""The launch environment (`env.*` checks) and the versions `ddpdoctor env` reports.
+"""The launch environment (`env.*` checks): MASTER_ADDR/MASTER_PORT, RANK and the world sizes.
 
 The checks apply to a distributed launch (RANK, WORLD_SIZE, MASTER_ADDR ... set, as torchrun, srun
-wrappers or Accelerate do) and stay silent otherwise.
+wrappers or Accelerate do) and are skipped otherwise.
 """
 
 from __future__ import annotations
@@ -9,53 +9,19 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import ipaddress
-import platform
 import socket
 import sys
+import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from importlib import metadata
-from typing import Any
 
-from ddpdoctor import __version__
-from ddpdoctor.check.base import CheckContext, finding, passed
-from ddpdoctor.devices import Inventory, TorchProbe, format_size, nvml_driver_version, torch_nccl_version
-from ddpdoctor.document import Document, Fields, Heading, Table, Text
+from ddpdoctor.check.base import MAX_WORLD_SIZE, CheckContext, env_number, finding, passed
+from ddpdoctor.check.registry import Need, check
 from ddpdoctor.findings import Finding, Severity
 
-LAUNCH_VARS: tuple[str, ...] = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT")
 RESOLVE_TIMEOUT_S = 3.0
-ENV_SCHEMA = "ddpdoctor.env/1"
-# Variables worth showing in a bug report; values of other variables are never printed.
-REPORTED_PREFIXES: tuple[str, ...] = (
-    "CUDA_",
-    "NCCL_",
-    "TORCH_",
-    "TORCHELASTIC_",
-    "GLOO_",
-    "OMP_",
-    "PYTORCH_",
-    "BURN_",
-)
-REPORTED_NAMES: tuple[str, ...] = (
-    *LAUNCH_VARS,
-    "LOCAL_WORLD_SIZE",
-    "GROUP_RANK",
-    "NODE_RANK",
-    "SLURM_PROCID",
-    "SLURM_NTASKS",
-    "SLURM_LOCALID",
-    "RUST_BACKTRACE",
-)
-
-
-def _int(environ: Mapping[str, str], name: str) -> int | str | None:
-    """The variable as an int, None when unset, or the raw text when it is not a non-negative int."""
-    raw = environ.get(name)
-    if raw is None:
-        return None
-    text = raw.strip()
-    return int(text) if text.isdigit() else raw
+# How long a name resolution is reused (the address and port checks both need it).
+RESOLVE_REUSE_S = 10.0
+_RESOLVED: dict[str, tuple[float, list[str], str | None]] = {}
 
 
 def _bad(check_id: str, name: str, raw: str, what: str) -> Finding:
@@ -68,12 +34,22 @@ def _bad(check_id: str, name: str, raw: str, what: str) -> Finding:
     )
 
 
-def _sizes(ctx: CheckContext) -> list[Finding]:
+@check(
+    "env.world-size",
+    category="rendezvous",
+    title="WORLD_SIZE is valid and matches the devices of this node",
+    needs=(Need.LAUNCH,),
+    entries=("store-based-barrier-timeout",),
+)
+def check_world_size(ctx: CheckContext) -> list[Finding]:
+    """env.world-size: WORLD_SIZE and LOCAL_WORLD_SIZE are set, whole, consistent and fit the GPUs."""
     env = ctx.environ
-    world, local_world = _int(env, "WORLD_SIZE"), _int(env, "LOCAL_WORLD_SIZE")
+    world, local_world = env_number(env, "WORLD_SIZE"), env_number(env, "LOCAL_WORLD_SIZE")
     out = []
     if isinstance(world, str) or world == 0:
-        out.append(_bad("env.world-size", "WORLD_SIZE", str(world), "a positive integer"))
+        out.append(
+            _bad("env.world-size", "WORLD_SIZE", str(world), f"a whole number from 1 to {MAX_WORLD_SIZE}")
+        )
     elif world is None:
         out.append(
             finding(
@@ -86,7 +62,14 @@ def _sizes(ctx: CheckContext) -> list[Finding]:
             )
         )
     if isinstance(local_world, str) or local_world == 0:
-        out.append(_bad("env.world-size", "LOCAL_WORLD_SIZE", str(local_world), "a positive integer"))
+        out.append(
+            _bad(
+                "env.world-size",
+                "LOCAL_WORLD_SIZE",
+                str(local_world),
+                f"a whole number from 1 to {MAX_WORLD_SIZE}",
+            )
+        )
         local_world = None
     if isinstance(world, int) and isinstance(local_world, int) and world and local_world:
         if local_world > world or world % local_world:
@@ -117,14 +100,24 @@ def _sizes(ctx: CheckContext) -> list[Finding]:
     return out
 
 
-def _ranks(ctx: CheckContext) -> list[Finding]:
+@check(
+    "env.rank-consistency",
+    category="rendezvous",
+    title="RANK, LOCAL_RANK and the world sizes agree",
+    needs=(Need.LAUNCH,),
+    entries=("store-based-barrier-timeout",),
+)
+def check_ranks(ctx: CheckContext) -> list[Finding]:
+    """env.rank-consistency: RANK and LOCAL_RANK are whole and below their world sizes."""
     env = ctx.environ
-    world, local_world = _int(env, "WORLD_SIZE"), _int(env, "LOCAL_WORLD_SIZE")
-    rank, local_rank = _int(env, "RANK"), _int(env, "LOCAL_RANK")
+    world, local_world = env_number(env, "WORLD_SIZE"), env_number(env, "LOCAL_WORLD_SIZE")
+    rank, local_rank = env_number(env, "RANK"), env_number(env, "LOCAL_RANK")
     out = []
     for name, value in (("RANK", rank), ("LOCAL_RANK", local_rank)):
         if isinstance(value, str):
-            out.append(_bad("env.rank-consistency", name, value, "a non-negative integer"))
+            out.append(
+                _bad("env.rank-consistency", name, value, f"a whole number from 0 to {MAX_WORLD_SIZE - 1}")
+            )
     if isinstance(rank, int) and isinstance(world, int) and world and rank >= world:
         out.append(
             finding(
@@ -189,16 +182,24 @@ def _resolve(host: str) -> list[str]:
 
 
 def resolve_host(host: str, timeout: float = RESOLVE_TIMEOUT_S) -> tuple[list[str], str | None]:
-    """(addresses, error) for a host name, bounded by `timeout` seconds."""
+    """(addresses, error) for a host name, bounded by `timeout` seconds; reused for RESOLVE_REUSE_S."""
+    now = time.monotonic()
+    cached = _RESOLVED.get(host)
+    if cached is not None and now - cached[0] < RESOLVE_REUSE_S:
+        return cached[1], cached[2]
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=1)
     try:
-        return pool.submit(_resolve, host).result(timeout=timeout), None
+        addresses, error = pool.submit(_resolve, host).result(timeout=timeout), None
     except concurrent.futures.TimeoutError:
-        return [], f"no answer within {timeout:g} s"
+        addresses, error = [], f"no answer within {timeout:g} s"
     except OSError as exc:
-        return [], str(exc.strerror or exc)
+        addresses, error = [], str(exc.strerror or exc)
+    except (ValueError, UnicodeError) as exc:  # a NUL byte, a label longer than DNS allows
+        addresses, error = [], f"not a host name ({exc})"
     finally:
         pool.shutdown(wait=False)
+    _RESOLVED[host] = (now, addresses, error)
+    return addresses, error
 
 
 def _local_addresses() -> set[str]:
@@ -220,15 +221,26 @@ def port_in_use(address: str, port: int) -> str | None:
     return None
 
 
-def _master(ctx: CheckContext) -> list[Finding]:
+def _needs_master(environ: Mapping[str, str]) -> bool:
+    """True when the job needs a rendezvous address: several processes, or MASTER_* given."""
+    world = env_number(environ, "WORLD_SIZE")
+    return (isinstance(world, int) and world > 1) or "MASTER_ADDR" in environ or "MASTER_PORT" in environ
+
+
+@check(
+    "env.master-addr",
+    category="rendezvous",
+    title="MASTER_ADDR is set and resolves",
+    needs=(Need.LAUNCH,),
+    entries=("store-connection-refused", "torchelastic-rendezvous-timeout"),
+)
+def check_master_addr(ctx: CheckContext) -> list[Finding]:
+    """env.master-addr: MASTER_ADDR is set and resolves within RESOLVE_TIMEOUT_S."""
     env = ctx.environ
-    world = _int(env, "WORLD_SIZE")
-    needed = (isinstance(world, int) and world > 1) or "MASTER_ADDR" in env or "MASTER_PORT" in env
-    if not needed:
+    if not _needs_master(env):
         return []
     out: list[Finding] = []
     addr = env.get("MASTER_ADDR")
-    addresses: list[str] = []
     if not addr:
         out.append(
             finding(
@@ -257,12 +269,32 @@ def _master(ctx: CheckContext) -> list[Finding]:
             )
         else:
             out.append(passed("env.master-addr", f"MASTER_ADDR={addr} resolves to {', '.join(addresses)}"))
-    out += _port(ctx, addresses)
     return out
 
 
-def _port(ctx: CheckContext, addresses: list[str]) -> list[Finding]:
+def _joined_a_group() -> bool:
+    """Whether this process already called init_process_group (preflight from a framework's setup hook)."""
+    dist = sys.modules.get("torch.distributed")
+    try:
+        return bool(dist is not None and dist.is_available() and dist.is_initialized())
+    except Exception:
+        return False
+
+
+@check(
+    "env.master-port",
+    category="rendezvous",
+    title="MASTER_PORT is a valid port and free on this host",
+    needs=(Need.LAUNCH,),
+    entries=("address-already-in-use",),
+)
+def check_master_port(ctx: CheckContext) -> list[Finding]:
+    """env.master-port: MASTER_PORT is a port number, and free on rank 0's host when that is this one."""
     env = ctx.environ
+    if not _needs_master(env):
+        return []
+    addr = env.get("MASTER_ADDR")
+    addresses = resolve_host(addr)[0] if addr else []
     raw = env.get("MASTER_PORT")
     if raw is None:
         return [
@@ -277,14 +309,14 @@ def _port(ctx: CheckContext, addresses: list[str]) -> list[Finding]:
                 ),
             )
         ]
-    text = raw.strip()
-    if not text.isdigit() or not 0 < int(text) < 65536:
+    port = env_number(env, "MASTER_PORT", maximum=65535)
+    if not isinstance(port, int) or port == 0:
         return [_bad("env.master-port", "MASTER_PORT", raw, "a port number between 1 and 65535")]
-    port = int(text)
     agent = env.get("TORCHELASTIC_USE_AGENT_STORE", "").lower() == "true"
     valid = passed("env.master-port", f"MASTER_PORT={port} is a valid port")
-    if agent or _int(env, "RANK") not in (None, 0) or not addresses:
-        return [valid]  # the port is the agent's or rank 0's to hold, or MASTER_ADDR names no host
+    if agent or env_number(env, "RANK") not in (None, 0) or not addresses or _joined_a_group():
+        # the port is the agent's or rank 0's to hold, MASTER_ADDR names no host, or this job holds it
+        return [valid]
     own = _local_addresses()
     local = [a for a in addresses if a in own or ipaddress.ip_address(a.split("%")[0]).is_loopback]
     if not local:
@@ -307,116 +339,3 @@ def _port(ctx: CheckContext, addresses: list[str]) -> list[Finding]:
             data={"port": port, "address": local[0]},
         )
     ]
-
-
-def env_findings(ctx: CheckContext) -> list[Finding]:
-    """env.*: only when launch variables are present."""
-    if not any(name in ctx.environ for name in LAUNCH_VARS):
-        return []
-    return [*_master(ctx), *_ranks(ctx), *_sizes(ctx)]
-
-
-# --- `ddpdoctor env` --------------------------------------------------------------------------
-
-
-@dataclass
-class EnvReport:
-    """Versions, the machine's inventory and the relevant environment variables."""
-
-    versions: dict[str, str | None]
-    inventory: Inventory | None
-    variables: dict[str, str] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON form; `inventory` can be passed back to `check --inventory`."""
-        return {
-            "schema": ENV_SCHEMA,
-            "versions": self.versions,
-            "inventory": None if self.inventory is None else self.inventory.to_dict(),
-            "variables": self.variables,
-            "problems": self.problems,
-        }
-
-    def to_document(self) -> Document:
-        """Versions, GPUs and variables as text blocks."""
-        doc: Document = [Heading("Versions"), Fields(tuple((k, v or "-") for k, v in self.versions.items()))]
-        inv = self.inventory
-        if inv is not None:
-            doc.append(Heading("Devices"))
-            rows = tuple(
-                (
-                    str(g.index),
-                    g.name,
-                    format_size(g.memory_free),
-                    format_size(g.memory_total),
-                    g.uuid,
-                    g.pci_bus_id,
-                )
-                for g in inv.gpus
-            )
-            if rows:
-                doc.append(Table(("gpu", "name", "free", "total", "uuid", "pci"), rows))
-            doc.append(
-                Fields(
-                    (
-                        ("cpus", str(inv.cpu_count)),
-                        ("/dev/shm", f"{format_size(inv.shm_free)} free of {format_size(inv.shm_total)}"),
-                        ("backends", ", ".join(inv.backends) or "none"),
-                        ("source", inv.source),
-                    )
-                )
-            )
-        if self.variables:
-            doc += [Heading("Environment"), Fields(tuple(self.variables.items()))]
-        for problem in self.problems:
-            doc.append(Text(problem, tone="warning"))
-        return doc
-
-
-def _package(name: str) -> str | None:
-    try:
-        return metadata.version(name)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _torch_versions(versions: dict[str, str | None]) -> None:
-    import torch
-
-    versions["torch"] = str(torch.__version__)
-    versions["cuda (torch build)"] = torch.version.cuda
-    versions["hip (torch build)"] = getattr(torch.version, "hip", None)
-    cudnn = getattr(torch.backends, "cudnn", None)
-    try:
-        versions["cudnn"] = str(cudnn.version()) if cudnn is not None and cudnn.is_available() else None
-    except Exception:
-        versions["cudnn"] = None
-    versions["nccl"] = torch_nccl_version(torch)
-
-
-def collect_environment(environ: Mapping[str, str]) -> EnvReport:
-    """Everything a bug report needs: ddpdoctor, Python, torch, CUDA, cuDNN, NCCL, driver, devices."""
-    versions: dict[str, str | None] = {
-        "ddpdoctor": __version__,
-        "python": f"{platform.python_version()} ({sys.executable})",
-        "platform": platform.platform(),
-    }
-    problems: list[str] = []
-    inventory: Inventory | None = None
-    try:
-        _torch_versions(versions)
-    except ImportError:
-        versions["torch"] = None
-        problems.append("torch is not installed: install torch to see CUDA, NCCL and device details.")
-    else:
-        try:
-            inventory = TorchProbe().inventory()
-        except Exception as exc:  # a broken driver or CUDA set-up is exactly what `env` is run to show
-            problems.append(f"reading the devices failed: {type(exc).__name__}: {exc}")
-    versions["driver"] = nvml_driver_version()
-    versions["pynvml"] = _package("nvidia-ml-py") or _package("pynvml")
-    variables = {
-        k: v for k, v in sorted(environ.items()) if k in REPORTED_NAMES or k.startswith(REPORTED_PREFIXES)
-    }
-    return EnvReport(versions, inventory, variables, problems)

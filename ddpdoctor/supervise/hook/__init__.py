@@ -1,0 +1,1 @@
+"""The startup hook `ddpdoctor run` puts on the job's PYTHONPATH (see sitecustomize.py)."""

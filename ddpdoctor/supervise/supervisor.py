@@ -1,0 +1,510 @@
+"""`ddpdoctor run`: start a job, pass its output through, watch for a hang, diagnose how it ended.
+
+The job runs as a child of this process, which becomes a child subreaper (Linux) so that no
+process of the job escapes when its launcher dies. Its standard output and error pass through
+unchanged and are kept in the run folder: the launcher's own output in `launcher.log`, each rank's
+(sent by the startup hook over a Unix socket) in `ranks/rank<N>.log`. Every process of the job
+carries a token in its environment, so the whole job can be found and stopped by pid.
+
+A hang is `hang_after` seconds without output during which the job's processes together also
+use less than :data:`BUSY_CORES` of CPU. Then the stacks of every rank are taken, Flight Recorder
+dumps are requested and read, and the hang report is handed to the caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import os
+import re
+import selectors
+import shutil
+import signal
+import socket
+import subprocess
+import tarfile
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import IO, Any
+
+from ddpdoctor.errors import DdpDoctorError, InputError
+from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.supervise import procfs
+from ddpdoctor.supervise.instrument import (
+    SIGNAL_STACK_DIR,
+    TOKEN_VARIABLE,
+    Setting,
+    instrumented_environment,
+)
+from ddpdoctor.supervise.report import RUN_SCHEMA, HangReport, RunReport, hang_report
+from ddpdoctor.supervise.stacks import SIGNAL_DUMP_SUFFIX
+
+ON_HANG = ("report", "kill")
+DEFAULT_HANG_AFTER_S = 300.0
+DEFAULT_RUNS_DIR = "ddpdoctor-runs"
+# A silent job whose processes together use more CPU than this is still working.
+BUSY_CORES = 0.25
+# How long CPU use is measured once the job has been silent for `hang_after`.
+PROBE_S = 2.0
+TICK_S = 0.25
+# After the job's main process exits, how long its pipes may stay open before run moves on.
+EXIT_DRAIN_S = 2.0
+FLIGHT_RECORDER_WAIT_S = 10.0
+BUNDLE_NAME = "bundle.tar.gz"
+REPORT_JSON = "report.json"
+REPORT_MARKDOWN = "report.md"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """What to run and how to watch it."""
+
+    command: tuple[str, ...]
+    out: Path | None = None
+    hang_after: float = DEFAULT_HANG_AFTER_S
+    on_hang: str = "report"
+    native: bool = False
+    instrument: bool = True
+    explain: bool = True
+    kb_dirs: tuple[str, ...] = ()
+    # Stop the job after this many seconds whatever it does (a bound for scenarios and tests).
+    stop_after_s: float | None = None
+
+
+@dataclass(frozen=True)
+class RunCallbacks:
+    """How the caller hears about a run while it goes on (the core itself never prints)."""
+
+    started: Callable[[Path, list[Setting]], None] | None = None
+    hang: Callable[[HangReport], None] | None = None
+
+
+def default_folder(command: Sequence[str], base: Path | None = None) -> Path:
+    """`./ddpdoctor-runs/<date>-<time>-<program>`, e.g. `20261130-152501-torchrun`."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    program = re.sub(r"[^A-Za-z0-9_.-]", "_", os.path.basename(command[0]))[:40] if command else "job"
+    folder = (base or Path.cwd() / DEFAULT_RUNS_DIR) / f"{stamp}-{program}"
+    suffix = 1
+    while folder.exists():
+        suffix += 1
+        folder = folder.with_name(f"{stamp}-{program}-{suffix}")
+    return folder
+
+
+def _prepare_folder(options: RunOptions) -> Path:
+    folder = options.out if options.out is not None else default_folder(options.command)
+    if (folder / REPORT_JSON).exists():
+        raise InputError(f"{folder} already holds a run", hint="choose another --out folder")
+    try:
+        (folder / "ranks").mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the run folder {folder}: {exc.strerror}") from None
+    return folder.resolve()
+
+
+def _become_subreaper() -> None:
+    """Let orphaned job processes (workers whose launcher died) become our children (Linux only)."""
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+class _Streams:
+    """The job's output: the launcher's pipes and the ranks' sockets, passed through and kept."""
+
+    def __init__(self, folder: Path, stdout: IO[bytes], stderr: IO[bytes]) -> None:
+        self.folder = folder
+        self.terminal = {"stdout": stdout, "stderr": stderr}
+        self.selector = selectors.DefaultSelector()
+        self.launcher = open(folder / "launcher.log", "ab")  # noqa: SIM115
+        self.rank_files: dict[str, IO[bytes]] = {}
+        self.controls: dict[int, tuple[str, socket.socket]] = {}
+        self.last_output = time.monotonic()
+        self.open_pipes = 0
+
+    def add_pipe(self, pipe: IO[bytes], stream: str) -> None:
+        self.selector.register(pipe, selectors.EVENT_READ, ("pipe", stream, self.launcher))
+        self.open_pipes += 1
+
+    def add_server(self, server: socket.socket) -> None:
+        self.selector.register(server, selectors.EVENT_READ, ("server", "", None))
+
+    def _rank_file(self, rank: str) -> IO[bytes]:
+        if rank not in self.rank_files:
+            self.rank_files[rank] = open(self.folder / "ranks" / f"rank{rank}.log", "ab")  # noqa: SIM115
+        return self.rank_files[rank]
+
+    def _accept(self, server: socket.socket) -> None:
+        conn, _ = server.accept()
+        conn.settimeout(2.0)
+        header = b""
+        with contextlib.suppress(OSError):
+            while not header.endswith(b"\n") and len(header) < 200:
+                chunk = conn.recv(1)
+                if not chunk:
+                    break
+                header += chunk
+        parts = header.decode(errors="replace").split()
+        if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+            conn.close()
+            return
+        kind, rank, pid = parts
+        conn.settimeout(None)
+        if kind == "control":
+            self.controls[int(pid)] = (rank, conn)
+        elif kind in self.terminal:
+            self.selector.register(conn, selectors.EVENT_READ, ("socket", kind, self._rank_file(rank)))
+        else:
+            conn.close()
+
+    def pump(self, timeout: float) -> None:
+        """Move whatever output is ready (waiting at most `timeout`)."""
+        for key, _ in self.selector.select(timeout):
+            kind, stream, copy = key.data
+            if kind == "server":
+                self._accept(key.fileobj)  # type: ignore[arg-type]
+                continue
+            fd = key.fd
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                data = b""
+            if not data:
+                self.selector.unregister(key.fileobj)
+                if kind == "pipe":
+                    self.open_pipes -= 1
+                else:
+                    key.fileobj.close()  # type: ignore[union-attr]
+                continue
+            self.last_output = time.monotonic()
+            out = self.terminal[stream]
+            out.write(data)
+            out.flush()
+            copy.write(data)
+
+    def ask_for_flight_recorder_dumps(self) -> Callable[[], None]:
+        """Ask every rank's hook for a Flight Recorder dump; return the (bounded) wait for the answers."""
+        deadline = time.monotonic() + FLIGHT_RECORDER_WAIT_S
+        asked = []
+        for pid, (_, conn) in list(self.controls.items()):
+            try:
+                conn.sendall(b"flight-recorder\n")
+                asked.append(conn)
+            except OSError:
+                del self.controls[pid]
+
+        def wait() -> None:
+            for conn in asked:
+                with contextlib.suppress(OSError):
+                    conn.settimeout(max(0.1, deadline - time.monotonic()))
+                    conn.recv(256)
+
+        return wait
+
+    def close(self) -> None:
+        for key in list(self.selector.get_map().values()):
+            with contextlib.suppress(OSError):
+                key.fileobj.close()  # type: ignore[union-attr]
+        self.selector.close()
+        for _, conn in self.controls.values():
+            conn.close()
+        for handle in (self.launcher, *self.rank_files.values()):
+            handle.close()
+
+
+def job_processes(root: int, token: str) -> list[int]:
+    """Every live process of the job: descendants of this process and carriers of the job's token."""
+    table = procfs.process_table()
+    mine = set(procfs.descendants(os.getpid(), table))
+    tagged = {pid for pid in table if procfs.read_environ(pid).get(TOKEN_VARIABLE) == token}
+    return sorted((mine | tagged | ({root} if root in table else set())) - {os.getpid()})
+
+
+def _hang_targets(pids: Sequence[int]) -> list[procfs.RankProcess]:
+    ranks = procfs.rank_processes(pids)
+    if ranks:
+        return ranks
+    table = procfs.process_table()
+    return [procfs.RankProcess(pid, None, None, None, table[pid].command) for pid in pids if pid in table]
+
+
+class _HangWatch:
+    """No output for `hang_after` seconds, and then no sign of work over :data:`PROBE_S`: a hang.
+
+    Work is CPU use above :data:`BUSY_CORES`, or a job process found running or runnable in at
+    least half of the samples (on a crowded machine a busy job waits for a CPU, it does not sleep).
+    """
+
+    def __init__(self, hang_after: float) -> None:
+        self.hang_after = hang_after
+        self.samples: list[tuple[float, int, bool]] = []
+        self.reported_at: float | None = None
+        self.ranked: dict[int, bool] = {}
+        self.ticks_per_s = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def _ranked_first(self, pids: list[int]) -> list[int]:
+        """The rank processes (and their helpers) when there are any: a launcher polling its
+        workers is not work. Otherwise every process."""
+        for pid in pids:
+            if pid not in self.ranked:
+                self.ranked[pid] = procfs.rank_of(procfs.read_environ(pid)) is not None
+        ranked = [pid for pid in pids if self.ranked[pid]]
+        return ranked or pids
+
+    def check(self, last_output: float, pids: Callable[[], list[int]]) -> bool:
+        """Whether the job hangs now; call every tick."""
+        now = time.monotonic()
+        if self.hang_after <= 0:
+            return False
+        if self.reported_at is not None:
+            if last_output > self.reported_at:
+                self.reported_at = None  # output resumed: watch again
+            return False
+        if now - last_output < self.hang_after or (self.samples and self.samples[0][0] < last_output):
+            self.samples = []
+            return False
+        ticks, running = procfs.activity(self._ranked_first(pids()))
+        self.samples.append((now, ticks, running))
+        started, before, _ = self.samples[0]
+        if now - started < PROBE_S:
+            return False
+        cores = (ticks - before) / self.ticks_per_s / (now - started)
+        busy = sum(1 for _, _, r in self.samples if r) * 2 >= len(self.samples)
+        self.samples = [(now, ticks, running)]
+        return cores < BUSY_CORES and not busy
+
+
+def _explain_folder(folder: Path, kb_dirs: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[Any]]:
+    from ddpdoctor.explain import ExplainOptions, explain_paths
+
+    try:
+        explained = explain_paths([str(folder)], ExplainOptions(kb_dirs=kb_dirs))
+    except DdpDoctorError:
+        return None, []  # e.g. a job that printed nothing: there is no log to explain
+    return explained.to_dict(), list(explained.to_document())
+
+
+class _Job:
+    """A started job: its main process, its token, its streams and the report being filled."""
+
+    def __init__(
+        self,
+        child: subprocess.Popen[bytes],
+        token: str,
+        streams: _Streams,
+        options: RunOptions,
+        report: RunReport,
+        callbacks: RunCallbacks,
+    ) -> None:
+        self.child = child
+        self.token = token
+        self.streams = streams
+        self.options = options
+        self.report = report
+        self.callbacks = callbacks
+        self.started = time.monotonic()
+        self.watch = _HangWatch(options.hang_after)
+
+    def processes(self) -> list[int]:
+        """Every live process of the job."""
+        return job_processes(self.child.pid, self.token)
+
+    def stop(self, *, at_once: bool = True) -> None:
+        """Kill every process of the job (SIGKILL at once, or SIGTERM first)."""
+        procfs.terminate(self.processes(), grace_s=0 if at_once else 3.0)
+
+    def report_hang(self) -> None:
+        """Take the hang report (asking the ranks for Flight Recorder dumps meanwhile); kill if asked."""
+        answers = self.streams.ask_for_flight_recorder_dumps()
+        last_output = self.streams.last_output
+
+        def named() -> None:
+            self.report.hang_silence_s = time.monotonic() - last_output
+            answers()
+
+        hang = hang_report(_hang_targets(self.processes()), native=self.options.native, before_dumps=named)
+        self.report.hang = hang
+        self.watch.reported_at = time.monotonic()
+        if self.callbacks.hang is not None:
+            self.callbacks.hang(hang)
+        if self.options.on_hang == "kill":
+            # SIGKILL at once: a SIGTERM makes launchers print tracebacks that a later `explain`
+            # of the run folder would take for the cause.
+            self.report.killed = True
+            self.stop()
+
+    def follow(self) -> None:
+        """Pass output through and watch for a hang until the job's main process has exited."""
+        interrupts = 0
+        exited_at: float | None = None
+        while True:
+            try:
+                self.streams.pump(TICK_S)
+                if self.child.poll() is not None:
+                    exited_at = exited_at or time.monotonic()
+                    # A process the job left behind may hold its pipes open: stop waiting for them.
+                    if self.streams.open_pipes == 0 or time.monotonic() - exited_at > EXIT_DRAIN_S:
+                        return
+                    continue
+                if self.watch.check(self.streams.last_output, self.processes):
+                    self.report_hang()
+                bound = self.options.stop_after_s
+                if bound is not None and time.monotonic() - self.started > bound:
+                    self.report.stopped_at_bound = True
+                    self.stop()
+            except KeyboardInterrupt:
+                # The terminal sent SIGINT to the job as well; a second Ctrl-C stops everything.
+                interrupts += 1
+                if interrupts > 1:
+                    self.stop(at_once=False)
+
+    def finish(self) -> None:
+        """Stop what is left of the job, drain its output and note how it ended."""
+        if self.child.poll() is None:
+            self.stop(at_once=False)
+        self.child.wait()
+        self.report.reaped = self.processes()
+        self.report.leftover = procfs.terminate(self.report.reaped)
+        drained_by = time.monotonic() + EXIT_DRAIN_S
+        while self.streams.open_pipes and time.monotonic() < drained_by:
+            self.streams.pump(TICK_S)
+        self.report.duration_s = time.monotonic() - self.started
+        self.report.exit_status = self.child.returncode
+
+
+def supervise(
+    options: RunOptions,
+    *,
+    stdout: IO[bytes],
+    stderr: IO[bytes],
+    callbacks: RunCallbacks | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> RunReport:
+    """Run the job to its end (or until a hang is stopped) and return the run report.
+
+    The job's output is written to `stdout`/`stderr` as it arrives; it runs in `cwd` with `env`
+    (default: this process's) plus the instrumentation. Files go to the run folder; call
+    :func:`write_folder` afterwards to add the report files and the bundle.
+    """
+    if not options.command:
+        raise InputError(
+            "no command to run", hint="put the command after --, e.g. ddpdoctor run -- torchrun ..."
+        )
+    if options.on_hang not in ON_HANG:
+        raise InputError(f"--on-hang {options.on_hang}: use one of {', '.join(ON_HANG)}")
+    callbacks = callbacks or RunCallbacks()
+    folder = _prepare_folder(options)
+    token = uuid.uuid4().hex
+    socket_dir = tempfile.mkdtemp(prefix="ddpd-")
+    socket_path = os.path.join(socket_dir, "s")
+    job_env, applied = instrumented_environment(
+        os.environ if env is None else env, folder, socket_path, token, instrument=options.instrument
+    )
+    report = RunReport(
+        schema=RUN_SCHEMA,
+        command=options.command,
+        folder=str(folder),
+        instrumentation=[(s.name, s.value) for s in applied],
+    )
+    if callbacks.started is not None:
+        callbacks.started(folder, applied)
+    streams = _Streams(folder, stdout, stderr)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(socket_path)
+        server.listen(256)
+        streams.add_server(server)
+        _become_subreaper()
+        try:
+            child = subprocess.Popen(
+                list(options.command), env=job_env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            )
+        except OSError as exc:
+            raise InputError(
+                f"cannot start {options.command[0]}: {exc.strerror}", hint="check the command after --"
+            ) from None
+        assert child.stdout is not None and child.stderr is not None
+        streams.add_pipe(child.stdout, "stdout")
+        streams.add_pipe(child.stderr, "stderr")
+        job = _Job(child, token, streams, options, report, callbacks)
+        previous = _forward_sigterm(child)
+        try:
+            job.follow()
+        finally:
+            job.finish()
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGTERM, previous)
+    finally:
+        streams.close()
+        server.close()
+        shutil.rmtree(socket_dir, ignore_errors=True)
+    _conclude(report, options, folder)
+    return report
+
+
+def _forward_sigterm(child: subprocess.Popen[bytes]) -> Any:
+    def forward(signum: int, frame: FrameType | None) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            child.send_signal(signum)
+
+    try:
+        return signal.signal(signal.SIGTERM, forward)
+    except ValueError:  # not the main thread: leave signals alone
+        return signal.SIG_DFL
+
+
+def _conclude(report: RunReport, options: RunOptions, folder: Path) -> None:
+    if report.hang is not None:
+        report.findings.append(
+            Finding(
+                id="run.hang",
+                severity=Severity.ERROR,
+                category="collective_timeout",
+                title="the job hung" + ("; ddpdoctor stopped it" if report.killed else ""),
+                message=f"no output and no progress for {options.hang_after:g} s",
+            )
+        )
+        report.findings += report.hang.findings
+    if report.exit_status not in (0, None) and not report.killed:
+        report.findings.append(
+            Finding(
+                id="run.failed",
+                severity=Severity.ERROR,
+                category="other",
+                title=f"the job exited with status {report.exit_status}",
+                message="",
+            )
+        )
+        if options.explain:
+            report.explained, report.explain_document = _explain_folder(folder, options.kb_dirs)
+    for empty in (folder / SIGNAL_STACK_DIR).glob("*" + SIGNAL_DUMP_SUFFIX):
+        if empty.stat().st_size == 0:
+            empty.unlink()
+
+
+def write_folder(report: RunReport, markdown: str) -> None:
+    """Write `report.json`, `report.md` and the `.tar.gz` bundle of the whole run folder."""
+    import json
+
+    folder = Path(report.folder)
+    (folder / REPORT_MARKDOWN).write_text(markdown, encoding="utf-8")
+    if report.hang is not None:
+        (folder / "stacks.json").write_text(json.dumps(report.hang.to_dict(), indent=2), encoding="utf-8")
+    bundle = folder / BUNDLE_NAME
+    report.bundle = str(bundle)
+    report.files = sorted(
+        str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file() and p.name != BUNDLE_NAME
+    )
+    report.files.append(REPORT_JSON)
+    (folder / REPORT_JSON).write_text(json.dumps(report.to_dict(), indent=2), encoding="utf-8")
+    with tarfile.open(bundle, "w:gz") as tar:
+        for name in report.files:
+            tar.add(folder / name, arcname=f"{folder.name}/{name}")

@@ -1,0 +1,147 @@
+"""`ddpdoctor run` on small real jobs (plain Python, no torch): output, exit status, folder, environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import uuid
+from pathlib import Path
+
+import pytest
+
+from ddpdoctor.supervise import procfs
+from ddpdoctor.supervise.instrument import HOOK_DIR
+
+pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
+
+
+def _run(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("DDPDOCTOR_RUN")}
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "ddpdoctor", "run", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=full_env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_output_passes_through_unchanged_and_is_kept(tmp_path: Path) -> None:
+    script = "import sys; print('out 1'); print('err 1', file=sys.stderr); print('out 2')"
+    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "out 1\nout 2\n", "the job's standard output is exactly what it printed"
+    assert "err 1\n" in done.stderr
+    assert "ddpdoctor: run folder " in done.stderr and "the job exited with status 0" in done.stderr
+    folder = tmp_path / "r"
+    launcher = (folder / "launcher.log").read_text(encoding="utf-8")
+    assert "out 1\n" in launcher and "err 1\n" in launcher
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+    assert report["schema"] == "ddpdoctor.run/1" and report["ok"] is True
+    assert report["exit_status"] == 0 and report["hang"] is None and report["explain"] is None
+    assert "report.md" in report["files"] and "launcher.log" in report["files"]
+    with tarfile.open(folder / "bundle.tar.gz") as bundle:
+        names = bundle.getnames()
+    assert "r/report.json" in names and "r/launcher.log" in names
+
+
+def test_each_rank_gets_its_own_log(tmp_path: Path) -> None:
+    """The startup hook sends a ranked process's output through ddpdoctor into ranks/rank<N>.log."""
+    script = "import sys; print('hello from', 3); print('warn', file=sys.stderr)"
+    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env={"RANK": "3"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "hello from 3\n"
+    rank_log = (tmp_path / "r" / "ranks" / "rank3.log").read_text(encoding="utf-8")
+    assert rank_log == "hello from 3\nwarn\n"
+    assert "hello from" not in (tmp_path / "r" / "launcher.log").read_text(encoding="utf-8")
+    assert (tmp_path / "r" / "errors" / "rank3").is_dir(), "a per-rank torchelastic error file is set up"
+
+
+def test_exit_status_is_the_jobs_and_a_failure_is_explained(tmp_path: Path) -> None:
+    script = "raise RuntimeError('the checkpoint folder /nowhere does not exist')"
+    done = _run(tmp_path, "--out", "r", "--format", "json", "--", sys.executable, "-c", script)
+    assert done.returncode == 1
+    printed = json.loads(done.stderr[done.stderr.index("{\n") :])
+    root = printed["explain"]["root_cause"]
+    assert "does not exist" in root["text"] and root["category"] in ("user_code", "other")
+    assert [f["id"] for f in printed["findings"]] == ["run.failed"]
+    done = _run(tmp_path, "--out", "r2", "--", sys.executable, "-c", "raise SystemExit(7)")
+    assert done.returncode == 7
+
+
+def test_instrumentation_never_overrides_the_user_and_can_be_turned_off(tmp_path: Path) -> None:
+    script = (
+        "import os, sys; print(os.environ.get('NCCL_DEBUG'), os.environ.get('TORCH_FR_BUFFER_SIZE'), "
+        "os.environ.get('PYTHONFAULTHANDLER'), 'sitecustomize' in sys.modules and "
+        "sys.modules['sitecustomize'].__file__.startswith(os.environ.get('HOOK', '-')))"
+    )
+    env = {"NCCL_DEBUG": "INFO", "HOOK": str(HOOK_DIR)}
+    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env=env)
+    assert done.stdout == "INFO 2000 1 True\n", done.stderr
+    assert "set TORCH_FR_BUFFER_SIZE=2000" in done.stderr and "set NCCL_DEBUG" not in done.stderr
+    done = _run(tmp_path, "--out", "r2", "--no-instrument", "--", sys.executable, "-c", script, env=env)
+    assert done.stdout == "INFO None None False\n", done.stderr
+    assert "ddpdoctor: set " not in done.stderr
+
+
+def test_the_users_own_sitecustomize_still_runs(tmp_path: Path) -> None:
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "sitecustomize.py").write_text("import builtins\nbuiltins.USER_HOOK = 'ran'\n", encoding="utf-8")
+    done = _run(
+        tmp_path,
+        "--out",
+        "r",
+        "--",
+        sys.executable,
+        "-c",
+        "import builtins; print(builtins.USER_HOOK)",
+        env={"PYTHONPATH": str(mine), "RANK": "0"},
+    )
+    assert done.stdout == "ran\n", done.stderr
+
+
+def test_processes_the_job_leaves_behind_are_stopped(tmp_path: Path) -> None:
+    mark = uuid.uuid4().hex
+    script = (
+        "import subprocess, sys; subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'], "
+        "start_new_session=True); print('started')"
+    )
+    try:
+        done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env={"LEAK_MARK": mark})
+        left = procfs.processes_with_variable("LEAK_MARK", mark)
+    finally:
+        procfs.terminate(procfs.processes_with_variable("LEAK_MARK", mark), grace_s=0)
+    assert done.returncode == 0 and done.stdout == "started\n"
+    assert left == []
+    report = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert len(report["reaped_pids"]) == 1 and report["leftover_pids"] == []
+
+
+def test_usage_errors_are_one_line(tmp_path: Path) -> None:
+    done = _run(tmp_path, "--out", "r", "--", "/nonexistent/launcher")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-2:] == [
+        "ddpdoctor: error: cannot start /nonexistent/launcher: No such file or directory",
+        "ddpdoctor: hint: check the command after --",
+    ]
+    (tmp_path / "used").mkdir()
+    (tmp_path / "used" / "report.json").write_text("{}", encoding="utf-8")
+    done = _run(tmp_path, "--out", "used", "--", sys.executable, "-c", "pass")
+    assert done.returncode == 2 and "already holds a run" in done.stderr
+    done = _run(tmp_path, "--on-hang", "wait", "--", sys.executable, "-c", "pass")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+
+
+def test_default_folder_is_timestamped_under_ddpdoctor_runs(tmp_path: Path) -> None:
+    done = _run(tmp_path, "--", sys.executable, "-c", "pass")
+    assert done.returncode == 0, done.stderr
+    (folder,) = (tmp_path / "ddpdoctor-runs").iterdir()
+    assert folder.name.endswith("-" + Path(sys.executable).name)
+    assert (folder / "report.json").is_file()
