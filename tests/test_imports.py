@@ -23,7 +23,7 @@ CLI_MODULES = ("ddpdoctor.cli", "ddpdoctor.__main__")
 EDGE_MODULES = (*CLI_MODULES, "ddpdoctor.hooks")
 # Reports that still lay themselves out; their layouts move to ddpdoctor.present (check rewrite, run).
 LAYOUTS_TO_MOVE = {
-    "ddpdoctor.check.env",
+    "ddpdoctor.environment",
     "ddpdoctor.check.runner",
     "ddpdoctor.distributed.report",
     "ddpdoctor.supervise.present",
