@@ -262,20 +262,29 @@ _EXCERPT_LINE_CHARS = 400
 
 
 def attach_excerpt(report: ExplainReport, context: int = EXCERPT_CONTEXT) -> None:
-    """Add the log lines around the root line to the report (for `--format markdown`, an issue to file)."""
+    """Add the log lines around the root line to the report (for `--format markdown`, an issue to file).
+
+    The log is read again through the same reader as the scan (gzip, UTF-16), one bounded line at a
+    time, so a huge line or a compressed log costs no more than the lines shown.
+    """
     root = report.root_cause
     if root is None or root.line < 1 or not os.path.isfile(root.file):
         return
     first, last = max(1, root.line - context), root.line + context
     lines: list[tuple[int, str]] = []
     try:
-        with open(root.file, "rb") as fh:
-            for number, raw in enumerate(fh, 1):
-                if number > last:
+        (source,) = discover([root.file])
+        with open_source(source) as stream:
+            for number in range(1, last + 1):
+                raw = stream.readline(_EXCERPT_LINE_CHARS * 4)
+                if not raw:
                     break
+                rest = raw
+                while rest and not rest.endswith(b"\n"):  # skip the rest of an overlong line, in pieces
+                    rest = stream.readline(1 << 16)
                 if number >= first:
-                    text = raw[: _EXCERPT_LINE_CHARS * 4].decode("utf-8", "replace").rstrip("\r\n")
+                    text = raw.decode("utf-8", "replace").rstrip("\r\n")
                     lines.append((number, text[:_EXCERPT_LINE_CHARS]))
-    except OSError:
+    except (OSError, InputError, ValueError):
         return
     report.excerpt = lines

@@ -177,7 +177,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
         kind=cand.kind,
         confidence=verdict.confidence,
         why=tuple(verdict.why),
-        chain=tuple(ChainLink(link.entry.id if link.entry else None, link.text) for link in chain),
+        chain=tuple(ChainLink(link.entry.id if link.entry else None, short(link.text)) for link in chain),
         solutions=tuple(entry.solutions) if entry else _GENERIC_SOLUTIONS,
         advice=tuple(_advice(cand, verdict, timeline)),
         status=entry.status if entry else None,
