@@ -69,6 +69,8 @@ CAUSE_MARKER = "The above exception was the direct cause of the following except
 CONTEXT_MARKER = "During handling of the above exception, another exception occurred:"
 
 _FRAME = LazyRegex(r'\s*File "(?P<file>[^"]{0,4096})", line (?P<line>\d{1,9})(?:, in (?P<func>.{0,512}))?')
+# A frame line whose start was cut off by the excerpt (`...site-packages/x.py", line 9, in f`).
+_CUT_FRAME = LazyRegex(r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9}), in (?P<func>\S.{0,511})$')
 _EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
 _ERROR_NAME = LazyRegex(
     r"(?:[A-Za-z_]\w{0,100}\.){0,12}\w{0,100}(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w{1,40}\])?$"
@@ -102,6 +104,9 @@ _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
 _CARGO_EXIT = LazyRegex(r"process didn't exit successfully: .{0,4000}\((?:exit status|signal): (\d{1,9})")
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
+_MPI_SIGNAL = LazyRegex(
+    r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node \S{1,200} exited on signal (\d{1,3})"
+)
 _KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
 _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
@@ -116,6 +121,7 @@ _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
+_PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
@@ -282,6 +288,8 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
+            segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
         if box is not None:
             segment = _unbox(segment)
@@ -379,7 +387,10 @@ class LogReader:
             stream.since_exc += 1
             if stream.since_exc > _CHAIN_TRAILER or not _is_quiet(stripped):
                 self._flush_chain(stream)
-        if rest[:1] in (" ", "\t") and (frame := _FRAME.match(rest)):
+        frame = _FRAME.match(rest) if rest[:1] in (" ", "\t") else None
+        if frame is None and '", line ' in rest:
+            frame = _CUT_FRAME.match(stripped)
+        if frame is not None:
             # A traceback excerpt that starts at its frames (its header was not pasted).
             stream.mode = "traceback"
             stream.frames = [_frame(frame)]
@@ -514,7 +525,7 @@ class LogReader:
             or TRACEBACK_HEAD in rest
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
-            or ("exitcode" in rest and _AGENT_FAILED.search(rest) is not None)
+            or _is_exit_report(rest)
             or _NCCL_RECORD.match(rest) is not None
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
@@ -852,6 +863,7 @@ class LogReader:
     def _launcher_line(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
         code: int | None = None
         local: int | None = None
+        global_rank: int | None = None
         pid: int | None = None
         reporter = "launcher"
         if "exitcode" in rest and (m := _AGENT_FAILED.search(rest)):
@@ -868,6 +880,10 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
+        elif "exited on signal" in rest and (m := _MPI_SIGNAL.search(rest)):
+            signal = bounded_int(m.group(3))
+            code = -signal if signal is not None else None
+            pid, global_rank, reporter = bounded_int(m.group(2) or ""), bounded_rank(m.group(1)), "mpirun"
         elif "terminated with" in rest and (m := _SPAWN_EXIT.search(rest)):
             signum = _SIGNAL_NUMBERS.get(m.group(2) or "")
             code = -signum if signum is not None else bounded_int(m.group(3))
@@ -884,7 +900,9 @@ class LogReader:
         obs.reporter = reporter
         if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
             local = bounded_rank(lm.group(1))
-        if local is not None:
+        if global_rank is not None:
+            obs.rank, obs.rank_source = global_rank, "mpirun line (MPI rank)"
+        elif local is not None:
             obs.rank, obs.local_rank = local, reporter != "spawn"
             obs.rank_source = (
                 "torch.multiprocessing.spawn (process index)"
@@ -1078,6 +1096,13 @@ def _new_links(chain: list[Link], extra: list[Link]) -> list[Link]:
 def _is_quiet(text: str) -> bool:
     """Text that may separate chained exceptions (blank lines, separators)."""
     return not text or _SEPARATOR.match(text) is not None
+
+
+def _is_exit_report(text: str) -> bool:
+    """Whether a line is a launcher's report of one process's exit (it ends a message block)."""
+    return ("exitcode" in text and _AGENT_FAILED.search(text) is not None) or (
+        "exited on signal" in text and _MPI_SIGNAL.search(text) is not None
+    )
 
 
 def _exit_text(code: int, pid: int | None, rank: int | None) -> str:
