@@ -9,13 +9,14 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
 
 - Python tracebacks: chained ("direct cause" / "during handling"), exception groups (`+ Exception
   Group Traceback`, `| ` boxes), a DataLoader worker's "Original Traceback", excerpts that start at
-  their `File "..."` frames, and tracebacks cut off before their exception line;
+  their `File "..."` frames, tracebacks cut off before their exception line, and rich's boxed
+  tracebacks (`╭─ Traceback ─╮`, one `path:line in function` row per frame);
 - Rust panics (`thread 'X' (TID) panicked at file:line:col:` and the pre-1.73 `panicked at 'msg',
   file:line:col`), their backtraces and Burn's `=== PANIC ===` banner;
 - C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
   `Fatal Python error`);
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
-  launcher exits (torchrun's agent, DeepSpeed, cargo, `Killed`, `Signal N (SIG..) received by PID`);
+  launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
 - NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
   knowledge base matches.
@@ -71,6 +72,11 @@ CONTEXT_MARKER = "During handling of the above exception, another exception occu
 _FRAME = LazyRegex(r'\s*File "(?P<file>[^"]{0,4096})", line (?P<line>\d{1,9})(?:, in (?P<func>.{0,512}))?')
 # A frame line whose start was cut off by the excerpt (`...site-packages/x.py", line 9, in f`).
 _CUT_FRAME = LazyRegex(r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9}), in (?P<func>\S.{0,511})$')
+# rich's boxed traceback (`rich.traceback.install()`, Typer, many CLIs).
+_RICH_TOP, _RICH_SIDE, _RICH_BOTTOM = "╭", "│", "╰"
+_RICH_BOX_CHARS = "╭│╰"
+_RICH_FRAME = LazyRegex(r"(?P<file>\S.{0,4095}?):(?P<line>\d{1,9}) in (?P<func>\S{1,512})$")
+_RICH_CODE = LazyRegex(r"(?P<current>❱)?\s*\d{1,9}(?: (?P<code>.*))?$")
 _EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
 _ERROR_NAME = LazyRegex(
     r"(?:[A-Za-z_]\w{0,100}\.){0,12}\w{0,100}(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w{1,40}\])?$"
@@ -191,8 +197,9 @@ class _Stream:
         self.local = local
         self.stamp: Stamp | None = None
         self.years = YearTracker()
-        self.mode = "idle"  # idle, traceback, message, panic, backtrace, table, cpp, banner
+        self.mode = "idle"  # idle, traceback, rich, message, panic, backtrace, table, cpp, banner
         self.frames: list[Frame] = []
+        self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
@@ -335,6 +342,9 @@ class LogReader:
         if mode == "traceback":
             if self._traceback_line(stream, number, rest, cands):
                 return
+        elif mode == "rich":
+            if self._rich_line(stream, rest):
+                return
         elif mode == "message":
             if self._message_line(stream, number, rest, cands, stamp):
                 return
@@ -368,12 +378,13 @@ class LogReader:
 
     def _idle(self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]) -> None:
         stripped = rest.strip()
-        if TRACEBACK_HEAD in rest:
+        if TRACEBACK_HEAD in rest or (stripped.startswith(_RICH_TOP) and TRACEBACK_HEAD[:-1] in rest):
             if not stream.chain_marker:
                 self._flush_chain(stream)
-            stream.mode = "traceback"
+            stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
             stream.frames_dropped = 0
+            stream.rich_path = ""
             return
         if stripped in (CAUSE_MARKER, CONTEXT_MARKER):
             if stream.chain:
@@ -473,6 +484,39 @@ class LogReader:
             stream.frames[-1].code = stripped[:400]  # a pasted traceback that lost its indentation
             return True
         self._start_exception(stream, number, stripped, cands, frames=stream.frames, standalone=False)
+        return True
+
+    def _rich_line(self, stream: _Stream, rest: str) -> bool:
+        """A line of rich's boxed traceback: frame headers (`path:line in function`, folded when
+        long), source lines (`❱` marks the executing one), then the box's bottom edge."""
+        stripped = rest.strip()
+        if stripped.startswith(_RICH_BOTTOM):
+            stream.mode = "traceback"  # the exception line follows the box
+            return True
+        if not stripped.startswith(_RICH_SIDE):
+            stream.mode = "idle"  # the paste lost the rest of the box
+            return False
+        inner = stripped[1:].removesuffix(_RICH_SIDE).rstrip().removeprefix(" ")
+        content = inner.strip()
+        if not content or content[0] in _RICH_BOX_CHARS:  # a blank row, or a nested locals panel
+            stream.rich_path = ""
+            return True
+        # Source rows are indented (or marked `❱`); a folded frame header continues at the margin.
+        code = _RICH_CODE.match(content) if inner[:1] in (" ", "❱") else None
+        if code is not None:
+            stream.rich_path = ""
+            if code.group("current") and stream.frames:
+                stream.frames[-1].code = code.group("code").lstrip(" " + _RICH_SIDE)[:400]
+            return True
+        # rich folds a long path anywhere and wraps `in function` at the space, which the box drops.
+        for joined in (stream.rich_path + content, f"{stream.rich_path} {content}"):
+            frame = _RICH_FRAME.match(joined)
+            if frame is not None:
+                if len(stream.frames) < MAX_FRAMES:
+                    stream.frames.append(_frame(frame))
+                stream.rich_path = ""
+                return True
+        stream.rich_path = (stream.rich_path + content)[-4096:]
         return True
 
     def _start_exception(
