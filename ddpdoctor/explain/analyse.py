@@ -57,7 +57,16 @@ _PEER_LOST = LazyRegex(
 )
 _VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
-    r"does not match the version|was compiled (?:with|against)|No module named"
+    r"does not match the version|was compiled (?:with|against)|No module named|"
+    r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
+)
+_NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
+_MISMATCHED_COLLECTIVE = LazyRegex(
+    r"(?i)\bmismatched (?:allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
+)
+# Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
+_START_UP = LazyRegex(
+    r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
 )
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
@@ -170,10 +179,10 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand = Candidate(obs, CAUSE, "root", primary.entry.category, primary.entry, obs.rank, strength=3)
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
         cand.consequence = _consequence(primary.entry)
-        detail = obs.nccl_detail() if cand.category == "nccl_error" else None
+        detail = (obs.nccl_detail() or obs) if cand.category == "nccl_error" else None
         if detail is not None and _CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
-            cand.reasons.append(f"NCCL's last error is a CUDA allocation that failed: {detail.text}")
+            cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
         if isinstance(obs, CollectiveObs) and obs.state in ("missing", "desync") and obs.named_ranks:
             # The message names the ranks the others waited for: they are the culprits, not its printer.
             cand.suspects = list(obs.named_ranks)
@@ -248,9 +257,14 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append("a collective timed out on this rank: it waited for another rank")
         return cand
     if _PEER_LOST.search(text):
-        category = "nccl_error" if "NCCL" in text else "other"
+        starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
+        category = "rendezvous" if starting else ("nccl_error" if "NCCL" in text else "other")
         cand = Candidate(obs, CONSEQUENCE, "symptom", category, carried, obs.rank, consequence="peer-failure")
-        cand.reasons.append("this rank lost its connection to a peer: a consequence of the peer's failure")
+        cand.reasons.append(
+            "this rank lost its connection to a peer"
+            + (" while the process group was being set up" if starting else "")
+            + ": a consequence of the peer's failure"
+        )
         return cand
     user = exc.user_frame() if exc else None
     worker = (exc is not None and (bool(exc.worker_frames) or "in DataLoader worker process" in text)) or (
@@ -264,6 +278,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     if worker:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
+    elif _NCCL_FAILURE.search(text):
+        cand.category, cand.strength = "nccl_error", 2
+        cand.reasons.append("the message says an NCCL call failed")
+    elif _MISMATCHED_COLLECTIVE.search(text):
+        cand.category, cand.strength = "collective_mismatch", 2
+        cand.reasons.append("the message says the ranks called different collectives")
     elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")

@@ -50,6 +50,7 @@ from ddpdoctor.explain.ranks import (
     bounded_int,
     bounded_rank,
     has_kube_master,
+    host_labels,
     looks_srun_labelled,
     split_prefix,
 )
@@ -234,6 +235,7 @@ class LogReader:
         self.default_rank_source = rank_source
         self._head = head
         self._srun: bool | None = None
+        self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
@@ -250,6 +252,7 @@ class LogReader:
         if self._srun is None:
             head = self._head() if self._head is not None else b""
             self._srun = looks_srun_labelled(head)
+            self._hosts = host_labels(head)
             self._kube_master = has_kube_master(head)
         pieces = list(segments(data.decode("utf-8", "replace")))
         if not pieces:
@@ -303,7 +306,9 @@ class LogReader:
             if not segment.strip():
                 self._blank(None)
                 return
-        prefix = split_prefix(segment, srun=bool(self._srun), kube_master=self._kube_master)
+        prefix = split_prefix(
+            segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
+        )
         rank, local = prefix.rank, prefix.local
         if rank is None:
             rank = self.default_rank
