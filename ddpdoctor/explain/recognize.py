@@ -16,7 +16,7 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
 - C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
   `Fatal Python error`);
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
-  launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, `Killed`, `Signal N (SIG..) received by PID`);
+  launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
 - NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
   knowledge base matches.
@@ -111,6 +111,10 @@ _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
 _CARGO_EXIT = LazyRegex(r"process didn't exit successfully: .{0,4000}\((?:exit status|signal): (\d{1,9})")
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
+# Slurm: `srun: error: node7: task 3: Exited with exit code 1` (`tasks 2-7:` for several; task = rank).
+_SRUN_EXIT = LazyRegex(
+    r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed))"
+)
 _MPI_SIGNAL = LazyRegex(
     r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node \S{1,200} exited on signal (\d{1,3})"
 )
@@ -929,6 +933,9 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
+        elif "srun: error:" in rest and (m := _SRUN_EXIT.search(rest)):
+            code = -9 if m.group(3) else bounded_int(m.group(2))
+            global_rank, reporter = bounded_rank(m.group(1)), "srun"
         elif "exited on signal" in rest and (m := _MPI_SIGNAL.search(rest)):
             signal = bounded_int(m.group(3))
             code = -signal if signal is not None else None
@@ -950,7 +957,10 @@ class LogReader:
         if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
             local = bounded_rank(lm.group(1))
         if global_rank is not None:
-            obs.rank, obs.rank_source = global_rank, "mpirun line (MPI rank)"
+            obs.rank, obs.rank_source = (
+                global_rank,
+                f"{reporter} line ({'task' if reporter == 'srun' else 'MPI rank'})",
+            )
         elif local is not None:
             obs.rank, obs.local_rank = local, reporter != "spawn"
             obs.rank_source = (
@@ -1149,8 +1159,10 @@ def _is_quiet(text: str) -> bool:
 
 def _is_exit_report(text: str) -> bool:
     """Whether a line is a launcher's report of one process's exit (it ends a message block)."""
-    return ("exitcode" in text and _AGENT_FAILED.search(text) is not None) or (
-        "exited on signal" in text and _MPI_SIGNAL.search(text) is not None
+    return (
+        ("exitcode" in text and _AGENT_FAILED.search(text) is not None)
+        or ("exited on signal" in text and _MPI_SIGNAL.search(text) is not None)
+        or ("srun: error:" in text and _SRUN_EXIT.search(text) is not None)
     )
 
 
