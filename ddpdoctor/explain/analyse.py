@@ -2,9 +2,11 @@
 
 Each analyser reads the whole timeline and returns :class:`Candidate` verdicts in tiers:
 
-1. a cause: a knowledge-base root entry, an exception or panic (classified by its structure when
-   the knowledge base does not know it), a mismatch between the ranks' collectives, a rank a desync
-   report names as behind;
+1. a cause: a knowledge-base root entry, an exception or panic (classified by its structure and by
+   what its message says when the knowledge base does not know it), a mismatch between the ranks'
+   collectives (different ops at one sequence number, or timeouts at different sequence numbers), a
+   rank a desync report names as behind, a process group that cannot form (global ranks claimed
+   twice, a store-based barrier stuck at another count than the world size);
 2. an inference: a rank killed by SIGKILL that printed no error (likely the host's OOM killer), a
    rank that crashed on a signal or exited non-zero without text, a rank that never reported the
    collective timeout every other rank hit (the straggler);

@@ -8,6 +8,10 @@
    input, by line; across inputs without comparable clocks, the more specific candidate (a known
    root over an unknown error) comes first. An unknown error gives way to a known root cause of
    the same rank.
+   The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
+   (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
+   several ranks dying alike name no rank; NCCL losing a peer with no peer failure in the logs points
+   at the network.
 3. Every other failing rank is a victim (it failed because of the culprit: timeouts, lost peers,
    collateral signals) or also failed (a cause of its own).
 4. The confidence is high for a known root or an error in the user's code with nothing to compete,
@@ -195,10 +199,9 @@ def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None
         and c.rank is not None
         and c.rank != culprit.rank
     ]
-    if not first:
+    other = next((c.rank for c in first if c.rank is not None), None)
+    if other is None:
         return
-    other = first[0].rank
-    assert other is not None
     culprit.suspects = sorted({culprit.rank, other})
     culprit.rank_note = (
         f"rank {culprit.rank} printed this error, but torchrun saw rank {other} fail first"
