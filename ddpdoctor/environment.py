@@ -27,6 +27,7 @@ from ddpdoctor.hardware.probes import (
     read_topology,
     torch_nccl_version,
 )
+from ddpdoctor.optional import TORCH_INSTALL_HINT
 from ddpdoctor.present.document import Document, Fields, Heading, Table, Text
 from ddpdoctor.units import format_size
 
@@ -217,7 +218,9 @@ def collect_environment(
         torch = _import_torch()
     except ImportError:
         torch = None
-        problems.append("torch is not installed: install torch to see CUDA, NCCL and device details.")
+        problems.append(
+            f"torch is not installed, so CUDA, NCCL and the devices are not shown: {TORCH_INSTALL_HINT}"
+        )
     versions = collect_versions(torch=torch)
     if torch is not None or probe is not None:
         try:
