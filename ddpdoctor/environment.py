@@ -118,6 +118,20 @@ def collect_versions(
     return versions
 
 
+def filing_facts(system: Callable[[], SystemFacts] = read_system) -> tuple[tuple[str, str], ...]:
+    """The `ddpdoctor env` facts an issue needs, read without importing torch: versions, then the system.
+
+    torch's version comes from its installed metadata (its CUDA and NCCL only when it is already
+    imported); versions of what is not installed are left out, and so is the Python executable's
+    path, which would show a home folder that `--redact` cannot see.
+    """
+    versions = collect_versions(torch=sys.modules.get("torch"), driver=False)
+    versions["torch"] = versions["torch"] or _package("torch")
+    versions.pop("python_executable", None)
+    facts = {**versions, **system().to_dict()}
+    return tuple((key, str(value)) for key, value in facts.items() if value is not None)
+
+
 @dataclass
 class EnvReport:
     """Versions, the system, the machine's inventory and topology, and the relevant environment variables."""

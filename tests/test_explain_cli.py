@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,24 @@ def test_markdown_is_ready_for_an_issue(cli) -> None:
         "explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown", "--redact"
     ).stdout
     assert "/home/bob" not in redacted and "~/data/loader.py" in redacted
+
+
+def test_markdown_for_filing_carries_the_env_facts_and_redacts_host_names(cli) -> None:
+    from ddpdoctor import __version__
+
+    log = str(SAMPLES.parent / "logs" / "mmseg-torchrun-all-ranks-sigabrt-table.log")
+    report = cli("explain", log, "--format", "markdown").stdout
+    environment = report.split("## Environment\n", 1)[1]
+    for fact in (
+        f"ddpdoctor:** {__version__}",
+        f"python:** {platform.python_version()}",
+        "os:**",
+        "kernel:**",
+    ):
+        assert f"- **{fact}" in environment
+    assert "neptun.informatik.uni-kl.de" in report.split("## Environment")[0]
+    redacted = cli("explain", log, "--format", "markdown", "--redact").stdout
+    assert "neptun.informatik.uni-kl.de" not in redacted and "<host>" in redacted
 
 
 def test_rich_output_renders(cli) -> None:
