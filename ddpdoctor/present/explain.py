@@ -16,8 +16,8 @@ from ddpdoctor.present.findings import finding_blocks
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.present.sanitize import escape_controls
 
-FIRST_SOLUTIONS = 3
-FIRST_ADVICE = 3
+FIRST_SOLUTIONS = 2
+FIRST_ADVICE = 2
 FIRST_VICTIMS = 8
 _EXPERIMENTAL_NOTE = (
     "experimental: built from the message's source and documented formats, not yet from a real log; "
