@@ -377,3 +377,23 @@ def test_an_empty_input_is_an_input_error_not_a_healthy_log(cli, tmp_path: Path)
         result.stderr.startswith("ddpdoctor: error: nothing to read:")
         and "No failure found" not in result.stdout
     )
+
+
+@pytest.mark.slow
+def test_explain_dash_says_it_waits_for_standard_input_only_on_a_terminal() -> None:
+    import pty
+
+    log = (SAMPLES / "srun_labels.log").read_bytes()
+    command = [sys.executable, "-m", "ddpdoctor", "explain", "-", "-f", "json"]
+    master, terminal = pty.openpty()
+    try:
+        proc = subprocess.Popen(command, stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(terminal)
+        os.write(master, log + b"\x04")  # Ctrl-D at the start of a line ends the input
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(master)
+    assert proc.returncode == 1 and json.loads(out)["root_cause"]["rank"] == 1
+    assert err.decode() == "ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n"
+    piped = subprocess.run(command, input=log, capture_output=True, timeout=120)
+    assert piped.returncode == 1 and piped.stderr == b""
