@@ -172,9 +172,18 @@ def test_env_command(cli) -> None:
     assert data["schema"] == "ddpdoctor.env/2"
     versions = data["versions"]
     assert versions["python"] and versions["torch"] and not any(" " in key for key in versions)
-    assert {"cuda", "hip", "cudnn", "nccl", "driver", "numpy", "accelerate", "lightning", "deepspeed"} <= set(
-        versions
-    )
+    assert {
+        "cuda",
+        "hip",
+        "cudnn",
+        "nccl",
+        "driver",
+        "numpy",
+        "accelerate",
+        "lightning",
+        "deepspeed",
+        "transformers",
+    } <= set(versions)
     assert {"os", "distribution", "kernel", "glibc", "cpu_model", "cpu_count", "cpu_usable"} <= set(
         data["system"]
     )

@@ -108,3 +108,20 @@ def test_a_typical_diagnosis_fits_in_about_40_lines_at_80_columns(cli) -> None:
     counts = sorted(len(shown(cli, "explain", str(log), width=80)) for log in FIXTURE_LOGS)
     assert len(counts) >= 100
     assert counts[len(counts) // 2] <= 30 and counts[int(len(counts) * 0.9)] <= 40 and counts[-1] <= 45
+
+
+PAGES = {
+    "env": ("env",),
+    "check": ("check", "--devices", "0,0,1", "--min-free", "79GiB", "--inventory", "builtin:default"),
+    "check --list": ("check", "--list"),
+    "kb show": ("kb", "show", "nccl-duplicate-gpu"),
+    "kb search": ("kb", "search", "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000"),
+    "reproduce --list": ("reproduce", "--list"),
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_fits_the_terminal(cli, page: str, width: int) -> None:
+    lines = shown(cli, *PAGES[page], width=width)
+    assert lines and max(len(line) for line in lines) <= width
