@@ -397,3 +397,16 @@ def test_explain_dash_says_it_waits_for_standard_input_only_on_a_terminal() -> N
     assert err.decode() == "ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n"
     piped = subprocess.run(command, input=log, capture_output=True, timeout=120)
     assert piped.returncode == 1 and piped.stderr == b""
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_unknown_message_gets_one_report_it_line_with_the_issue_url(cli, tmp_path: Path, fmt: str) -> None:
+    log = tmp_path / "rank5.log"
+    log.write_text(
+        '[rank5]: Traceback (most recent call last):\n[rank5]:   File "/x/site-packages/lib.py", line 3, in f\n'
+        "[rank5]: ZorkError: the flux capacitor is empty\n"
+    )
+    result = cli("explain", str(log), "-f", fmt)
+    assert result.exit_code == 1
+    reporting = [line for line in result.stdout.splitlines() if "report it" in line or "/issues" in line]
+    assert len(reporting) == 1 and "https://github.com/ddpdoctor/ddpdoctor/issues" in reporting[0]
