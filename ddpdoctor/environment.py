@@ -27,6 +27,7 @@ from ddpdoctor.hardware.probes import (
     read_topology,
     torch_nccl_version,
 )
+from ddpdoctor.optional import TORCH_INSTALL_HINT
 from ddpdoctor.present.document import Document, Fields, Heading, Table, Text
 from ddpdoctor.units import format_size
 
@@ -115,6 +116,20 @@ def collect_versions(
         versions["python_executable"] = sys.executable
         versions.update({key: _package(*names) for key, names in REPORTED_PACKAGES.items()})
     return versions
+
+
+def filing_facts(system: Callable[[], SystemFacts] = read_system) -> tuple[tuple[str, str], ...]:
+    """The `ddpdoctor env` facts an issue needs, read without importing torch: versions, then the system.
+
+    torch's version comes from its installed metadata (its CUDA and NCCL only when it is already
+    imported); versions of what is not installed are left out, and so is the Python executable's
+    path, which would show a home folder that `--redact` cannot see.
+    """
+    versions = collect_versions(torch=sys.modules.get("torch"), driver=False)
+    versions["torch"] = versions["torch"] or _package("torch")
+    versions.pop("python_executable", None)
+    facts = {**versions, **system().to_dict()}
+    return tuple((key, str(value)) for key, value in facts.items() if value is not None)
 
 
 @dataclass
@@ -217,7 +232,9 @@ def collect_environment(
         torch = _import_torch()
     except ImportError:
         torch = None
-        problems.append("torch is not installed: install torch to see CUDA, NCCL and device details.")
+        problems.append(
+            f"torch is not installed, so CUDA, NCCL and the devices are not shown: {TORCH_INSTALL_HINT}"
+        )
     versions = collect_versions(torch=torch)
     if torch is not None or probe is not None:
         try:

@@ -172,9 +172,18 @@ def test_env_command(cli) -> None:
     assert data["schema"] == "ddpdoctor.env/2"
     versions = data["versions"]
     assert versions["python"] and versions["torch"] and not any(" " in key for key in versions)
-    assert {"cuda", "hip", "cudnn", "nccl", "driver", "numpy", "accelerate", "lightning", "deepspeed"} <= set(
-        versions
-    )
+    assert {
+        "cuda",
+        "hip",
+        "cudnn",
+        "nccl",
+        "driver",
+        "numpy",
+        "accelerate",
+        "lightning",
+        "deepspeed",
+        "transformers",
+    } <= set(versions)
     assert {"os", "distribution", "kernel", "glibc", "cpu_model", "cpu_count", "cpu_usable"} <= set(
         data["system"]
     )
@@ -268,3 +277,23 @@ def test_no_gpu_and_no_device_list_says_so_on_the_command_line(cli, tmp_path: Pa
     result = cli("check", "--inventory", str(node), "--format", "text")
     assert result.exit_code == 0
     assert "no GPU found: checked cpu" in result.stdout and "on 1 device(s)" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--devices", "Cuda(0),Cuda(0)"],
+        ["--devices", "0,0,9"],
+        ["--devices", "0,1", "--min-free", "79GiB", "--env", "WORLD_SIZE=3", "--env", "RANK=5"],
+    ],
+    ids=["burn", "cuda", "memory-and-env"],
+)
+def test_solutions_of_a_finding_are_pre_flight_advice_and_never_repeat(cli, kb, args: list[str]) -> None:
+    data = json.loads(cli("check", *args, "--inventory", "builtin:default", "-f", "json").stdout)
+    linked = [f for f in data["findings"] if f["entry"]]
+    assert linked
+    for finding in linked:
+        entry = kb.get(finding["entry"])
+        assert len(set(finding["solutions"])) == len(finding["solutions"]), finding["id"]
+        after_a_failure = set(entry.solutions) - set(entry.solutions_for("preflight"))
+        assert not after_a_failure & set(finding["solutions"]), finding["id"]

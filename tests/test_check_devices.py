@@ -393,3 +393,24 @@ def test_preflight_refuses_an_absurd_device_ordinal() -> None:
 
     with pytest.raises(DeviceError, match="larger than"):
         ddpdoctor.preflight(devices=[10**5000], inventory=default_simulated_inventory())
+
+
+def test_check_the_runtime_and_the_kb_agree_on_every_scenarios_device_list(kb) -> None:
+    """A scenario's --devices list is a duplicate for check exactly when the runtime's failure on it is
+    a duplicate-device entry, and that entry names the check that catches it."""
+    from ddpdoctor.scenarios.catalog import SCENARIOS
+
+    with_devices = [s for s in SCENARIOS.values() if "--devices" in s.args]
+    lists = [s.args[s.args.index("--devices") + 1] for s in with_devices]
+    assert "cpu:0,cpu:1,cpu:1" in lists and "cpu:0,cpu:1,cpu:2" in lists
+    for scenario, devices in zip(with_devices, lists, strict=True):
+        if not devices:  # the empty list Burn refuses: check refuses it too
+            with pytest.raises(DeviceError, match="empty"):
+                run(devices)
+            continue
+        duplicate = scenario.category == "duplicate_device"
+        report = run(devices)
+        assert bool(problems(report, "device.duplicate")) == duplicate, (scenario.name, devices)
+        assert not problems(report, "device.out-of-range"), (scenario.name, devices)
+        if duplicate:
+            assert scenario.entry is not None and "device.duplicate" in kb.get(scenario.entry).checks

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -279,3 +280,24 @@ def test_check_quiet_shows_only_the_problems(cli) -> None:
     found = cli("check", "--devices", "0,0", *simulated, "-q")
     assert found.exit_code == 1 and "device.duplicate" in found.stdout
     assert "\nok " not in found.stdout and "\nok " in cli("check", "--devices", "0,0", *simulated).stdout
+
+
+def test_shell_completion_completes_command_names() -> None:
+    env = {
+        **os.environ,
+        "_DDPDOCTOR_COMPLETE": "complete_bash",
+        "COMP_WORDS": "ddpdoctor kb s",
+        "COMP_CWORD": "2",
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "ddpdoctor"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["show", "search"]
+    script = subprocess.run(
+        [sys.executable, "-m", "ddpdoctor", "--show-completion", "bash"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "_DDPDOCTOR_COMPLETE=complete_bash" in script.stdout

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,24 @@ def test_markdown_is_ready_for_an_issue(cli) -> None:
         "explain", str(SAMPLES / "chained_user_error.log"), "--format", "markdown", "--redact"
     ).stdout
     assert "/home/bob" not in redacted and "~/data/loader.py" in redacted
+
+
+def test_markdown_for_filing_carries_the_env_facts_and_redacts_host_names(cli) -> None:
+    from ddpdoctor import __version__
+
+    log = str(SAMPLES.parent / "logs" / "mmseg-torchrun-all-ranks-sigabrt-table.log")
+    report = cli("explain", log, "--format", "markdown").stdout
+    environment = report.split("## Environment\n", 1)[1]
+    for fact in (
+        f"ddpdoctor:** {__version__}",
+        f"python:** {platform.python_version()}",
+        "os:**",
+        "kernel:**",
+    ):
+        assert f"- **{fact}" in environment
+    assert "neptun.informatik.uni-kl.de" in report.split("## Environment")[0]
+    redacted = cli("explain", log, "--format", "markdown", "--redact").stdout
+    assert "neptun.informatik.uni-kl.de" not in redacted and "<host>" in redacted
 
 
 def test_rich_output_renders(cli) -> None:
@@ -358,3 +377,36 @@ def test_an_empty_input_is_an_input_error_not_a_healthy_log(cli, tmp_path: Path)
         result.stderr.startswith("ddpdoctor: error: nothing to read:")
         and "No failure found" not in result.stdout
     )
+
+
+@pytest.mark.slow
+def test_explain_dash_says_it_waits_for_standard_input_only_on_a_terminal() -> None:
+    import pty
+
+    log = (SAMPLES / "srun_labels.log").read_bytes()
+    command = [sys.executable, "-m", "ddpdoctor", "explain", "-", "-f", "json"]
+    master, terminal = pty.openpty()
+    try:
+        proc = subprocess.Popen(command, stdin=terminal, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(terminal)
+        os.write(master, log + b"\x04")  # Ctrl-D at the start of a line ends the input
+        out, err = proc.communicate(timeout=120)
+    finally:
+        os.close(master)
+    assert proc.returncode == 1 and json.loads(out)["root_cause"]["rank"] == 1
+    assert err.decode() == "ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n"
+    piped = subprocess.run(command, input=log, capture_output=True, timeout=120)
+    assert piped.returncode == 1 and piped.stderr == b""
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_unknown_message_gets_one_report_it_line_with_the_issue_url(cli, tmp_path: Path, fmt: str) -> None:
+    log = tmp_path / "rank5.log"
+    log.write_text(
+        '[rank5]: Traceback (most recent call last):\n[rank5]:   File "/x/site-packages/lib.py", line 3, in f\n'
+        "[rank5]: ZorkError: the flux capacitor is empty\n"
+    )
+    result = cli("explain", str(log), "-f", fmt)
+    assert result.exit_code == 1
+    reporting = [line for line in result.stdout.splitlines() if "report it" in line or "/issues" in line]
+    assert len(reporting) == 1 and "https://github.com/ddpdoctor/ddpdoctor/issues" in reporting[0]

@@ -7,6 +7,7 @@ both must have run preflight first, and `ddpdoctor explain` on the report folder
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -80,10 +81,21 @@ def test_importing_ddpdoctor_imports_no_framework() -> None:
     assert out.stdout.strip() == "[]"
 
 
+# Lightning package -> how the job starts: the unified package under torchrun, the standalone one
+# with Lightning's own launcher (it starts the second process itself).
+LIGHTNING_LAUNCHES = {
+    "lightning": TORCHRUN,
+    "pytorch_lightning": (sys.executable,),
+}
+
+
 @pytest.mark.slow
-def test_lightning_callback_under_lightnings_own_launcher(tmp_path: Path) -> None:
-    out = run_job(tmp_path, (sys.executable, str(JOBS / "lightning_job.py")))
+@pytest.mark.parametrize("package", list(LIGHTNING_LAUNCHES))
+def test_lightning_callback_with_either_lightning_package(package: str, tmp_path: Path) -> None:
+    out = run_job(tmp_path, (*LIGHTNING_LAUNCHES[package], str(JOBS / "lightning_job.py"), package))
     assert_diagnosed(out, tmp_path / "run")
+    for rank in (0, 1):
+        assert f"rank {rank}: callback is a {package}.Callback, loaded [{package!r}]" in out.stdout
 
 
 @pytest.mark.slow
@@ -99,13 +111,15 @@ def test_accelerate_two_lines_under_torchrun(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_a_preflight_error_stops_lightning_before_the_first_step(tmp_path: Path) -> None:
-    import pytorch_lightning as pl
+@pytest.mark.parametrize("package", list(LIGHTNING_LAUNCHES))
+def test_a_preflight_error_stops_lightning_before_the_first_step(package: str, tmp_path: Path) -> None:
     import torch
     from torch.utils.data import DataLoader, TensorDataset
 
     from ddpdoctor import PreflightError
-    from ddpdoctor.integrations.lightning import DdpDoctorCallback
+
+    pl = importlib.import_module(package)
+    DdpDoctorCallback = importlib.import_module(f"ddpdoctor.integrations.{package}").DdpDoctorCallback
 
     class Steps(pl.LightningModule):
         def __init__(self) -> None:

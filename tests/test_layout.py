@@ -81,3 +81,47 @@ def test_severity_is_coloured_in_tables() -> None:
     text = out.getvalue()
     assert re.search("\x1b\\[1;31merror", text) and re.search("\x1b\\[33mwarning", text)
     assert "a.bad" in SGR.sub("", text)
+
+
+OOM = str(Path(__file__).parent / "fixtures" / "explain" / "torchrun_oom_table.log")
+FIXTURE_LOGS = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*.log"))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_explain_first_screen_is_headline_your_code_two_fixes_and_one_line_per_victim(
+    cli, width: int
+) -> None:
+    lines = [line.rstrip() for line in shown(cli, "explain", OOM, width=width) if line.strip()]
+    assert lines[0] == "rank 3: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.50 GiB."
+    assert lines[2] == "your code       /home/alice/proj/train.py:54 in main  loss = model(batch).mean()"
+    fixes = [line for line in lines if re.match(r"\d+\. ", line)]
+    assert [fix[:3] for fix in fixes] == ["1. ", "2. "]
+    victims = lines[lines.index("Other ranks") + 1 : -1]
+    assert [v.split(":")[0] for v in victims] == ["• rank 0", "• rank 1", "• rank 2", "• rank ?"]
+    assert all(len(v) <= width and "victim" in v for v in victims)
+    assert lines[-1] == "More: --full (chain, every reason and solution, example fix)."
+    full = shown(cli, "explain", OOM, "--full", width=width)
+    assert "Example fix" in full and any(line.startswith("3. ") for line in full)
+
+
+def test_a_typical_diagnosis_fits_in_about_40_lines_at_80_columns(cli) -> None:
+    counts = sorted(len(shown(cli, "explain", str(log), width=80)) for log in FIXTURE_LOGS)
+    assert len(counts) >= 100
+    assert counts[len(counts) // 2] <= 30 and counts[int(len(counts) * 0.9)] <= 40 and counts[-1] <= 45
+
+
+PAGES = {
+    "env": ("env",),
+    "check": ("check", "--devices", "0,0,1", "--min-free", "79GiB", "--inventory", "builtin:default"),
+    "check --list": ("check", "--list"),
+    "kb show": ("kb", "show", "nccl-duplicate-gpu"),
+    "kb search": ("kb", "search", "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000"),
+    "reproduce --list": ("reproduce", "--list"),
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_page_fits_the_terminal(cli, page: str, width: int) -> None:
+    lines = shown(cli, *PAGES[page], width=width)
+    assert lines and max(len(line) for line in lines) <= width

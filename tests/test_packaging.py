@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import platform
+import re
 import subprocess
 import sys
 import zipfile
@@ -80,6 +82,9 @@ def test_torch_is_an_extra_and_the_project_has_urls(wheel: Path) -> None:
     ]
     torch = [r for r in requires if r.startswith("torch")]
     assert torch and all("extra == 'torch'" in r or 'extra == "torch"' in r for r in torch)
+    # What `pip install ddpdoctor` brings: the CLI's libraries, the prefilter and py-spy, never torch.
+    always = {re.split(r"[ ;<>=!~\[]", r, maxsplit=1)[0].lower() for r in requires if "extra ==" not in r}
+    assert always == {"typer", "rich", "pyyaml", "hyperscan", "py-spy"}
     urls = {line for line in metadata if line.startswith("Project-URL:")}
     assert "Project-URL: Issues, https://github.com/ddpdoctor/ddpdoctor/issues" in urls
 
@@ -107,20 +112,64 @@ WITHOUT_TORCH = {
 }
 
 
+def run_without_torch(args: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m ddpdoctor ARGS...` in a process where `import torch` fails."""
+    (tmp_path / "sitecustomize.py").write_text(HIDE_TORCH, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)]), "COLUMNS": "80"}
+    env.pop("DDPDOCTOR_DEBUG", None)
+    return subprocess.run(
+        [sys.executable, "-m", "ddpdoctor", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(WITHOUT_TORCH))
 def test_reading_logs_works_without_torch_and_the_rest_says_how_to_install_it(
     case: str, tmp_path: Path
 ) -> None:
-    (tmp_path / "sitecustomize.py").write_text(HIDE_TORCH, encoding="utf-8")
     args, code, says = WITHOUT_TORCH[case]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(REPO)])}
-    env.pop("DDPDOCTOR_DEBUG", None)
-    proc = subprocess.run(
-        [sys.executable, "-m", "ddpdoctor", *args], capture_output=True, text=True, env=env, timeout=120
-    )
+    proc = run_without_torch(args, tmp_path)
     assert proc.returncode == code, proc.stderr
     assert says in proc.stdout + proc.stderr
     if code == 2:
         assert proc.stderr.splitlines()[1].startswith("ddpdoctor: hint: pip install 'ddpdoctor[torch]'")
         assert "--index-url https://download.pytorch.org/whl/cpu" in proc.stderr
+
+
+@pytest.mark.slow
+def test_env_without_torch_prints_what_it_can_and_one_line_on_installing_torch(tmp_path: Path) -> None:
+    text = run_without_torch(["env", "-f", "text"], tmp_path)
+    assert text.returncode == 0, text.stderr
+    install = [line for line in text.stdout.splitlines() if "pip install" in line]
+    assert install == [
+        "torch is not installed, so CUDA, NCCL and the devices are not shown: pip install "
+        "'ddpdoctor[torch]'; for a CPU-only torch: pip install torch --index-url "
+        "https://download.pytorch.org/whl/cpu"
+    ]
+    assert "\nSystem\n" in text.stdout and "\nglibc:" in text.stdout
+    data = json.loads(run_without_torch(["env", "-f", "json"], tmp_path).stdout)
+    assert data["versions"]["torch"] is None and data["versions"]["python"] == platform.python_version()
+    assert data["inventory"] is None and data["problems"] == install
+
+
+@pytest.mark.slow
+def test_run_and_stacks_work_without_torch(tmp_path: Path) -> None:
+    job = run_without_torch(["run", "--out", "job", "--", sys.executable, "-c", "print('job ran')"], tmp_path)
+    assert job.returncode == 0 and "job ran" in job.stdout, job.stderr
+    assert (tmp_path / "job" / "report.json").is_file()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        stacks = run_without_torch(["stacks", str(sleeper.pid), "-f", "json"], tmp_path)
+    finally:
+        sleeper.kill()
+        sleeper.wait(timeout=30)
+    assert stacks.returncode in (0, 2), stacks.stderr
+    if stacks.returncode == 2:  # no ptrace rights here: the one-line error, not a missing torch
+        assert stacks.stderr.startswith("ddpdoctor: error: no stack could be taken")
+    else:
+        assert json.loads(stacks.stdout)["processes"][0]["pid"] == sleeper.pid

@@ -71,3 +71,4 @@ def test_the_guides_training_script_runs_under_torchrun_on_cpu(tmp_path: Path) -
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "rank 0: final loss" in out.stdout and "rank 1: final loss" in out.stdout
+    assert out.stderr == ""  # the example runs without a warning

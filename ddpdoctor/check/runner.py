@@ -260,7 +260,7 @@ def _entries(dirs: tuple[str, ...]) -> dict[str, Entry]:
 
 
 def link_findings(findings: list[Finding], *, burn: bool, kb_dirs: Sequence[Path] = ()) -> list[Finding]:
-    """Attach the knowledge-base entry (and its first solutions) to every error and warning.
+    """Attach the knowledge-base entry (and its first pre-flight solutions) to every error and warning.
 
     The knowledge base is read only when there is something to link, and best effort: entries
     that fail validation are skipped, and a knowledge base that cannot be read at all adds an
@@ -301,6 +301,6 @@ def link_findings(findings: list[Finding], *, burn: bool, kb_dirs: Sequence[Path
         if entry is None:
             out.append(replace(f, entry=None))
             continue
-        extra = [s for s in entry.solutions[:KB_SOLUTIONS] if s not in f.solutions]
+        extra = [s for s in entry.solutions_for("preflight")[:KB_SOLUTIONS] if s not in f.solutions]
         out.append(replace(f, entry=entry.id, solutions=(*f.solutions, *extra)))
     return out

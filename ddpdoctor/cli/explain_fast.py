@@ -89,7 +89,7 @@ def run_explain(
     from ddpdoctor.present.findings import emit_report
 
     if "-" in logs and sys.stdin.isatty():
-        sys.stderr.write("ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n")
+        _read_terminal_input()
     bar = ProgressBar()
     try:
         report = explain_paths(list(logs), options, progress=bar)
@@ -108,6 +108,20 @@ def run_explain(
         quiet=quiet,
     )
     return int(report.exit_code())
+
+
+def _read_terminal_input() -> None:
+    """Say that a log is awaited on the terminal, and take it whole at the first Ctrl-D.
+
+    A terminal's end of input is one empty read; the log reader reads again after it, which on a
+    terminal would wait for a second Ctrl-D. What was typed or pasted is kept in memory instead.
+    """
+    import io
+
+    sys.stderr.write("ddpdoctor: reading the log from standard input (end it with Ctrl-D)\n")
+    sys.stderr.flush()
+    typed = sys.stdin.buffer.read()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8", errors="surrogateescape")
 
 
 @dataclass

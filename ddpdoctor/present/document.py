@@ -31,10 +31,11 @@ class Text:
 
 @dataclass(frozen=True)
 class Bullets:
-    """A list, numbered when `ordered`."""
+    """A list, numbered when `ordered`; with `truncate` each item keeps one line on a terminal (cut with an ellipsis)."""
 
     items: tuple[str, ...]
     ordered: bool = False
+    truncate: bool = False
 
 
 @dataclass(frozen=True)

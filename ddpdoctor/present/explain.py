@@ -16,33 +16,13 @@ from ddpdoctor.present.findings import finding_blocks
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.present.sanitize import escape_controls
 
-FIRST_SOLUTIONS = 3
-FIRST_ADVICE = 3
+FIRST_SOLUTIONS = 2
+FIRST_ADVICE = 2
 FIRST_VICTIMS = 8
 _EXPERIMENTAL_NOTE = (
     "experimental: built from the message's source and documented formats, not yet from a real log; "
     "please report whether it fit (--format markdown)"
 )
-
-
-def environment() -> tuple[tuple[str, str], ...]:
-    """The versions a bug report needs, read without importing torch."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
-    from ddpdoctor import __version__
-
-    pairs = [
-        ("ddpdoctor", __version__),
-        ("python", platform.python_version()),
-        ("platform", platform.platform()),
-    ]
-    for package in ("torch", "accelerate", "deepspeed", "lightning", "transformers"):
-        try:
-            pairs.append((package, version(package)))
-        except PackageNotFoundError:
-            continue
-    return tuple(pairs)
 
 
 def explain_document(
@@ -96,7 +76,7 @@ def explain_document(
             ]
             if len(report.victims) > len(shown):
                 lines.append(f"... and {len(report.victims) - len(shown)} more (--full)")
-            doc.append(Bullets(tuple(lines)))
+            doc.append(Bullets(tuple(lines), truncate=not full))
         if full:
             if len(rc.chain) > 1:
                 doc.append(Heading("Chain (outermost first)"))
@@ -125,7 +105,9 @@ def explain_document(
                 Code("\n".join(f"{n:>6}  {t}" for n, t in report.excerpt), title=rc.file if rc else None)
             )
         doc.append(Heading("Environment"))
-        doc.append(Fields(environment()))
+        from ddpdoctor.environment import filing_facts
+
+        doc.append(Fields(filing_facts()))
     if verbose:
         doc.append(Heading("Every finding"))
         for finding in report.findings:

@@ -86,7 +86,7 @@ def _escaped_block(block: Block) -> Block:
     if isinstance(block, Text):
         return Text(esc(block.text), block.tone)
     if isinstance(block, Bullets):
-        return Bullets(tuple(esc(item) for item in block.items), block.ordered)
+        return Bullets(tuple(esc(item) for item in block.items), block.ordered, block.truncate)
     if isinstance(block, Code):
         return Code(esc(block.text), block.language, None if block.title is None else esc(block.title))
     if isinstance(block, Fields):
@@ -270,10 +270,16 @@ def _rich_block(block: Block, width: int) -> RenderableType:
     if isinstance(block, Bullets):
         # A two-column grid: wrapped lines hang under the item's text, not under its mark.
         items = RichTable.grid(padding=(0, 1))
-        items.add_column(style="bold", no_wrap=True)
-        items.add_column(overflow="fold")
-        for i, item in enumerate(block.items, 1):
-            items.add_row(f"{i}." if block.ordered else "•", RichText(item))
+        marks = [f"{i}." if block.ordered else "•" for i in range(1, len(block.items) + 1)]
+        mark_width = max(map(len, marks), default=1)
+        items.add_column(style="bold", no_wrap=True, min_width=mark_width)
+        if block.truncate:
+            items.add_column(overflow="ellipsis", no_wrap=True, max_width=max(8, width - mark_width - 1))
+        else:
+            items.add_column(overflow="fold")
+        for mark, item in zip(marks, block.items, strict=True):
+            text = RichText(item, overflow="ellipsis" if block.truncate else "fold", no_wrap=block.truncate)
+            items.add_row(mark, text)
         return items
     if isinstance(block, Code):
         body: RenderableType

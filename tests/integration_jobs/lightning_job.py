@@ -1,20 +1,30 @@
-"""A 2-process Lightning DDP fit on CPU (Lightning's own launcher) with DdpDoctorCallback.
+"""A 2-process Lightning DDP fit on CPU with DdpDoctorCallback, through either Lightning package.
 
-argv: the folder with the shards (also the report folder). Rank 1's second shard part is missing.
+argv: the package (`lightning`: `import lightning as L`; `pytorch_lightning`: the standalone
+package) and the folder with the shards (also the report folder). Rank 1's second shard part is
+missing. Started as `python lightning_job.py ...` Lightning launches the second process itself;
+under torchrun it joins torchrun's processes.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
-import pytorch_lightning as pl
 import torch
 from shards import Shard
 from torch import nn
 from torch.utils.data import DataLoader
 
-from ddpdoctor.integrations.lightning import DdpDoctorCallback
+PACKAGES = {
+    # package -> (its module with Trainer, LightningModule and Callback; ddpdoctor's integration)
+    "lightning": ("lightning", "ddpdoctor.integrations.lightning"),
+    "pytorch_lightning": ("pytorch_lightning", "ddpdoctor.integrations.pytorch_lightning"),
+}
+PACKAGE, FOLDER = sys.argv[1], sys.argv[2]
+pl = importlib.import_module(PACKAGES[PACKAGE][0])
+DdpDoctorCallback = importlib.import_module(PACKAGES[PACKAGE][1]).DdpDoctorCallback
 
 
 class Regression(pl.LightningModule):
@@ -32,28 +42,31 @@ class Regression(pl.LightningModule):
         doctor = next(c for c in self.trainer.callbacks if isinstance(c, DdpDoctorCallback))
         assert doctor.preflight_report is not None
         print(f"rank {self.global_rank}: preflight {doctor.preflight_report.summary()}", flush=True)
+        packages = sorted(p for p in PACKAGES if p in sys.modules)
+        print(f"rank {self.global_rank}: callback is a {pl.__name__}.Callback, loaded {packages}", flush=True)
 
     def configure_optimizers(self) -> torch.optim.Optimizer:
         return torch.optim.SGD(self.parameters(), lr=0.05)
 
 
 def main() -> None:
-    folder = sys.argv[1]
     torch.manual_seed(0)
+    doctor = DdpDoctorCallback(report_dir=FOLDER)
+    assert isinstance(doctor, pl.Callback)
     trainer = pl.Trainer(
         accelerator="cpu",
         devices=2,
         strategy="ddp",
         max_steps=4,
-        callbacks=[DdpDoctorCallback(report_dir=folder)],
+        callbacks=doctor,  # a single callback: the Trainer lists it only if it is the package's Callback
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=False,
         enable_model_summary=False,
         use_distributed_sampler=False,
     )
-    rank = int(os.environ.get("LOCAL_RANK", "0"))  # Lightning's launcher sets it in every process
-    trainer.fit(Regression(), DataLoader(Shard(folder, rank), batch_size=8))
+    rank = int(os.environ.get("LOCAL_RANK", "0"))  # set in every process by both launchers
+    trainer.fit(Regression(), DataLoader(Shard(FOLDER, rank), batch_size=8))
 
 
 if __name__ == "__main__":
