@@ -13,9 +13,9 @@ import pytest
 
 from ddpdoctor.frames import is_user_frame
 from ddpdoctor.kb import KnowledgeBase
+from ddpdoctor.present.run import hang_document
 from ddpdoctor.supervise.analysis import KB_LINKS, analyse, rank_ranges
 from ddpdoctor.supervise.instrument import HOOK_DIR
-from ddpdoctor.supervise.present import hang_document
 from ddpdoctor.supervise.procfs import RankProcess, rank_processes
 from ddpdoctor.supervise.report import STACKS_SCHEMA, HangReport
 from ddpdoctor.supervise.stacks import (
