@@ -279,3 +279,11 @@ def test_check_quiet_shows_only_the_problems(cli) -> None:
     found = cli("check", "--devices", "0,0", *simulated, "-q")
     assert found.exit_code == 1 and "device.duplicate" in found.stdout
     assert "\nok " not in found.stdout and "\nok " in cli("check", "--devices", "0,0", *simulated).stdout
+
+
+def test_kb_show_lists_the_checks_that_declare_the_entry(cli) -> None:
+    # backend.nccl-for-cuda names gloo-unsupported-device in the registry; the entry's file does not list it.
+    result = cli("kb", "show", "gloo-unsupported-device", "--format", "text")
+    assert result.exit_code == 0
+    assert "Caught before launch by" in result.stdout
+    assert "- ddpdoctor check: backend.nccl-for-cuda" in result.stdout
