@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
-from ddpdoctor.supervise.analysis import StackAnalysis, analyse, same_collective_note
+from ddpdoctor.supervise.analysis import StackAnalysis, analyse, member_ranks, same_collective_note
 from ddpdoctor.supervise.flight import FlightRecorderAnalysis, analyse_dumps, dump_files, dump_prefix
 from ddpdoctor.supervise.procfs import RankProcess
 from ddpdoctor.supervise.stacks import ProcessStacks, collect_stacks
@@ -70,7 +70,7 @@ def _findings(analysis: StackAnalysis) -> list[Finding]:
             if suspect.user is None
             else (Evidence(suspect.user.function, suspect.user.file, suspect.user.line),)
         )
-        ranks = [int(m[5:]) for m in suspect.members if m.startswith("rank ")]
+        ranks = member_ranks(suspect.members)
         findings.append(
             Finding(
                 id=f"stacks.{suspect.reason}",
