@@ -10,13 +10,12 @@ captures with the probe's diagnosis, and each sidecar's root line occurs in its 
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from probes.capture import PROBES, Capture, Probe, ProbeRunError, capture_probe
+from probes.capture import PROBES, Probe, capture_probe
 
 from ddpdoctor.explain import explain_paths
 
@@ -27,8 +26,6 @@ SIDECARS = sorted(LOGS.glob("probe-*.yaml"))
 CAPTURES = {"console": "console", "tee": "tee", "log-dir": "logdir"}
 SCRIPT = re.compile(r" from (?P<script>tests/probes/\w+\.py)$")
 MIN_ROOT_LINE = 15
-# Probes are independent torchrun jobs (`--standalone` picks free ports): two run at a time.
-PARALLEL_RUNS = 2
 
 
 def _sidecar(path: Path) -> dict[str, Any]:
@@ -53,38 +50,10 @@ def _diagnosis(path: Path) -> tuple[str | None, int | None, str]:
     return root.category, root.rank, root.text
 
 
-def _capture(probe: Probe, out: Path) -> Capture | ProbeRunError:
-    try:
-        return capture_probe(probe, out)
-    except ProbeRunError as exc:  # raised again by the probe's own test, not by its neighbours'
-        return exc
-
-
-@pytest.fixture(scope="module")
-def captures(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> dict[str, Capture | ProbeRunError]:
-    """The captures of every probe the selected tests name, PARALLEL_RUNS probes at a time."""
-    names = {
-        item.callspec.params["probe"].name
-        for item in request.session.items
-        if item.path == request.path and hasattr(item, "callspec") and "probe" in item.callspec.params
-    }
-    probes = [probe for probe in PROBES if probe.name in names]
-    root = tmp_path_factory.mktemp("probes")
-    with ThreadPoolExecutor(max_workers=PARALLEL_RUNS) as pool:
-        done = pool.map(lambda probe: _capture(probe, root / probe.name), probes)
-        return {probe.name: capture for probe, capture in zip(probes, done, strict=True)}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("probe", PROBES, ids=[probe.name for probe in PROBES])
-def test_every_capture_of_a_probe_gets_its_diagnosis(
-    probe: Probe, captures: dict[str, Capture | ProbeRunError]
-) -> None:
-    capture = captures[probe.name]
-    if isinstance(capture, ProbeRunError):
-        raise capture
+def test_every_capture_of_a_probe_gets_its_diagnosis(probe: Probe, tmp_path: Path) -> None:
+    capture = capture_probe(probe, tmp_path)
     assert capture.console_run.returncode == 1, capture.console_run.output[-2000:]
     assert capture.tee_run.returncode == 1, capture.tee_run.output[-2000:]
     paths = {"console": capture.console, "tee": capture.tee, "log-dir": capture.logdir}

@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -54,10 +53,6 @@ def _param(name: str) -> pytest.param:  # type: ignore[valid-type]
 ALL = [_param(n) for n in SCENARIOS]
 
 _runs: dict[str, ScenarioRun] = {}
-# torchrun scenarios are independent jobs (own folders, ports and process tokens) that mostly wait
-# (gloo timeouts, hang detection): two run at a time. Burn-model runs are short and bounded tightly,
-# so they run alone, when first needed.
-PARALLEL_RUNS = 2
 
 
 def scenario_run(name: str) -> ScenarioRun:
@@ -65,21 +60,6 @@ def scenario_run(name: str) -> ScenarioRun:
     if name not in _runs:
         _runs[name] = run_scenario(SCENARIOS[name])
     return _runs[name]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _run_selected_scenarios(request: pytest.FixtureRequest) -> None:
-    """Run every torchrun scenario the selected tests of this file name, PARALLEL_RUNS at a time, first."""
-    names = {
-        item.callspec.params[key]
-        for item in request.session.items
-        if item.path == request.path and hasattr(item, "callspec")
-        for key in ("name", "scenario")
-        if key in item.callspec.params
-    }
-    todo = sorted(n for n in names - set(_runs) if SCENARIOS[n].runtime is Runtime.TORCH)
-    with ThreadPoolExecutor(max_workers=PARALLEL_RUNS) as pool:
-        _runs.update(zip(todo, pool.map(lambda name: run_scenario(SCENARIOS[name]), todo), strict=True))
 
 
 # --- the catalog ---------------------------------------------------------------------------------
