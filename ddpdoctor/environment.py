@@ -28,8 +28,6 @@ from ddpdoctor.hardware.probes import (
     torch_nccl_version,
 )
 from ddpdoctor.optional import TORCH_INSTALL_HINT
-from ddpdoctor.present.document import Document, Fields, Heading, Table, Text
-from ddpdoctor.units import format_size
 
 ENV_SCHEMA = "ddpdoctor.env/2"
 # Libraries whose versions matter to a data-parallel bug report, when installed (distribution names).
@@ -154,62 +152,6 @@ class EnvReport:
             "variables": self.variables,
             "problems": self.problems,
         }
-
-    def to_document(self) -> Document:
-        """Versions, system, GPUs, topology and variables as text blocks."""
-        doc: Document = [
-            Heading("Versions"),
-            Fields(tuple((k, v or "-") for k, v in self.versions.items())),
-            Heading("System"),
-            Fields(tuple((k, "-" if v is None else str(v)) for k, v in self.system.to_dict().items())),
-        ]
-        inv = self.inventory
-        if inv is not None:
-            doc.append(Heading("Devices"))
-            rows = tuple(
-                (
-                    str(g.index),
-                    g.name,
-                    format_size(g.memory_free),
-                    format_size(g.memory_total),
-                    g.uuid,
-                    g.pci_bus_id,
-                )
-                for g in inv.gpus
-            )
-            if rows:
-                doc.append(Table(("gpu", "name", "free", "total", "uuid", "pci"), rows))
-            doc.append(
-                Fields(
-                    (
-                        ("cpus", str(inv.cpu_count)),
-                        ("/dev/shm", f"{format_size(inv.shm_free)} free of {format_size(inv.shm_total)}"),
-                        ("backends", ", ".join(inv.backends) or "none"),
-                        ("source", inv.source),
-                    )
-                )
-            )
-        topo = self.topology
-        doc += [
-            Heading("Topology"),
-            Fields(
-                (
-                    ("nvlink", _yes_no(topo.nvlink)),
-                    ("infiniband", ", ".join(topo.infiniband) if topo.infiniband else "none found"),
-                )
-            ),
-        ]
-        if topo.gpu_matrix:
-            doc.append(Text(topo.gpu_matrix))
-        if self.variables:
-            doc += [Heading("Environment"), Fields(tuple(self.variables.items()))]
-        for problem in self.problems:
-            doc.append(Text(problem, tone="warning"))
-        return doc
-
-
-def _yes_no(value: bool | None) -> str:
-    return "unknown" if value is None else "yes" if value else "no"
 
 
 def _import_torch() -> Any:

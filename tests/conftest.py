@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import io
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from ddpdoctor.cli import main
+from ddpdoctor.explain import explain_paths
+from ddpdoctor.explain.report import ExplainReport
 from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -28,6 +31,19 @@ def isolated_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("XDG_CACHE_HOME", str(root))
     monkeypatch.setenv("DDPDOCTOR_CACHE_DIR", str(root / "ddpdoctor"))
     return root
+
+
+@pytest.fixture(scope="session")
+def explained_log() -> Callable[[Path], ExplainReport]:
+    """`explain_paths([log])`, explained once per session: several files check the same fixture's report."""
+    reports: dict[Path, ExplainReport] = {}
+
+    def explain(log: Path) -> ExplainReport:
+        if log not in reports:
+            reports[log] = explain_paths([str(log)])
+        return reports[log]
+
+    return explain
 
 
 @pytest.fixture(scope="session")

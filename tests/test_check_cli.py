@@ -203,6 +203,7 @@ def test_env_report_shows_a_simulated_gpu_topology() -> None:
     from ddpdoctor.environment import collect_environment
     from ddpdoctor.hardware.inventory import SimulatedProbe, default_simulated_inventory
     from ddpdoctor.hardware.probes import SystemFacts, Topology
+    from ddpdoctor.present.env import env_document
 
     matrix = "\tGPU0\tGPU1\nGPU0\t X \tNV12\nGPU1\tNV12\t X "
     report = collect_environment(
@@ -215,7 +216,7 @@ def test_env_report_shows_a_simulated_gpu_topology() -> None:
     assert data["topology"] == {"gpu_matrix": matrix, "nvlink": True, "infiniband": ["mlx5_0", "mlx5_1"]}
     assert data["system"]["distribution"] == "Ubuntu 22.04.4 LTS" and data["system"]["glibc"] == "2.35"
     assert len(data["inventory"]["gpus"]) == 4
-    texts = [getattr(block, "text", "") for block in report.to_document()]
+    texts = [getattr(block, "text", "") for block in env_document(report)]
     assert matrix in texts
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ddpdoctor.check.base import CheckContext
-from ddpdoctor.check.dataloader import _split_counts, check_shm
+from ddpdoctor.check.dataloader import _split_counts, check_open_files, check_shm
 from ddpdoctor.check.loader_probe import LoaderFacts, LoaderRun, run_in_child, run_in_thread
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
 from ddpdoctor.errors import InputError
@@ -153,6 +153,30 @@ def test_roomy_shm_passes_and_small_shm_warns() -> None:
 
     assert verdict(8 * GIB) is Severity.OK
     assert verdict(64 * 1024**2) is Severity.WARNING
+
+
+def test_open_files_limit_against_the_batches_in_flight() -> None:
+    resource = pytest.importorskip("resource")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 4096:
+        pytest.skip(f"the hard open-files limit {hard} is too low to try a roomy one")
+
+    def verdict(limit: int, workers: int):
+        loaded = LoaderRun(facts=LoaderFacts("DataLoader", num_workers=workers, prefetch_factor=2))
+        ctx = CheckContext(default_simulated_inventory(), {}, VisibleMapping(None, (0,)), (), loader=loaded)
+        # The check reads this process's real limit; lowering the soft limit needs no privilege.
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+        try:
+            return check_open_files(ctx)
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    (tight,) = verdict(1024, workers=8)
+    assert tight.severity is Severity.WARNING and "~64 descriptors per batch" in tight.title
+    assert tight.data == {"soft_limit": 1024, "hard_limit": hard, "batches_in_flight": 16}
+    assert tight.entry == "dataloader-too-many-open-files" and "ulimit -n" in tight.solutions[0]
+    assert [f.severity for f in verdict(4096, workers=8)] == [Severity.OK]
+    assert verdict(1024, workers=0) == []
 
 
 def test_split_counts_mirror_a_contiguous_split() -> None:

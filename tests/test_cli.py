@@ -301,3 +301,11 @@ def test_shell_completion_completes_command_names() -> None:
         timeout=60,
     )
     assert "_DDPDOCTOR_COMPLETE=complete_bash" in script.stdout
+
+
+def test_kb_show_lists_the_checks_that_declare_the_entry(cli) -> None:
+    # backend.nccl-for-cuda names gloo-unsupported-device in the registry; the entry's file does not list it.
+    result = cli("kb", "show", "gloo-unsupported-device", "--format", "text")
+    assert result.exit_code == 0
+    assert "Caught before launch by" in result.stdout
+    assert "- ddpdoctor check: backend.nccl-for-cuda" in result.stdout

@@ -9,13 +9,14 @@ the entry. The parametrisation follows whatever sidecars exist. The blind split
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from ddpdoctor.explain import explain_paths
+from ddpdoctor.explain.report import ExplainReport
 
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
 SIDECARS = sorted(LOGS.glob("*.yaml")) if LOGS.is_dir() else []
@@ -37,10 +38,10 @@ def _line_at(path: str, number: int) -> str:
 
 
 @pytest.mark.parametrize("sidecar", SIDECARS, ids=[s.stem for s in SIDECARS])
-def test_fixture_root_cause(sidecar: Path) -> None:
+def test_fixture_root_cause(sidecar: Path, explained_log: Callable[[Path], ExplainReport]) -> None:
     log, expected = _load(sidecar)
     assert log.exists(), f"{sidecar.name} has no log next to it"
-    root = explain_paths([str(log)]).root_cause
+    root = explained_log(log).root_cause
     if expected.get("known_miss"):
         # A log moved from the blind split whose weakness class is not fixed yet: it must keep
         # failing until it is, so that a fix is noticed and the mark removed.

@@ -21,15 +21,6 @@ import ddpdoctor
 PACKAGE_DIR = Path(ddpdoctor.__file__).parent
 CLI_MODULES = ("ddpdoctor.cli", "ddpdoctor.__main__")
 EDGE_MODULES = (*CLI_MODULES, "ddpdoctor.hooks")
-# Reports that still lay themselves out; their layouts move to ddpdoctor.present (check rewrite, run).
-LAYOUTS_TO_MOVE = {
-    "ddpdoctor.environment",
-    "ddpdoctor.check.runner",
-    "ddpdoctor.distributed.report",
-    "ddpdoctor.supervise.present",
-    "ddpdoctor.supervise.report",
-    "ddpdoctor.supervise.supervisor",
-}
 # What reading a log must never import: explain's fast path starts without them.
 HEAVY = ("torch", "typer", "rich", "yaml")
 
@@ -127,11 +118,7 @@ def test_no_core_or_presentation_module_imports_the_cli() -> None:
 
 
 def test_the_core_never_imports_the_presentation_layer() -> None:
-    core = [
-        m
-        for m in MODULES
-        if not _within(m, (*EDGE_MODULES, "ddpdoctor.present")) and m not in LAYOUTS_TO_MOVE
-    ]
+    core = [m for m in MODULES if not _within(m, (*EDGE_MODULES, "ddpdoctor.present"))]
     offenders = {
         m: sorted(i for i in _imports(m, top_level_only=False) if i.startswith("ddpdoctor.present"))
         for m in core

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import ast
+import io
 import json
 
 import pytest
 
+from ddpdoctor.cli.kb import ENTRY_SCHEMA
 from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 from ddpdoctor.kb.lint import lint_entries
 from ddpdoctor.matching import ANSI_RE
+from ddpdoctor.present.kb import entry_document
+from ddpdoctor.present.render import OutputFormat, emit
 
 KB = load_knowledge_base()
 ENTRIES = KB.entries
@@ -68,25 +72,47 @@ def test_wrapper_entries_capture_or_locate_their_inner_message(entry, kb: Knowle
     assert any(inners), "no match sample shows the wrapped message the `inner` group captures"
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
-@pytest.mark.parametrize("fmt", ["text", "markdown", "json", "rich"])
-def test_kb_show_renders_without_empty_sections(entry, fmt, cli) -> None:
-    result = cli("kb", "show", entry.id, "--format", fmt)
-    assert result.exit_code == 0, result.stderr
+FORMATS = ("text", "markdown", "json", "rich")
+
+
+def _assert_full_page(entry, fmt: str, out: str) -> None:
+    """`out` is entry's `kb show` page in `fmt`: JSON with its schema, or every section non-empty."""
     if fmt == "json":
-        data = json.loads(result.stdout)
+        data = json.loads(out)
         assert data["schema"] == "ddpdoctor.kb-entry/1" and data["id"] == entry.id
         return
     # Rich wraps and folds long titles at the console width: compare without colour codes and whitespace.
-    plain = ANSI_RE.sub("", result.stdout)
+    plain = ANSI_RE.sub("", out)
     assert "".join(entry.title.split()) in "".join(plain.split())
-    lines = result.stdout.splitlines()
+    lines = out.splitlines()
     if fmt == "markdown":
         heads = [i for i, line in enumerate(lines) if line.startswith("## ")]
         for a, b in zip(heads, [*heads[1:], len(lines)], strict=True):
             assert any(line.strip() for line in lines[a + 1 : b]), f"empty section {lines[a]}"
     for section in ("What it means", "When it happens", "Solutions", "Example fix", "Source"):
-        assert section in result.stdout
+        assert section in out
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+def test_kb_show_page_has_no_empty_section_in_any_format(entry, kb: KnowledgeBase) -> None:
+    # The layout and the writer `kb show` uses; the command itself is run once per format below.
+    for fmt in FORMATS:
+        out = io.StringIO()
+        emit(
+            entry_document(entry, kb),
+            {"schema": ENTRY_SCHEMA, **entry.to_dict()},
+            OutputFormat(fmt),
+            stream=out,
+        )
+        _assert_full_page(entry, fmt, out.getvalue())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_kb_show_command_prints_the_page(fmt: str, cli) -> None:
+    entry = KB.get("nccl-duplicate-gpu")
+    result = cli("kb", "show", entry.id, "--format", fmt)
+    assert result.exit_code == 0, result.stderr
+    _assert_full_page(entry, fmt, result.stdout)
 
 
 def test_related_links_are_valid_and_typed(kb: KnowledgeBase) -> None:

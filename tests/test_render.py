@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -147,3 +148,46 @@ def test_every_output_format_has_its_own_formatter(fmt: OutputFormat) -> None:
     buf = io.StringIO()
     formatter.write(View(DOC, {"schema": "ddpdoctor.test/1"}), buf)
     assert buf.getvalue().strip()
+
+
+def test_github_format_annotates_each_problem_and_quotes_logs_with_commands_off() -> None:
+    report = Report(
+        schema="ddpdoctor.test/1",
+        findings=[
+            Finding(
+                id="explain.root-cause",
+                severity=Severity.ERROR,
+                category="oom_gpu",
+                title="rank 1: CUDA out of memory",
+                message="50% used\nsecond line",
+                evidence=(Evidence("frame", "train.py", 3), Evidence("::add-mask::x", "logs/a,b:1.log", 7)),
+                entry="cuda-out-of-memory",
+            ),
+            Finding(id="w", severity=Severity.WARNING, category="other", title="no place", message=""),
+            Finding(id="i", severity=Severity.INFO, category="other", title="note", message="m"),
+            Finding(id="ok", severity=Severity.OK, category="other", title="fine", message=""),
+        ],
+    )
+    doc = [Code("::add-mask::x"), Text("after")]
+    buf = io.StringIO()
+    emit(doc, report.to_dict(), OutputFormat.GITHUB, stream=buf)
+    lines = buf.getvalue().splitlines()
+    assert lines[:3] == [
+        "::error file=logs/a%2Cb%3A1.log,line=7,title=ddpdoctor explain.root-cause%3A rank 1%3A CUDA out of memory"
+        "::50%25 used%0Asecond line%0Aknowledge base: ddpdoctor kb show cuda-out-of-memory",
+        "::warning title=ddpdoctor w%3A no place::no place",
+        "::notice title=ddpdoctor i%3A note::m",
+    ]
+    # The quoted log line starting with `::` sits between stop-commands and its random token.
+    stop, token = lines[3].rsplit("::", 1)
+    assert stop == "::stop-commands" and len(token) == 32
+    assert lines[4:] == ["    ::add-mask::x", "", "after", f"::{token}::"]
+
+
+def test_github_format_through_explain_points_at_the_root_cause_line(cli) -> None:
+    log = str(Path(__file__).parent / "fixtures" / "logs" / "accelerate-four-procs-one-gpu-duplicate.log")
+    result = cli("explain", log, "--format", "github")
+    assert result.exit_code == 1
+    first = result.stdout.splitlines()[0]
+    assert first.startswith(f"::error file={log},line=36,title=ddpdoctor explain.root-cause%3A ")
+    assert first.endswith("%0Aknowledge base: ddpdoctor kb show nccl-duplicate-gpu")

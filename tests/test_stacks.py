@@ -13,9 +13,9 @@ import pytest
 
 from ddpdoctor.frames import is_user_frame
 from ddpdoctor.kb import KnowledgeBase
-from ddpdoctor.supervise.analysis import KB_LINKS, analyse, rank_ranges
+from ddpdoctor.present.run import hang_document
+from ddpdoctor.supervise.analysis import KB_LINKS, analyse, member_ranks, ranks_label
 from ddpdoctor.supervise.instrument import HOOK_DIR
-from ddpdoctor.supervise.present import hang_document
 from ddpdoctor.supervise.procfs import RankProcess, rank_processes
 from ddpdoctor.supervise.report import STACKS_SCHEMA, HangReport
 from ddpdoctor.supervise.stacks import (
@@ -49,10 +49,15 @@ def _in_all_reduce(rank: int, world: int = 8) -> ProcessStacks:
     return _rank(rank, MODULE, MAIN, STEP, WRAPPER, ALL_REDUCE, world=world)
 
 
-def test_rank_ranges() -> None:
-    assert rank_ranges([7, 0, 1, 2, 4, 5, 6]) == "0-2, 4-7"
-    assert rank_ranges([3]) == "3"
-    assert rank_ranges([1, 3, 5]) == "1, 3, 5"
+def test_ranks_label() -> None:
+    assert (
+        ranks_label(["rank 7", "rank 0", "rank 1", "rank 2", "rank 4", "rank 5", "rank 6"])
+        == "ranks 0-2, 4-7"
+    )
+    assert ranks_label(["rank 3"]) == "rank 3"
+    assert ranks_label(["rank 1", "rank 3", "rank 5", "pid 42"]) == "ranks 1, 3, 5, pid 42"
+    assert ranks_label(["rank 4", "rank 5"]) == "ranks 4-5"
+    assert member_ranks(["rank 2", "pid 42", "rank 10"]) == [2, 10]
 
 
 def test_is_user_frame_is_the_shared_rule() -> None:

@@ -1,4 +1,4 @@
-"""Data-loader checks: the first batches, a hang, worker processes, /dev/shm, and per-rank batch counts.
+"""Data-loader checks: the first batches, a hang, worker processes, /dev/shm, open files, per-rank batch counts.
 
 They read the probe's run (:mod:`ddpdoctor.check.loader_probe`, which loads the first batches in a
 child process or a thread) and run only when `--dataloader` (or `preflight(dataloader=...)`) is given.
@@ -355,6 +355,70 @@ def check_shm(ctx: CheckContext) -> list[Finding]:
             )
         ]
     return [passed("dataloader.shm", f"/dev/shm has {format_size(inv.shm_free)} free", need=need)]
+
+
+# Descriptors each batch in flight may hold before the open-files limit is too tight (one per shared tensor).
+MIN_DESCRIPTORS_PER_BATCH = 256
+
+
+@check(
+    "dataloader.open-files",
+    category="dataloader",
+    title="the open-files limit (ulimit -n) leaves room for the workers' shared tensors",
+    needs=(Need.DATALOADER,),
+    entries=("dataloader-too-many-open-files",),
+)
+def check_open_files(ctx: CheckContext) -> list[Finding]:
+    """dataloader.open-files: this process's open-files limit against the batches the workers keep in flight.
+
+    Under torch's default `file_descriptor` sharing strategy every tensor a worker sends stays an
+    open descriptor of the receiving process while it lives; the loader's processes inherit this
+    process's limit.
+    """
+    facts = _facts(ctx)
+    if facts is None or not facts.num_workers:
+        return []
+    try:
+        import resource
+    except ImportError:  # not a Unix: there is no such limit to read
+        return []
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return [passed("dataloader.open-files", "the open-files limit is unlimited")]
+    prefetch = facts.prefetch_factor or DEFAULT_PREFETCH
+    in_flight = facts.num_workers * prefetch
+    per_batch = soft // in_flight
+    data = {"soft_limit": soft, "hard_limit": hard, "batches_in_flight": in_flight}
+    if per_batch >= MIN_DESCRIPTORS_PER_BATCH:
+        return [
+            finding(
+                "dataloader.open-files", Severity.OK, f"the open-files limit {soft} leaves room", data=data
+            )
+        ]
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        target = 65536 if hard == resource.RLIM_INFINITY else hard
+        raise_now = (
+            f"Raise the limit before launching: `ulimit -n {target}` (no root needed up to the hard limit)."
+        )
+    else:
+        raise_now = (
+            f"The hard limit is also {hard}: ask for a higher one "
+            "(`docker run --ulimit nofile=65536:65536`, limits.conf on a cluster)."
+        )
+    return [
+        finding(
+            "dataloader.open-files",
+            Severity.WARNING,
+            f"the open-files limit {soft} leaves ~{per_batch} descriptors per batch in flight",
+            f"{facts.num_workers} worker(s) x prefetch {prefetch} keep {in_flight} batches in "
+            "flight, and with torch's default sharing strategy every tensor of them holds an open file descriptor "
+            "until it is freed. Batches of many small tensors, or tensors kept across steps, then fail with "
+            "`Too many open files` or `received 0 items of ancdata`.",
+            entry="dataloader-too-many-open-files",
+            solutions=(raise_now,),
+            data=data,
+        )
+    ]
 
 
 def _split_counts(items: int, ranks: int, batch_size: int, drop_last: bool) -> list[int]:

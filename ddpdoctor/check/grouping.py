@@ -5,7 +5,7 @@ Used by the check report's text forms; JSON keeps one finding per device.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from ddpdoctor.findings import Finding
@@ -13,8 +13,8 @@ from ddpdoctor.findings import Finding
 _HOLE = "\x00"
 
 
-def rank_list(numbers: Sequence[int]) -> str:
-    """`0-3, 6` style text for a set of ranks or ordinals (two neighbours stay `0, 1`)."""
+def rank_list(numbers: Iterable[int], *, span_pairs: bool = False) -> str:
+    """`0-3, 6` style text for a set of ranks or ordinals; two neighbours stay `0, 1` unless `span_pairs`."""
     ordered = sorted(set(numbers))
     parts: list[str] = []
     start = prev = None
@@ -26,7 +26,8 @@ def rank_list(numbers: Sequence[int]) -> str:
             if start == prev:
                 parts.append(str(start))
             else:
-                parts.append(f"{start}, {prev}" if prev == start + 1 else f"{start}-{prev}")
+                pair = prev == start + 1 and not span_pairs
+                parts.append(f"{start}, {prev}" if pair else f"{start}-{prev}")
         start = prev = n
     return ", ".join(parts)
 

@@ -178,6 +178,11 @@ def get(check_id: str) -> CheckSpec:
     return _SPECS[check_id]
 
 
+def checks_linking(entry_id: str) -> tuple[str, ...]:
+    """The ids of the checks that declare the knowledge-base entry `entry_id`, in the order they run."""
+    return tuple(spec.id for spec in all_checks() if entry_id in (*spec.entries, *spec.burn_entries))
+
+
 def check_ids() -> frozenset[str]:
     """Every registered check id (what `kb lint` accepts in an entry's `checks:`)."""
     return frozenset(spec.id for spec in all_checks())

@@ -18,7 +18,6 @@ from typing import Any
 from ddpdoctor.check import registry
 from ddpdoctor.check.base import CheckContext, DeviceSpec, ResolvedDevice
 from ddpdoctor.check.devices import parse_device_list, resolve_devices
-from ddpdoctor.check.grouping import group_by_device
 from ddpdoctor.check.loader_probe import LoaderRun, default_memory_limit, run_loader
 from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.errors import DdpDoctorError, InputError
@@ -26,9 +25,7 @@ from ddpdoctor.findings import Finding, Report, Severity
 from ddpdoctor.hardware.inventory import DeviceProbe, Inventory, visible_mapping
 from ddpdoctor.hardware.probes import probe_from_spec
 from ddpdoctor.kb.schema import Entry
-from ddpdoctor.present.document import Document, Table, Text
-from ddpdoctor.present.findings import report_document
-from ddpdoctor.units import MAX_SIZE, SizeError, format_size, parse_user_size
+from ddpdoctor.units import MAX_SIZE, SizeError, parse_user_size
 
 CHECK_SCHEMA = "ddpdoctor.check/1"
 # How many of the knowledge-base entry's solutions follow a finding's own.
@@ -126,29 +123,6 @@ class CheckReport(Report):
         """One line: how many errors and warnings, or that all checks passed."""
         problems = self._problem_count()
         return f"{problems or 'all checks passed'} on {len(self.devices)} device(s)"
-
-    def to_document(self) -> Document:
-        """The tables (:meth:`_tables`), a summary line, then the findings (repeats across devices grouped)."""
-        line = Text(self.summary(), tone="ok" if self.ok and not self.has_warnings() else "strong")
-        grouped = replace(self, findings=group_by_device(self.findings))
-        return [*self._tables(), line, *report_document(grouped)]
-
-    def _tables(self) -> Document:
-        """The device table."""
-        rows = tuple(
-            (
-                str(d.position),
-                d.label,
-                d.spec.token,
-                "" if d.gpu is None else f"GPU {d.gpu.index} {d.gpu.name}",
-                ""
-                if d.gpu is None
-                else f"{format_size(d.gpu.memory_free)} / {format_size(d.gpu.memory_total)}",
-            )
-            for d in self.devices
-        )
-        source = "" if self.inventory is None else f" ({self.inventory.source})"
-        return [Table(("#", "device", "written", "gpu", "free / total"), rows, title=f"devices{source}")]
 
 
 def _cuda_ordinals(specs: Sequence[DeviceSpec]) -> set[int] | None:

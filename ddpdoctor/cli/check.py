@@ -55,10 +55,11 @@ def _list_checks(fmt: OutputFormat) -> int:
 def _distributed(options: DistributedOptions, probe: DeviceProbe, fmt: OutputFormat, strict: bool) -> int:
     """One rank of `check --distributed`: rank 0 prints the job's report, other ranks only their own errors."""
     from ddpdoctor.distributed.runner import run_distributed_check
+    from ddpdoctor.present.check import distributed_document
 
     def publish(report: DistributedCheckReport) -> None:
         if report.is_reporter:
-            emit_report(report, lambda r: r.to_document(), fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
+            emit_report(report, distributed_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
             return
         for finding in report.own_errors():
             error_line(f"rank {report.rank}: {finding.title}: {finding.message}", None)
@@ -158,6 +159,7 @@ def check(
     from ddpdoctor.check.backend import BACKEND_CHOICES
     from ddpdoctor.check.runner import CheckOptions, run_checks
     from ddpdoctor.hardware.probes import probe_from_spec
+    from ddpdoctor.present.check import check_document
 
     if backend not in BACKEND_CHOICES:
         raise InputError(f"unknown backend {backend!r}", hint=f"use one of: {', '.join(BACKEND_CHOICES)}")
@@ -188,5 +190,5 @@ def check(
 
         return _distributed(DistributedOptions(checks=options, device_template=device), probe, fmt, strict)
     report = run_checks(options, probe)
-    emit_report(report, lambda r: r.to_document(), fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
+    emit_report(report, check_document, fmt, color=SETTINGS.color, quiet=SETTINGS.quiet)
     return report.exit_code(strict=strict)

@@ -16,7 +16,8 @@ def env(fmt: FormatOption = OutputFormat.AUTO) -> int:
     The JSON form's `inventory` can be saved and replayed elsewhere with `ddpdoctor check --inventory FILE`.
     """
     from ddpdoctor.environment import collect_environment
+    from ddpdoctor.present.env import env_document
 
     report = collect_environment(dict(os.environ))
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit(env_document(report), report.to_dict(), fmt, color=SETTINGS.color)
     return ExitCode.OK

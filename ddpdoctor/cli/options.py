@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ddpdoctor.present.render import OutputFormat
+
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -27,9 +29,10 @@ class OptionSpec:
         return self.metavar is not None
 
 
+_FORMATS = [f.value for f in OutputFormat if f is not OutputFormat.AUTO]
 FORMAT = OptionSpec(
     ("--format", "-f"),
-    "Output format: auto (rich on a terminal, text otherwise), rich, text, json or markdown.",
+    f"Output format: auto (rich on a terminal, text otherwise), {', '.join(_FORMATS[:-1])} or {_FORMATS[-1]}.",
     "FORMAT",
 )
 COLOR = OptionSpec(("--color",), "Colour: auto (on a terminal only), always or never.", "WHEN")

@@ -11,6 +11,7 @@ import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
 from ddpdoctor.present.render import OutputFormat, emit, render_markdown
+from ddpdoctor.present.run import hang_document, run_document
 from ddpdoctor.supervise import HangReport, RunCallbacks, RunOptions, supervise, write_folder
 from ddpdoctor.supervise.instrument import Setting
 from ddpdoctor.supervise.supervisor import DEFAULT_HANG_AFTER_S
@@ -95,7 +96,7 @@ def run(
 
     def hang(report: HangReport) -> None:
         if options.on_hang == OnHang.REPORT.value:
-            emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color, stream=sys.stderr)
+            emit(hang_document(report), report.to_dict(), fmt, color=SETTINGS.color, stream=sys.stderr)
 
     report = supervise(
         options,
@@ -103,9 +104,9 @@ def run(
         stderr=sys.stderr.buffer,
         callbacks=RunCallbacks(started=_started, hang=hang),
     )
-    write_folder(report, render_markdown(report.to_document()))
+    write_folder(report, render_markdown(run_document(report)))
     if report.ok:
         _say(f"the job exited with status 0 after {report.duration_s:.1f} s; logs in {report.folder}")
     else:
-        emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color, stream=sys.stderr)
+        emit(run_document(report), report.to_dict(), fmt, color=SETTINGS.color, stream=sys.stderr)
     return report.returncode

@@ -9,6 +9,7 @@ import typer
 from ddpdoctor.cli.common import SETTINGS, FormatOption, handle_errors
 from ddpdoctor.errors import InputError
 from ddpdoctor.present.render import OutputFormat, emit
+from ddpdoctor.present.run import hang_document
 from ddpdoctor.supervise import find_processes, hang_report
 
 
@@ -42,5 +43,5 @@ def stacks(
             f"no stack could be taken ({reasons})",
             hint="py-spy needs ptrace rights (same user, or root / CAP_SYS_PTRACE); `pip install py-spy`",
         )
-    emit(report.to_document(), report.to_dict(), fmt, color=SETTINGS.color)
+    emit(hang_document(report), report.to_dict(), fmt, color=SETTINGS.color)
     return report.exit_code()

@@ -10,8 +10,6 @@ from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Finding, Severity
-from ddpdoctor.present.document import Document, Table
-from ddpdoctor.units import format_size
 
 
 @dataclass
@@ -72,45 +70,3 @@ class DistributedCheckReport(CheckReport):
         """One line: errors and warnings, and how many ranks were heard from."""
         problems = self._problem_count()
         return f"{problems or 'all checks passed'}; {len(self.ranks)} of {self.world_size} rank(s) reported"
-
-    def _tables(self) -> Document:
-        """A table of ranks and, when measured, the bandwidth table."""
-        rows = tuple(
-            (
-                str(r.rank),
-                r.host,
-                str(r.local_rank),
-                r.device,
-                "" if r.gpu is None else f"{r.gpu.get('name')} {r.gpu.get('pci_bus_id')}",
-                "" if r.gpu is None else format_size(r.gpu.get("memory_free")),
-                f"{r.versions.get('torch')}"
-                + (f" / nccl {r.versions['nccl']}" if r.versions.get("nccl") else ""),
-            )
-            for r in self.ranks
-        )
-        doc: Document = [
-            Table(
-                ("rank", "host", "local", "device", "gpu", "free", "versions"),
-                rows,
-                title=f"ranks ({len(self.ranks)} of {self.world_size}, backend {self.backend or '-'})",
-            )
-        ]
-        if self.bandwidth:
-            doc.append(
-                Table(
-                    ("size", "count", "iters", "time (us)", "algbw (GB/s)", "busbw (GB/s)"),
-                    tuple(
-                        (
-                            format_size(b.size, digits=0),
-                            str(b.count),
-                            str(b.iterations),
-                            f"{b.time_us:.1f}",
-                            f"{b.algbw:.3f}",
-                            f"{b.busbw:.3f}",
-                        )
-                        for b in self.bandwidth
-                    ),
-                    title=f"all_reduce bandwidth ({self.world_size} ranks, float32, sum)",
-                )
-            )
-        return doc

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ddpdoctor.check.registry import checks_linking
 from ddpdoctor.kb import KnowledgeBase
 from ddpdoctor.kb.census import UNCOVERED_SHOWN, CoverageReport
 from ddpdoctor.kb.lint import LintReport
@@ -48,10 +49,11 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
         Heading("Example fix"),
         *_fix_blocks(entry),
     ]
-    if entry.checks:
+    checks = (*entry.checks, *(c for c in checks_linking(entry.id) if c not in entry.checks))
+    if checks:
         doc += [
             Heading("Caught before launch by"),
-            Bullets(tuple(f"ddpdoctor check: {c}" for c in entry.checks)),
+            Bullets(tuple(f"ddpdoctor check: {c}" for c in checks)),
         ]
     if entry.reproducer:
         doc += [Heading("See it happen"), Code(f"ddpdoctor reproduce {entry.reproducer}", language="shell")]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import json
 import os
+import secrets
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ class OutputFormat(str, enum.Enum):
     TEXT = "text"
     JSON = "json"
     MARKDOWN = "markdown"
+    GITHUB = "github"
 
 
 class ColorMode(str, enum.Enum):
@@ -353,6 +355,63 @@ class MarkdownFormatter:
         stream.write(render_markdown(escaped_document(view.document)))
 
 
+# GitHub's annotation level for each severity a finding can have (passes are not annotated).
+_ANNOTATION_LEVEL = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def _workflow_data(text: str) -> str:
+    """`text` as the message of a GitHub workflow command: one line, `%` and newlines encoded."""
+    return escape_controls(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _workflow_property(text: str) -> str:
+    """`text` as a property value of a GitHub workflow command (`:` and `,` encoded too)."""
+    return _workflow_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(data: Mapping[str, Any]) -> list[str]:
+    """One `::error file=..,line=..,title=..::message` line per error, warning or info finding of `data`.
+
+    The place is the finding's last evidence that names a file (the root-cause line of `explain`,
+    the innermost frame of a check's evidence).
+    """
+    lines = []
+    for found in data.get("findings", []):
+        level = _ANNOTATION_LEVEL.get(found["severity"])
+        if level is None:
+            continue
+        props = []
+        located = [e for e in found["evidence"] if e.get("file")]
+        if located:
+            props.append(f"file={_workflow_property(located[-1]['file'])}")
+            if located[-1].get("line") is not None:
+                props.append(f"line={located[-1]['line']}")
+        title = f"ddpdoctor {found['id']}: {found['title']}"
+        props.append(f"title={_workflow_property(title)}")
+        message = found["message"] or found["title"]
+        if found.get("entry"):
+            message += f"\nknowledge base: ddpdoctor kb show {found['entry']}"
+        lines.append(f"::{level} {','.join(props)}::{_workflow_data(message)}")
+    return lines
+
+
+class GithubFormatter:
+    """GitHub Actions: a workflow annotation per problem, then the plain text with workflow commands off."""
+
+    def write(self, view: View, stream: IO[str]) -> None:
+        """Write the annotations, then the document as plain text between `stop-commands` and its token.
+
+        The text quotes logs, and a quoted line starting with `::` would otherwise be run as a
+        workflow command; the token that turns commands back on is random, so no log can guess it.
+        """
+        for line in github_annotations(view.data):
+            stream.write(line + "\n")
+        token = secrets.token_hex(16)
+        stream.write(f"::stop-commands::{token}\n")
+        stream.write(render_text(escaped_document(view.document)))
+        stream.write(f"::{token}::\n")
+
+
 @dataclass(frozen=True)
 class RichFormatter:
     """Rich terminal output, coloured unless `color` is off."""
@@ -375,6 +434,8 @@ def formatter_for(fmt: OutputFormat, color: ColorMode, stream: IO[str]) -> Forma
         return MarkdownFormatter()
     if resolved is OutputFormat.TEXT:
         return TextFormatter()
+    if resolved is OutputFormat.GITHUB:
+        return GithubFormatter()
     # An explicit `--format rich` colours even a pipe, unless `--color never` says otherwise.
     return RichFormatter(
         color is not ColorMode.NEVER if fmt is OutputFormat.RICH else color_enabled(color, stream)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ddpdoctor.findings import Severity
 from ddpdoctor.present.document import Block, Code, Document, Fields, Heading, Table, Text, Tone
 from ddpdoctor.present.explain import explain_document
+from ddpdoctor.present.run import hang_document
 from ddpdoctor.scenarios.catalog import Scenario
 from ddpdoctor.scenarios.reproduce import ReproduceReport
 
@@ -21,7 +22,7 @@ def reproduce_document(report: ReproduceReport) -> Document:
     doc.append(Fields(tuple(pairs)))
     hang = None if report.run.supervised is None else report.run.supervised.hang
     if hang is not None:
-        doc += hang.to_document()
+        doc += hang_document(hang)
     if report.explain_report is not None:
         doc += [Heading("Diagnosis (ddpdoctor explain)", level=2), *explain_document(report.explain_report)]
     for finding in report.findings:

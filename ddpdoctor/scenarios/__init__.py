@@ -86,12 +86,12 @@ class ScenarioRun:
     @property
     def suspect_ranks(self) -> list[int]:
         """The ranks the hang report of a supervised run names."""
+        from ddpdoctor.supervise.analysis import member_ranks
+
         hang = None if self.supervised is None else self.supervised.hang
         if hang is None or hang.analysis is None:
             return []
-        return sorted(
-            {int(m[5:]) for s in hang.analysis.suspects for m in s.members if m.startswith("rank ")}
-        )
+        return sorted({r for s in hang.analysis.suspects for r in member_ranks(s.members)})
 
     @property
     def outcome(self) -> str:

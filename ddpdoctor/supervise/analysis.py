@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ddpdoctor.check.grouping import rank_list
 from ddpdoctor.supervise.stacks import Frame, ProcessStacks
 
 # torch.distributed (and DeepSpeed/Accelerate wrappers) functions a waiting rank sits in.
@@ -64,28 +65,18 @@ KB_LINKS: dict[str, tuple[str, ...]] = {
 }
 
 
-def rank_ranges(ranks: Iterable[int]) -> str:
-    """`0-2, 4-7` for ranks 0, 1, 2, 4, 5, 6, 7."""
-    ordered = sorted(set(ranks))
-    parts: list[str] = []
-    start = prev = None
-    for rank in [*ordered, None]:
-        if rank is not None and prev is not None and rank == prev + 1:
-            prev = rank
-            continue
-        if start is not None and prev is not None:
-            parts.append(str(start) if start == prev else f"{start}-{prev}")
-        start = prev = rank
-    return ", ".join(parts)
+def member_ranks(members: Iterable[str]) -> list[int]:
+    """The rank numbers among member labels (`rank 3`); members known only by pid are left out."""
+    return [int(label[5:]) for label in members if label.startswith("rank ")]
 
 
 def ranks_label(labels: Sequence[str]) -> str:
     """`ranks 0-2, 4` / `rank 3` / `pid 1234`: the members of a class in words."""
-    numbers = [int(label[5:]) for label in labels if label.startswith("rank ")]
+    numbers = member_ranks(labels)
     others = [label for label in labels if not label.startswith("rank ")]
     words = []
     if numbers:
-        words.append(("ranks " if len(numbers) > 1 else "rank ") + rank_ranges(numbers))
+        words.append(("ranks " if len(numbers) > 1 else "rank ") + rank_list(numbers, span_pairs=True))
     words += others
     return ", ".join(words)
 
@@ -159,7 +150,7 @@ class StackClass:
         """JSON form."""
         return {
             "members": list(self.members),
-            "ranks": [int(m[5:]) for m in self.members if m.startswith("rank ")],
+            "ranks": member_ranks(self.members),
             "summary": self.summary,
             "collective": self.collective,
             "call": None if self.call is None else self.call.to_dict(),
@@ -205,7 +196,7 @@ class Suspect:
         """JSON form."""
         return {
             "members": list(self.members),
-            "ranks": [int(m[5:]) for m in self.members if m.startswith("rank ")],
+            "ranks": member_ranks(self.members),
             "reason": self.reason,
             "message": self.message,
             "user_frame": None if self.user is None else self.user.to_dict(),

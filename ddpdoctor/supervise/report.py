@@ -1,7 +1,7 @@
 """Report models of `ddpdoctor stacks` (`ddpdoctor.stacks/1`) and `ddpdoctor run` (`ddpdoctor.run/1`).
 
 Both follow the `explain` contract: a `schema` key, `ok`, `findings`, and keys that are only ever
-added. Presentation lives in :mod:`ddpdoctor.supervise.present`.
+added. Their pages are laid out by :mod:`ddpdoctor.present.run`.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
-from ddpdoctor.supervise.analysis import StackAnalysis, analyse, same_collective_note
+from ddpdoctor.supervise.analysis import StackAnalysis, analyse, member_ranks, same_collective_note
 from ddpdoctor.supervise.flight import FlightRecorderAnalysis, analyse_dumps, dump_files, dump_prefix
 from ddpdoctor.supervise.procfs import RankProcess
 from ddpdoctor.supervise.stacks import ProcessStacks, collect_stacks
 
 if TYPE_CHECKING:
-    from ddpdoctor.present.document import Document
+    from ddpdoctor.explain.report import ExplainReport
 
 STACKS_SCHEMA = "ddpdoctor.stacks/1"
 RUN_SCHEMA = "ddpdoctor.run/1"
@@ -53,12 +53,6 @@ class HangReport(Report):
             "seconds": round(self.seconds, 3),
         }
 
-    def to_document(self) -> Document:
-        """Classes, suspects, the merged tree and the Flight Recorder comparison."""
-        from ddpdoctor.supervise.present import hang_document
-
-        return hang_document(self)
-
 
 # The knowledge-base category of each suspect's situation (the rest are collective timeouts).
 _CATEGORIES = {
@@ -76,7 +70,7 @@ def _findings(analysis: StackAnalysis) -> list[Finding]:
             if suspect.user is None
             else (Evidence(suspect.user.function, suspect.user.file, suspect.user.line),)
         )
-        ranks = [int(m[5:]) for m in suspect.members if m.startswith("rank ")]
+        ranks = member_ranks(suspect.members)
         findings.append(
             Finding(
                 id=f"stacks.{suspect.reason}",
@@ -142,8 +136,7 @@ class RunReport(Report):
     # Processes of the job still running when it ended (stopped by run), and any that survived.
     reaped: list[int] = field(default_factory=list)
     leftover: list[int] = field(default_factory=list)
-    explained: dict[str, Any] | None = None
-    explain_document: list[Any] = field(default_factory=list)
+    explanation: ExplainReport | None = None
     files: list[str] = field(default_factory=list)
     bundle: str | None = None
 
@@ -172,13 +165,7 @@ class RunReport(Report):
             "stopped_at_bound": self.stopped_at_bound,
             "reaped_pids": list(self.reaped),
             "leftover_pids": list(self.leftover),
-            "explain": self.explained,
+            "explain": None if self.explanation is None else self.explanation.to_dict(),
             "files": list(self.files),
             "bundle": self.bundle,
         }
-
-    def to_document(self) -> Document:
-        """The outcome, the hang report and explain's diagnosis."""
-        from ddpdoctor.supervise.present import run_document
-
-        return run_document(self)

@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from ddpdoctor.errors import DdpDoctorError, InputError
 from ddpdoctor.findings import Finding, Severity
@@ -43,6 +43,9 @@ from ddpdoctor.supervise.instrument import (
 )
 from ddpdoctor.supervise.report import RUN_SCHEMA, HangReport, RunReport, hang_report
 from ddpdoctor.supervise.stacks import SIGNAL_DUMP_SUFFIX
+
+if TYPE_CHECKING:
+    from ddpdoctor.explain.report import ExplainReport
 
 ON_HANG = ("report", "kill")
 DEFAULT_HANG_AFTER_S = 300.0
@@ -281,15 +284,14 @@ class _HangWatch:
         return cores < BUSY_CORES and not busy
 
 
-def _explain_folder(folder: Path, kb_dirs: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[Any]]:
+def _explain_folder(folder: Path, kb_dirs: tuple[str, ...]) -> ExplainReport | None:
     from ddpdoctor.explain import ExplainOptions, explain_paths
-    from ddpdoctor.present.explain import explain_document
 
     try:
         explained = explain_paths([str(folder)], ExplainOptions(kb_dirs=kb_dirs))
     except DdpDoctorError:
-        return None, []  # e.g. a job that printed nothing: there is no log to explain
-    return explained.to_dict(), list(explain_document(explained))
+        return None  # e.g. a job that printed nothing: there is no log to explain
+    return explained
 
 
 class _Job:
@@ -485,7 +487,7 @@ def _conclude(report: RunReport, options: RunOptions, folder: Path) -> None:
             )
         )
         if options.explain:
-            report.explained, report.explain_document = _explain_folder(folder, options.kb_dirs)
+            report.explanation = _explain_folder(folder, options.kb_dirs)
     for empty in (folder / SIGNAL_STACK_DIR).glob("*" + SIGNAL_DUMP_SUFFIX):
         if empty.stat().st_size == 0:
             empty.unlink()

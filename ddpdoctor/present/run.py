@@ -1,13 +1,11 @@
-"""Documents (see :mod:`ddpdoctor.present.document`) for the hang report and the run report.
-
-All presentation of `run` and `stacks` is here, so it can move with the other renderers.
-"""
+"""The pages of `ddpdoctor stacks` (the hang report) and `ddpdoctor run` (the run report)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
+from ddpdoctor.present.explain import explain_document
 from ddpdoctor.supervise.analysis import TreeNode, ranks_label
 
 if TYPE_CHECKING:
@@ -122,10 +120,10 @@ def run_document(report: RunReport) -> Document:
         pairs.append(("processes left running", ", ".join(map(str, report.leftover))))
     doc.append(Fields(tuple(pairs)))
     if report.hang is not None:
-        doc += report.hang.to_document()
-    if report.explain_document:
+        doc += hang_document(report.hang)
+    if report.explanation is not None:
         doc += [
             Heading("Diagnosis (ddpdoctor explain over the run folder)", level=2),
-            *report.explain_document,
+            *explain_document(report.explanation),
         ]
     return doc
