@@ -11,7 +11,8 @@
 re-raises it (or, with ``fallback=`` and no launcher, runs a single-device retry instead). The
 failing rank prints a compact diagnosis; a rank that failed only because a peer did (a timeout, a
 connection closed by the peer) prints one line naming the culprit, found through the report
-folder every rank writes to. Its own diagnostics never raise.
+folder every rank writes to. Its own diagnostics never raise. Under `ddpdoctor run`, both also
+start the rank's progress heartbeat (:mod:`ddpdoctor._heartbeat`).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ DEFAULT_HANG_AFTER_S = 300.0
 DEFAULT_RUNS_DIR = "ddpdoctor-runs"
 # A silent job whose processes together use more CPU than this is still working.
 BUSY_CORES = 0.25
-# How long CPU use is measured once the job has been silent for `hang_after`.
+# How long CPU use is measured once the job looks stuck (silent, or a heartbeat stopped).
 PROBE_S = 2.0
 TICK_S = 0.25
 # After the job's main process exits, how long its pipes may stay open before run moves on.
@@ -291,8 +291,7 @@ class _HangWatch:
     sleep). A rank whose `heartbeat()` calls stopped is a hang without the probe.
     """
 
-    def __init__(self, hang_after: float) -> None:
-        self.hang_after = hang_after
+    def __init__(self) -> None:
         self.samples: list[tuple[float, int, bool]] = []
         self.reported = False
         self.ranked: dict[int, bool] = {}
@@ -359,7 +358,7 @@ class _Job:
         self.report = report
         self.callbacks = callbacks
         self.started = time.monotonic()
-        self.watch = _HangWatch(options.hang_after)
+        self.watch = _HangWatch()
         self.heartbeats = _Heartbeats(Path(report.folder) / HEARTBEAT_DIR)
         self.silent = False
 
