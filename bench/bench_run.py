@@ -7,7 +7,9 @@
    (plain first, then run first), so that a slow spell of a shared machine hits both sides alike.
    Reported: the median of the per-round ratios of wall time (start to exit of the job), the
    ratio of the medians, and the same for the CPU time the job's processes used (user + system of
-   every child, which the load of other programs changes much less than wall time).
+   every child, which the load of other programs changes much less than wall time) and for the
+   CPU time of the ranks' training loops alone (what the instrumentation costs per step: Flight
+   Recorder entries, output through the hook's socket; startup is left out).
    Target: wall-time ratio <= 1.02. With `--decompose`, a third variant runs under
    `ddpdoctor run --no-instrument` (supervision and output capture only). The CLI's own start
    (importing ddpdoctor) is measured apart.
@@ -37,20 +39,24 @@ from ddpdoctor.supervise import RunOptions, find_processes, hang_report, procfs,
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 HANG_JOB = Path(__file__).resolve().parent.parent / "ddpdoctor" / "scenarios" / "jobs" / "hang.py"
 HEALTHY_JOB = """
-import sys, torch, torch.distributed as dist
+import sys, time, torch, torch.distributed as dist
 torch.set_num_threads(1)
 dist.init_process_group("gloo")
 rank = dist.get_rank()
 weights = torch.randn(256, 256)
+started = time.process_time()
 for step in range(int(sys.argv[1])):
     grad = weights @ torch.randn(256, 256) / 256
     dist.all_reduce(grad)
     weights -= 1e-3 * grad
     if step % 20 == 0:
         print(f"rank {rank} step {step} norm {float(weights.norm()):.3f}", flush=True)
+print(f"loop-cpu {rank} {time.process_time() - started:.6f}", flush=True)
 dist.destroy_process_group()
 """
 MARK = "DDPDOCTOR_BENCH_MARK"
+# The line each rank of the healthy job ends with: the CPU seconds its training loop took.
+LOOP_CPU = "loop-cpu"
 
 
 def _torchrun(nproc: int, *args: str) -> list[str]:
@@ -67,11 +73,22 @@ def _torchrun(nproc: int, *args: str) -> list[str]:
 
 @dataclass
 class Sample:
-    """One run of the job: wall seconds, CPU seconds of the job's processes, the supervisor's CPU seconds."""
+    """One run of the job: wall seconds, CPU seconds of the job's processes and of its training
+    loops (summed over the ranks), the supervisor's CPU seconds."""
 
     wall: float
     job_cpu: float
+    loop_cpu: float
     own_cpu: float = 0.0
+
+
+def _loop_cpu(output: bytes) -> float:
+    """The sum of the ranks' `loop-cpu` lines."""
+    return sum(
+        float(line.split()[2])
+        for line in output.decode(errors="replace").splitlines()
+        if line.startswith(LOOP_CPU)
+    )
 
 
 def _cpu(usage: resource.struct_rusage) -> float:
@@ -81,9 +98,10 @@ def _cpu(usage: resource.struct_rusage) -> float:
 def _plain(command: list[str], folder: Path) -> Sample:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - started
-    return Sample(wall, _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - _cpu(before))
+    job = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - _cpu(before)
+    return Sample(wall, job, _loop_cpu(done.stdout))
 
 
 def _supervised(command: list[str], folder: Path, *, instrument: bool = True) -> Sample:
@@ -100,7 +118,7 @@ def _supervised(command: list[str], folder: Path, *, instrument: bool = True) ->
     job = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - _cpu(children)
     if report.exit_status != 0:
         raise SystemExit(f"the healthy job failed under run: {sink.getvalue()[-2000:]!r}")
-    return Sample(report.duration_s, job, own)
+    return Sample(report.duration_s, job, _loop_cpu(sink.getvalue()), own)
 
 
 def _bare(command: list[str], folder: Path) -> Sample:
@@ -119,10 +137,11 @@ def _row(name: str, samples: list[Sample], base: list[Sample]) -> str:
     walls = [x.wall for x in samples]
     ratios = [x.wall / b.wall for x, b in zip(samples, base, strict=True)]
     cpu = statistics.median(x.job_cpu for x in samples) / statistics.median(b.job_cpu for b in base)
+    loop = statistics.median(x.loop_cpu for x in samples) / statistics.median(b.loop_cpu for b in base)
     return (
         f"| {name} | {statistics.median(walls):.2f} s | {statistics.median(ratios):.3f} "
         f"| {statistics.median(walls) / statistics.median(x.wall for x in base):.3f} | {cpu:.3f} "
-        f"| {', '.join(f'{t:.2f}' for t in walls)} |"
+        f"| {loop:.3f} | {', '.join(f'{t:.2f}' for t in walls)} |"
     )
 
 
@@ -141,8 +160,11 @@ def overhead(rounds: int, steps: int, nproc: int, scratch: Path, *, decompose: b
             samples[name].append(variants[name](command, scratch / f"{name.split()[-1]}{index}"))
     plain = samples["plain torchrun"]
     print(f"healthy job: {nproc} ranks, {steps} steps, {rounds} rounds, order alternating each round\n")
-    print("| | median wall | median of round ratios | ratio of medians | job CPU ratio | all rounds (wall) |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "| | median wall | median of round ratios | ratio of medians | job CPU ratio | loop CPU ratio "
+        "| all rounds (wall) |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name in variants:
         print(_row(name, samples[name], plain))
     under = samples["under ddpdoctor run"]
