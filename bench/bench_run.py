@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -83,11 +84,9 @@ class Sample:
 
 
 def _loop_cpu(output: bytes) -> float:
-    """The sum of the ranks' `loop-cpu` lines."""
+    """The sum of the ranks' `loop-cpu` figures (ranks writing at once may run their lines together)."""
     return sum(
-        float(line.split()[2])
-        for line in output.decode(errors="replace").splitlines()
-        if line.startswith(LOOP_CPU)
+        float(x) for x in re.findall(rf"{LOOP_CPU} \d+ (\d+\.\d{{6}})", output.decode(errors="replace"))
     )
 
 
