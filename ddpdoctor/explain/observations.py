@@ -204,5 +204,17 @@ class CollectiveObs(Observation):
 
 
 @dataclass
+class MembershipObs(Observation):
+    """The process group cannot form: places claimed twice while others never were (Lightning's
+    `GLOBAL_RANK: 1, MEMBER: 2/8`), or a store-based barrier that counts another number of workers
+    than the world size and never completes (`joined`)."""
+
+    duplicated: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+    world: int = 0
+    joined: int | None = None
+
+
+@dataclass
 class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""
