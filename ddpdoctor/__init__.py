@@ -9,7 +9,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["PreflightError", "__version__", "guard", "preflight"]
+__all__ = ["PreflightError", "__version__", "guard", "heartbeat", "preflight"]
 
 # name -> module that defines it; loaded on first attribute access. (The hooks live in
 # ddpdoctor.hooks: a submodule named `preflight` would shadow the function of that name.)
@@ -17,6 +17,7 @@ _LAZY = {
     "preflight": "ddpdoctor.hooks",
     "guard": "ddpdoctor.hooks",
     "PreflightError": "ddpdoctor.hooks",
+    "heartbeat": "ddpdoctor._heartbeat",
 }
 
 

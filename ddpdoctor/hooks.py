@@ -11,7 +11,8 @@
 re-raises it (or, with ``fallback=`` and no launcher, runs a single-device retry instead). The
 failing rank prints a compact diagnosis; a rank that failed only because a peer did (a timeout, a
 connection closed by the peer) prints one line naming the culprit, found through the report
-folder every rank writes to. Its own diagnostics never raise.
+folder every rank writes to. Its own diagnostics never raise. Under `ddpdoctor run`, both also
+start the rank's progress heartbeat (:mod:`ddpdoctor._heartbeat`).
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from ddpdoctor._guard_folder import (
     wait_for_culprit,
     write_reports,
 )
+from ddpdoctor._heartbeat import watch_this_thread
 from ddpdoctor._placement import placement_from_env
 from ddpdoctor.check.memory import ModelSource
 from ddpdoctor.check.runner import CheckOptions, CheckReport, run_checks
@@ -98,7 +100,9 @@ def preflight(
     `module:factory` string (iterated in a child process). `model` is `(module, make_batch)`, a
     factory returning that pair, or `module:factory`; it needs `batch_size`. `min_free` is bytes or
     a size such as "20GiB". `inventory` (a file, `builtin:NAME` or an Inventory) simulates a machine.
+    Under `ddpdoctor run` it also starts the rank's progress heartbeat (see `ddpdoctor.heartbeat`).
     """
+    watch_this_thread()
     if probe is None and inventory is not None:
         probe = probe_from_spec(inventory)
     options = CheckOptions(
@@ -247,6 +251,7 @@ class Guard:
             self.report_dir = Path(DEFAULT_REPORT_DIR) if self.placement.launched else None
 
     def __enter__(self) -> Guard:
+        watch_this_thread()
         return self
 
     def __exit__(
@@ -262,6 +267,7 @@ class Guard:
     def __call__(self, fn: F) -> F:
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
+            watch_this_thread()
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:
@@ -483,7 +489,9 @@ def guard(
     SLURM_PROCID, ...), 0 without a launcher. With `fallback` (a zero-argument callable, typically
     the same training on one device) and no multi-process launcher, it runs the fallback instead and
     returns its result (as a decorator) or keeps it in `.fallback_result` (as a context manager);
-    under a launcher it says why it does not and re-raises.
+    under a launcher it says why it does not and re-raises. Under `ddpdoctor run` the guarded code
+    also beats a progress heartbeat, so a rank stuck inside it is seen as hung even while the job
+    keeps printing (see `ddpdoctor.heartbeat`).
     """
     hook = Guard(
         report_dir=report_dir, fallback=fallback, rank=rank, name=name, stream=stream, peer_wait=peer_wait

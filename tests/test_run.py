@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from ddpdoctor._heartbeat import HEARTBEAT_DIR_VARIABLE
 from ddpdoctor.supervise import procfs
-from ddpdoctor.supervise.instrument import HOOK_DIR
+from ddpdoctor.supervise.instrument import HOOK_DIR, RUN_DIR_VARIABLE, SOCKET_VARIABLE, TOKEN_VARIABLE
+from ddpdoctor.supervise.stacks import STACK_DIR_VARIABLE
 
 pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")
 
@@ -145,3 +147,58 @@ def test_default_folder_is_timestamped_under_ddpdoctor_runs(tmp_path: Path) -> N
     (folder,) = (tmp_path / "ddpdoctor-runs").iterdir()
     assert folder.name.endswith("-" + Path(sys.executable).name)
     assert (folder / "report.json").is_file()
+
+
+def test_every_variable_run_sets_is_printed_and_an_alias_counts_as_set(tmp_path: Path) -> None:
+    """ "Print what was set": each printed line is what the job sees; the job sees nothing else new."""
+    script = "import json, os; print(json.dumps(dict(os.environ)))"
+    user = {"TORCH_NCCL_TRACE_BUFFER_SIZE": "10", "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": str(tmp_path / "mine_")}
+    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env=user)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    printed = {}
+    for line in done.stderr.splitlines():
+        if line.startswith("ddpdoctor: set "):
+            name, _, rest = line.removeprefix("ddpdoctor: set ").partition("=")
+            printed[name] = rest.rsplit(" (", 1)[0]
+    base = {**{k: v for k, v in os.environ.items() if not k.startswith("DDPDOCTOR_RUN")}, **user}
+    plumbing = {RUN_DIR_VARIABLE, SOCKET_VARIABLE, TOKEN_VARIABLE, STACK_DIR_VARIABLE, HEARTBEAT_DIR_VARIABLE}
+    added = {k for k in seen if k not in base} - plumbing
+    assert added | {"PYTHONPATH"} == set(printed) | {"PYTHONPATH"}
+    for name, value in printed.items():
+        if name != "PYTHONPATH":
+            assert seen[name] == value, name
+    assert seen["PYTHONPATH"].split(os.pathsep)[0] == str(HOOK_DIR)
+    # The user's older spellings of the Flight Recorder variables count as set: nothing added.
+    assert "TORCH_FR_BUFFER_SIZE" not in seen and "TORCH_FR_DUMP_TEMP_FILE" not in seen
+    assert seen["TORCH_NCCL_TRACE_BUFFER_SIZE"] == "10"
+    done = _run(tmp_path, "--out", "r2", "--no-instrument", "--", sys.executable, "-c", script)
+    seen = json.loads(done.stdout)
+    assert {k for k in seen if k not in base} == {TOKEN_VARIABLE}, "only the job's token"
+
+
+def test_on_hang_report_keeps_the_job_running_and_its_exit_status(tmp_path: Path) -> None:
+    job = tmp_path / "job.py"
+    job.write_text(
+        "import sys, time\nprint('working', flush=True)\ntime.sleep(14)\nprint('resumed', flush=True)\n"
+        "sys.exit(3)\n",
+        encoding="utf-8",
+    )
+    done = _run(
+        tmp_path, "--out", "r", "--hang-after", "2", "--", sys.executable, str(job), env={"RANK": "0"}
+    )
+    assert done.returncode == 3, done.stderr
+    assert done.stdout == "working\nresumed\n", "the job went on after the hang report"
+    assert "Hang report: where every rank is" in done.stderr and "job.py:3" in done.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert report["killed"] is False and report["exit_status"] == 3 and report["hang_trigger"] == "silence"
+    assert report["hang"]["classes"][0]["user_frame"]["line"] == 3
+    assert [f["id"] for f in report["findings"]][:1] == ["run.hang"]
+
+
+def test_a_job_killed_by_a_signal_exits_as_a_shell_says(tmp_path: Path) -> None:
+    script = "import os, signal; os.kill(os.getpid(), signal.SIGTERM)"
+    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script)
+    assert done.returncode == 128 + 15, done.stderr
+    report = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
+    assert (report["exit_status"], report["returncode"]) == (-15, 143)

@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tarfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ import pytest
 
 from ddpdoctor.explain import explain_paths
 from ddpdoctor.supervise import procfs
+from ddpdoctor.supervise.analysis import KB_LINKS
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc")]
 
@@ -28,7 +30,8 @@ JOBS = Path(__file__).resolve().parent.parent / "ddpdoctor" / "scenarios" / "job
 HANG_JOB = JOBS / "hang.py"
 MARK = "DDPDOCTOR_TEST_MARK"
 HANG_AFTER = 5
-BOUND_S = 150
+# A safety net only: the tests assert how fast the hang was named (`hang_silence_s`).
+BOUND_S = 300
 
 
 def _line(text: str) -> int:
@@ -97,22 +100,16 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Finishe
         for mode in EXPECTED
     }
     commands["crash"] = ["--", *_torchrun(str(JOBS / "main_exception.py"), str(base / "missing" / "ckpt"))]
-    marks = {name: uuid.uuid4().hex for name in commands}
+    argv = {
+        name: [sys.executable, "-m", "ddpdoctor", "run", "--out", str(base / name), "--format", "json", *args]
+        for name, args in commands.items()
+    }
+    marks = {name: uuid.uuid4().hex for name in argv}
     started = {}
     try:
-        for name, args in commands.items():
+        for name, args in argv.items():
             started[name] = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "ddpdoctor",
-                    "run",
-                    "--out",
-                    str(base / name),
-                    "--format",
-                    "json",
-                    *args,
-                ],
+                args,
                 env=_environment(marks[name]),
                 cwd=base,
                 stdin=subprocess.DEVNULL,
@@ -158,7 +155,10 @@ def test_run_names_the_stuck_rank_and_its_line_then_stops_the_job(
         "hang.py",
         expected.line,
     )
-    assert suspect["entries"], "a suspect links knowledge-base entries"
+    # The knowledge-base entries are those of the suspect's situation, also on its finding.
+    assert suspect["entries"] == list(KB_LINKS[expected.reason])
+    (finding,) = [f for f in report["findings"] if f["id"] == f"stacks.{expected.reason}" and f["rank"] == 1]
+    assert finding["entry"] == KB_LINKS[expected.reason][0]
     if mode != "broadcast":  # broadcast vs all_reduce with two ranks: both sides are named
         assert [s["ranks"] for s in hang["suspects"]] == [[1]]
     # Within hang-after + 15 s of the job going silent, the report was complete.
@@ -183,6 +183,54 @@ def test_flight_recorder_shows_the_first_disagreement(runs: dict[str, Finished])
     assert ops == {"0": "all_reduce", "1": "broadcast"}
     sleeping = runs["sleep"].report["hang"]["flight_recorder"]["first_disagreement"]
     assert sleeping["missing"] == [1]
+
+
+def test_everything_lands_in_the_run_folder_and_its_bundle(runs: dict[str, Finished]) -> None:
+    done = runs["broadcast"]
+    report = done.report
+    folder = done.folder
+    expected = {
+        "launcher.log",
+        "ranks/rank0.log",
+        "ranks/rank1.log",
+        "flight-recorder/rank_0",
+        "flight-recorder/rank_1",
+        "stacks.json",
+        "report.md",
+        "report.json",
+    }
+    assert expected <= set(report["files"]), report["files"]
+    assert all((folder / name).is_file() for name in report["files"])
+    stacks = json.loads((folder / "stacks.json").read_text(encoding="utf-8"))
+    assert stacks["schema"] == "ddpdoctor.stacks/1" and stacks["suspects"] == report["hang"]["suspects"]
+    markdown = (folder / "report.md").read_text(encoding="utf-8")
+    assert markdown.startswith("#") and "rank 1" in markdown and "hang.py" in markdown
+    with tarfile.open(report["bundle"]) as bundle:
+        names = set(bundle.getnames())
+    assert {f"{folder.name}/{name}" for name in report["files"]} <= names
+    assert report["instrumentation"], "what run set is recorded"
+
+
+def test_reproduce_shows_the_rank_hang() -> None:
+    """The demo: `ddpdoctor reproduce torch-rank-hang` runs the hang under `run` and shows its report."""
+    mark = uuid.uuid4().hex
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ddpdoctor", "reproduce", "torch-rank-hang", "--format", "text"],
+            env=_environment(mark),
+            capture_output=True,
+            text=True,
+            timeout=BOUND_S,
+            stdin=subprocess.DEVNULL,
+        )
+    finally:
+        leftover = _reap(mark)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert leftover == []
+    shown = done.stdout + done.stderr
+    assert "Hang report: where every rank is" in shown
+    assert f"hang.py:{EXPECTED['sleep'].line}" in shown
+    assert "rank 1: not in a collective" in shown
 
 
 def test_a_crash_under_run_gets_the_same_diagnosis_as_explain_on_its_logs(runs: dict[str, Finished]) -> None:
@@ -238,6 +286,19 @@ def plain_jobs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, d
                 timeout=60,
             )
             results[mode] = {"returncode": done.returncode, "stderr": done.stderr, **json.loads(done.stdout)}
+        ranks = {
+            mode: {p.pid: p.rank for p in procfs.rank_processes(procfs.processes_with_variable(MARK, mark))}
+            for mode, mark in marks.items()
+        }
+        for name, args in (("--all", ["--all"]), ("pids", [str(p) for p in ranks["sleep"]])):
+            done = subprocess.run(
+                [sys.executable, "-m", "ddpdoctor", "stacks", *args, "--format", "json"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            results[name] = {"returncode": done.returncode, "stderr": done.stderr, **json.loads(done.stdout)}
+        results["ranks"] = ranks
         yield results
     finally:
         for mode, job in jobs.items():
@@ -257,3 +318,23 @@ def test_stacks_on_a_job_not_started_by_run(plain_jobs: dict[str, dict[str, Any]
     assert suspect["reason"] == EXPECTED[mode].reason
     assert suspect["user_frame"]["line"] == EXPECTED[mode].line
     assert report["flight_recorder"] is None, "no dump exists for a job that was not instrumented"
+
+
+def test_stacks_all_finds_every_rank_of_every_job(plain_jobs: dict[str, Any]) -> None:
+    """`--all`: every process of this user with a rank in its environment (other jobs may add theirs)."""
+    report = plain_jobs["--all"]
+    assert report["returncode"] == 1, report["stderr"]
+    found = {p["pid"]: p["rank"] for p in report["processes"]}
+    for mode, ranks in plain_jobs["ranks"].items():
+        assert sorted(ranks.values()) == [0, 1], mode
+        assert {pid: found.get(pid) for pid in ranks} == ranks, mode
+    ours = {pid for ranks in plain_jobs["ranks"].values() for pid in ranks}
+    assert all(p["method"] == "py-spy" for p in report["processes"] if p["pid"] in ours)
+
+
+def test_stacks_on_rank_pids(plain_jobs: dict[str, Any]) -> None:
+    report = plain_jobs["pids"]
+    assert report["returncode"] == 1, report["stderr"]
+    assert {p["pid"]: p["rank"] for p in report["processes"]} == plain_jobs["ranks"]["sleep"]
+    suspect = _suspect(report, 1)
+    assert (suspect["reason"], suspect["user_frame"]["line"]) == ("not-in-collective", EXPECTED["sleep"].line)

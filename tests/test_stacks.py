@@ -194,6 +194,8 @@ def test_stacks_on_a_plain_process_prints_its_stack(cli, tmp_path: Path) -> None
     try:
         assert child.stdout is not None and child.stdout.readline() == b"ready\n"
         result = cli("stacks", str(child.pid), "--format", "json")
+        native = cli("stacks", str(child.pid), "--native", "--format", "json")
+        shown = {fmt: cli("stacks", str(child.pid), "--format", fmt) for fmt in ("text", "markdown")}
     finally:
         child.kill()
         child.wait()
@@ -203,6 +205,19 @@ def test_stacks_on_a_plain_process_prints_its_stack(cli, tmp_path: Path) -> None
     assert [p["pid"] for p in data["processes"]] == [child.pid]
     assert data["classes"][0]["members"] == [f"pid {child.pid}"]
     assert data["classes"][0]["user_frame"]["line"] == 3
+    assert not any(f["native"] for t in data["processes"][0]["threads"] for f in t["frames"])
+    # --native adds the C frames (the sleep in the interpreter) and keeps the user's frame.
+    with_native = json.loads(native.stdout)
+    assert native.exit_code == 0, native.stderr
+    frames = with_native["processes"][0]["threads"][0]["frames"]
+    assert frames[0]["native"] and any(f["function"] == "<module>" and f["line"] == 3 for f in frames)
+    assert with_native["classes"][0]["user_frame"]["line"] == 3
+    # --format like every other command: the same class in text and in Markdown, no JSON.
+    for fmt, printed in shown.items():
+        assert printed.exit_code == 0, (fmt, printed.stderr)
+        assert f"pid {child.pid}" in printed.stdout and "idle.py:3" in printed.stdout, (fmt, printed.stdout)
+        assert not printed.stdout.lstrip().startswith("{")
+    assert shown["markdown"].stdout.lstrip().startswith("#")
 
 
 def test_a_socket_recv_is_not_a_collective() -> None:

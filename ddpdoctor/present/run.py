@@ -114,6 +114,10 @@ def run_document(report: RunReport) -> Document:
     else:
         outcome = f"exit status {report.exit_status} after {report.duration_s:.1f} s"
     pairs = [("command", " ".join(report.command)), ("outcome", outcome), ("run folder", report.folder)]
+    if report.hang_trigger == "heartbeat":
+        pairs.append(
+            ("hang seen by", f"the heartbeat of rank(s) {', '.join(map(str, report.stalled_ranks))}")
+        )
     if report.bundle:
         pairs.append(("bundle", report.bundle))
     if report.leftover:

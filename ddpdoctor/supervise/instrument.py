@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ddpdoctor._heartbeat import HEARTBEAT_DIR_VARIABLE
 from ddpdoctor.supervise.stacks import DEFAULT_STACK_SIGNAL, STACK_DIR_VARIABLE, STACK_SIGNAL_VARIABLE
 
 HOOK_DIR = Path(__file__).resolve().parent / "hook"
@@ -20,6 +21,7 @@ TOKEN_VARIABLE = "DDPDOCTOR_RUN_TOKEN"
 FLIGHT_RECORDER_DIR = "flight-recorder"
 FLIGHT_RECORDER_PREFIX = "rank_"
 SIGNAL_STACK_DIR = "signal-stacks"
+HEARTBEAT_DIR = "heartbeat"
 TORCHELASTIC_DIR = "torchelastic"
 
 
@@ -88,6 +90,7 @@ def instrumented_environment(
     env[RUN_DIR_VARIABLE] = str(run_dir)
     env[SOCKET_VARIABLE] = socket_path
     env[STACK_DIR_VARIABLE] = str(run_dir / SIGNAL_STACK_DIR)
-    for folder in (FLIGHT_RECORDER_DIR, SIGNAL_STACK_DIR):
+    env[HEARTBEAT_DIR_VARIABLE] = str(run_dir / HEARTBEAT_DIR)
+    for folder in (FLIGHT_RECORDER_DIR, SIGNAL_STACK_DIR, HEARTBEAT_DIR):
         (run_dir / folder).mkdir(parents=True, exist_ok=True)
     return env, applied

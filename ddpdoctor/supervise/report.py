@@ -131,6 +131,11 @@ class RunReport(Report):
     instrumentation: list[tuple[str, str]] = field(default_factory=list)
     hang: HangReport | None = None
     hang_silence_s: float | None = None
+    # What made the job look stuck ("silence" or "heartbeat"), the ranks whose heartbeat had
+    # stopped, and for how long the first of them had been stalled when the suspects were named.
+    hang_trigger: str | None = None
+    stalled_ranks: list[int] = field(default_factory=list)
+    hang_stall_s: float | None = None
     killed: bool = False
     stopped_at_bound: bool = False
     # Processes of the job still running when it ended (stopped by run), and any that survived.
@@ -149,6 +154,16 @@ class RunReport(Report):
             return int(ExitCode.PROBLEM)
         return self.exit_status if self.exit_status >= 0 else 128 - self.exit_status
 
+    def hang_reason(self, hang_after: float) -> str:
+        """Why the job was taken for hung, in words."""
+        if self.hang_trigger != "heartbeat":
+            return f"no output and no progress for {hang_after:g} s"
+        ranks = ", ".join(map(str, self.stalled_ranks))
+        return (
+            f"rank(s) {ranks} made no progress for {hang_after:g} s (their heartbeat from "
+            "guard()/preflight()/heartbeat() stopped) while the job kept printing"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON form (`ddpdoctor.run/1`)."""
         return {
@@ -161,6 +176,9 @@ class RunReport(Report):
             "instrumentation": [{"variable": k, "value": v} for k, v in self.instrumentation],
             "hang": None if self.hang is None else self.hang.to_dict(),
             "hang_silence_s": None if self.hang_silence_s is None else round(self.hang_silence_s, 3),
+            "hang_trigger": self.hang_trigger,
+            "stalled_ranks": list(self.stalled_ranks),
+            "hang_stall_s": None if self.hang_stall_s is None else round(self.hang_stall_s, 3),
             "killed": self.killed,
             "stopped_at_bound": self.stopped_at_bound,
             "reaped_pids": list(self.reaped),

@@ -6,9 +6,11 @@ unchanged and are kept in the run folder: the launcher's own output in `launcher
 (sent by the startup hook over a Unix socket) in `ranks/rank<N>.log`. Every process of the job
 carries a token in its environment, so the whole job can be found and stopped by pid.
 
-A hang is `hang_after` seconds without output during which the job's processes together also
-use less than :data:`BUSY_CORES` of CPU. Then the stacks of every rank are taken, Flight Recorder
-dumps are requested and read, and the hang report is handed to the caller.
+A hang is `hang_after` seconds without output, or a rank whose progress heartbeat (from `guard()`,
+`preflight()` or `heartbeat()`, see :mod:`ddpdoctor._heartbeat`) stopped that long, during which
+the job's processes together also use less than :data:`BUSY_CORES` of CPU (a stopped `heartbeat()`
+needs no such check). Then the stacks of every rank are taken, Flight Recorder dumps are requested
+and read, and the hang report is handed to the caller.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ from pathlib import Path
 from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
+from ddpdoctor._heartbeat import BEAT_INTERVAL_S, BEAT_SUFFIX, STEPS, parse_beat
 from ddpdoctor.errors import DdpDoctorError, InputError
 from ddpdoctor.findings import Finding, Severity
 from ddpdoctor.supervise import procfs
 from ddpdoctor.supervise.instrument import (
+    HEARTBEAT_DIR,
     SIGNAL_STACK_DIR,
     TOKEN_VARIABLE,
     Setting,
@@ -52,7 +56,7 @@ DEFAULT_HANG_AFTER_S = 300.0
 DEFAULT_RUNS_DIR = "ddpdoctor-runs"
 # A silent job whose processes together use more CPU than this is still working.
 BUSY_CORES = 0.25
-# How long CPU use is measured once the job has been silent for `hang_after`.
+# How long CPU use is measured once the job looks stuck (silent, or a heartbeat stopped).
 PROBE_S = 2.0
 TICK_S = 0.25
 # After the job's main process exits, how long its pipes may stay open before run moves on.
@@ -238,17 +242,61 @@ def _hang_targets(pids: Sequence[int]) -> list[procfs.RankProcess]:
     return [procfs.RankProcess(pid, None, None, None, table[pid].command) for pid in pids if pid in table]
 
 
-class _HangWatch:
-    """No output for `hang_after` seconds, and then no sign of work over :data:`PROBE_S`: a hang.
+@dataclass(frozen=True)
+class Stall:
+    """A rank whose progress heartbeat stopped: since when (monotonic) and what beat it."""
 
-    Work is CPU use above :data:`BUSY_CORES`, or a job process found running or runnable in at
-    least half of the samples (on a crowded machine a busy job waits for a CPU, it does not sleep).
+    rank: int
+    since: float
+    source: str
+
+
+class _Heartbeats:
+    """The ranks' progress beats (:mod:`ddpdoctor._heartbeat`): when each beat file last changed."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.changed: dict[Path, tuple[bytes, float]] = {}
+        self.next_look = 0.0
+        self.stalls: list[Stall] = []
+
+    def stalled(self, hang_after: float) -> list[Stall]:
+        """The ranks of live processes whose beat has not changed for `hang_after` seconds."""
+        now = time.monotonic()
+        if now < self.next_look:
+            return self.stalls
+        self.next_look = now + BEAT_INTERVAL_S
+        stalls = []
+        for path in self.folder.glob("rank*" + BEAT_SUFFIX):
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            beat = parse_beat(data)
+            rank = path.name[4 : -len(BEAT_SUFFIX)]
+            if beat is None or not rank.isdigit() or not procfs.alive([beat.pid]):
+                continue
+            previous = self.changed.get(path)
+            if previous is None or previous[0] != data:
+                self.changed[path] = previous = (data, now)
+            if now - previous[1] >= hang_after:
+                stalls.append(Stall(int(rank), previous[1], beat.source))
+        self.stalls = sorted(stalls, key=lambda stall: stall.rank)
+        return self.stalls
+
+
+class _HangWatch:
+    """The job looks stuck, and then shows no sign of work over :data:`PROBE_S`: a hang.
+
+    Stuck is no output for `hang_after` seconds, or a rank whose progress heartbeat stopped that
+    long. Work is CPU use above :data:`BUSY_CORES`, or a job process found running or runnable in
+    at least half of the samples (on a crowded machine a busy job waits for a CPU, it does not
+    sleep). A rank whose `heartbeat()` calls stopped is a hang without the probe.
     """
 
-    def __init__(self, hang_after: float) -> None:
-        self.hang_after = hang_after
+    def __init__(self) -> None:
         self.samples: list[tuple[float, int, bool]] = []
-        self.reported_at: float | None = None
+        self.reported = False
         self.ranked: dict[int, bool] = {}
         self.ticks_per_s = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -261,18 +309,17 @@ class _HangWatch:
         ranked = [pid for pid in pids if self.ranked[pid]]
         return ranked or pids
 
-    def check(self, last_output: float, pids: Callable[[], list[int]]) -> bool:
-        """Whether the job hangs now; call every tick."""
+    def check(self, stuck: bool, decisive: bool, pids: Callable[[], list[int]]) -> bool:
+        """Whether the job hangs now, given whether it looks `stuck` (`decisive`: no probe); every tick."""
         now = time.monotonic()
-        if self.hang_after <= 0:
+        if self.reported:
+            self.reported = stuck  # output or progress resumed: watch again
             return False
-        if self.reported_at is not None:
-            if last_output > self.reported_at:
-                self.reported_at = None  # output resumed: watch again
-            return False
-        if now - last_output < self.hang_after or (self.samples and self.samples[0][0] < last_output):
+        if not stuck:
             self.samples = []
             return False
+        if decisive:
+            return True
         ticks, running = procfs.activity(self._ranked_first(pids()))
         self.samples.append((now, ticks, running))
         started, before, _ = self.samples[0]
@@ -313,7 +360,9 @@ class _Job:
         self.report = report
         self.callbacks = callbacks
         self.started = time.monotonic()
-        self.watch = _HangWatch(options.hang_after)
+        self.watch = _HangWatch()
+        self.heartbeats = _Heartbeats(Path(report.folder) / HEARTBEAT_DIR)
+        self.silent = False
 
     def processes(self) -> list[int]:
         """Every live process of the job."""
@@ -323,18 +372,32 @@ class _Job:
         """Kill every process of the job (SIGKILL at once, or SIGTERM first)."""
         procfs.terminate(self.processes(), grace_s=0 if at_once else 3.0)
 
+    def looks_stuck(self) -> tuple[bool, bool]:
+        """Whether the job looks stuck (silent, or a rank's heartbeat stopped), and whether decisively."""
+        if self.options.hang_after <= 0:
+            return False, False
+        self.silent = time.monotonic() - self.streams.last_output >= self.options.hang_after
+        stalls = self.heartbeats.stalled(self.options.hang_after)
+        return self.silent or bool(stalls), any(stall.source == STEPS for stall in stalls)
+
     def report_hang(self) -> None:
         """Take the hang report (asking the ranks for Flight Recorder dumps meanwhile); kill if asked."""
         answers = self.streams.ask_for_flight_recorder_dumps()
         last_output = self.streams.last_output
+        stalls = self.heartbeats.stalls
+        stalled_since = min((stall.since for stall in stalls), default=None)
+        self.report.hang_trigger = "silence" if self.silent else "heartbeat"
+        self.report.stalled_ranks = [stall.rank for stall in stalls]
 
         def named() -> None:
-            self.report.hang_silence_s = time.monotonic() - last_output
+            now = time.monotonic()
+            self.report.hang_silence_s = now - last_output
+            self.report.hang_stall_s = None if stalled_since is None else now - stalled_since
             answers()
 
         hang = hang_report(_hang_targets(self.processes()), native=self.options.native, before_dumps=named)
         self.report.hang = hang
-        self.watch.reported_at = time.monotonic()
+        self.watch.reported = True
         if self.callbacks.hang is not None:
             self.callbacks.hang(hang)
         if self.options.on_hang == "kill":
@@ -356,7 +419,7 @@ class _Job:
                     if self.streams.open_pipes == 0 or time.monotonic() - exited_at > EXIT_DRAIN_S:
                         return
                     continue
-                if self.watch.check(self.streams.last_output, self.processes):
+                if self.watch.check(*self.looks_stuck(), self.processes):
                     self.report_hang()
                 bound = self.options.stop_after_s
                 if bound is not None and time.monotonic() - self.started > bound:
@@ -472,7 +535,7 @@ def _conclude(report: RunReport, options: RunOptions, folder: Path) -> None:
                 severity=Severity.ERROR,
                 category="collective_timeout",
                 title="the job hung" + ("; ddpdoctor stopped it" if report.killed else ""),
-                message=f"no output and no progress for {options.hang_after:g} s",
+                message=report.hang_reason(options.hang_after),
             )
         )
         report.findings += report.hang.findings
