@@ -99,7 +99,12 @@ def _scan(
     )
     stats = Scanner(ctx.engine, ctx.index, reader, progress=ctx.advance).run(capture, size_hint)
     observations = reader.finish()
-    info: dict[str, Any] = {"bytes": stats.bytes, "lines": stats.lines, "selected_lines": stats.hit_lines}
+    info: dict[str, Any] = {
+        "bytes": stats.bytes,
+        "lines": stats.lines,
+        "selected_lines": stats.hit_lines,
+        "text": stats.text,
+    }
     if reader.world_sizes:
         info["world_size_hints"] = sorted(reader.world_sizes)
     if reader.dropped:
@@ -131,7 +136,8 @@ def _read_stream(
             if events is not None:
                 ctx.advance(len(head))
                 lines = head.count(b"\n") + (0 if head.endswith(b"\n") else 1)
-                return events, {"bytes": len(head), "lines": lines, "selected_lines": 0}, True
+                read = {"bytes": len(head), "lines": lines, "selected_lines": 0, "text": bool(head.strip())}
+                return events, read, True
     events, stats = _scan(ctx, label, index, reader(stream, head), rank, rank_source, size)
     return events, stats, False
 
@@ -191,10 +197,12 @@ def explain_paths(
 
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="ddpdoctor-scan") as pool:
             results = list(pool.map(lambda pair: _read_source(ctx, pair[1], pair[0]), enumerate(sources)))
-    if not any(info.get("bytes") for _, info in results):
+    if not any(info.pop("text", False) for _, info in results):
         names = ", ".join(str(info["path"]) for _, info in results)
+        empty = not any(info.get("bytes") for _, info in results)
         raise InputError(
-            f"nothing to read: {names} is empty", hint="pass the log the job wrote, or - for standard input"
+            f"nothing to read: {names} {'is empty' if empty else 'holds only blank lines'}",
+            hint="pass the log the job wrote, or - for standard input",
         )
     return _report(ctx, results)
 

@@ -241,12 +241,13 @@ def make_engine(index: KbIndex, name: str, input_bytes: int | None = None) -> Hy
 class ScanStats:
     """What one scan read."""
 
-    __slots__ = ("bytes", "hit_lines", "lines")
+    __slots__ = ("bytes", "hit_lines", "lines", "text")
 
     def __init__(self) -> None:
         self.bytes = 0
         self.lines = 0
         self.hit_lines = 0
+        self.text = False  # anything but whitespace was read
 
 
 ReadInto = Callable[[memoryview], int]
@@ -306,6 +307,8 @@ class Scanner:
                     break
                 filled += n
                 self.stats.bytes += n
+                if not self.stats.text and buf[filled - n : filled].strip():
+                    self.stats.text = True
                 if self.progress is not None:
                     self.progress(n)
             while True:
