@@ -164,7 +164,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     frame = exc.user_frame() if exc else None
     innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
-    stated = _specific_nccl_line(cand, timeline) or obs
+    stated = _specific_nccl_line(cand, timeline) or obs.nccl_detail() or obs
     return RootCause(
         entry=entry.id if entry else None,
         category=cand.category,
@@ -198,8 +198,10 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
 
 
 def _specific_nccl_line(cand: Candidate, timeline: Timeline) -> Observation | None:
-    """NCCL's own `WARN` line for a generic NCCL error ("unhandled system error"): it says what failed."""
-    if cand.category != "nccl_error" or "NCCL WARN" in cand.obs.text:
+    """NCCL's own `WARN` line for an error NCCL reported ("unhandled system error", "invalid usage"): it says what failed."""
+    if "NCCL WARN" in cand.obs.text or not (
+        cand.category == "nccl_error" or any("nccl" in link.text.lower() for link in cand.obs.chain)
+    ):
         return None
     for obs in timeline.failures:
         if "NCCL WARN" in obs.text and (obs.rank is None or cand.rank is None or obs.rank == cand.rank):

@@ -55,7 +55,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("table", r"Root Cause \(first observed failure\)|Failures:|ChildFailedError", 300),
     Anchor(
         "exit",
-        r"exitcode|exit code|exit status|exits with return code|received by PID|closing signal|death signal|"
+        r"exitcode|exit code|exit status|exits with return code|received by PID|closing signal|death signal|exited on signal|"
         r"terminated with (?:signal|exit code|the following error)",
         3,
     ),

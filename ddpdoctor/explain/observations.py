@@ -9,12 +9,15 @@ messages it carries (outermost first, each matched against the knowledge base or
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass, field
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.index import IndexEntry
 from ddpdoctor.frames import is_user_frame
 
+_NCCL_GLOSS = re.compile(r"nccl[A-Z]\w{2,40}Error: \S")
 SIGNAL_NAMES = {
     1: "SIGHUP",
     2: "SIGINT",
@@ -117,6 +120,20 @@ class Observation:
         """The message that states the failure."""
         primary = self.primary()
         return primary.text if primary is not None else self.text
+
+    def nccl_detail(self) -> Observation | None:
+        """For a generic "NCCL error" message, NCCL's most specific line: the line after `Last error:`
+        (the call that failed), else the `ncclXxxError: ...` gloss."""
+        if "nccl error" not in self.text.lower():
+            return None  # the message itself says what failed
+        lines = [(number, text.strip()) for _, number, text in self.evidence]
+        for (number, text), (following, detail) in itertools.pairwise(lines):
+            if text == "Last error:" and detail and following == number + 1:
+                return Observation(self.file, self.file_index, following, detail)
+        for number, text in lines:
+            if number != self.line and _NCCL_GLOSS.match(text):
+                return Observation(self.file, self.file_index, number, text)
+        return None
 
     def entries(self) -> list[IndexEntry]:
         """Every known entry of the chain, outermost first."""
