@@ -30,6 +30,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
+    MembershipObs,
     Observation,
 )
 from ddpdoctor.explain.ranks import bounded_rank
@@ -150,6 +151,7 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
             _rank_from_device(cand)
     found += exit_candidates(timeline, index, found)
     found += collective_candidates(timeline, found)
+    found += membership_candidates(timeline)
     return found
 
 
@@ -206,8 +208,8 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         return cand
     if isinstance(obs, ExceptionObs) or (primary is not None and primary.entry is None and entry is not None):
         return _structural(obs, entry)
-    if isinstance(obs, CollectiveObs):
-        return None  # the collective analyser weighs it
+    if isinstance(obs, (CollectiveObs, MembershipObs)):
+        return None  # the collective and membership analysers weigh them
     if primary is None or (entry is not None and entry.kind == "wrapper"):
         return Candidate(obs, WRAPPER, "wrapper", entry.category if entry else "other", entry, obs.rank)
     if _USAGE.match(obs.text):
@@ -600,6 +602,22 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
             cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
     return cand
+
+
+def membership_candidates(timeline: Timeline) -> list[Candidate]:
+    """Places of the process group claimed by two processes while others stay empty: the group can
+    never form (two nodes that both think they are node 0, a task count that does not match)."""
+    out = []
+    for obs in timeline.failures:
+        if isinstance(obs, MembershipObs):
+            cand = Candidate(obs, CAUSE, "membership", "rendezvous", None, None, strength=2)
+            cand.reasons.append(
+                f"global rank(s) {_ranks(obs.duplicated)} were claimed by two processes and rank(s)"
+                f" {_ranks(obs.missing)} of {obs.world} by none: the launcher gave several processes the"
+                " same rank, so the process group cannot form (it hangs at initialisation)"
+            )
+            out.append(cand)
+    return out
 
 
 def _named_reporter(cand: Candidate) -> int | None:

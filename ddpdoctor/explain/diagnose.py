@@ -14,7 +14,14 @@ from typing import Any
 from ddpdoctor.explain import advice
 from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates
 from ddpdoctor.explain.index import IndexEntry, KbIndex
-from ddpdoctor.explain.observations import SIGNAL_NAMES, ExceptionObs, ExitObs, Link, Observation
+from ddpdoctor.explain.observations import (
+    SIGNAL_NAMES,
+    ExceptionObs,
+    ExitObs,
+    Link,
+    MembershipObs,
+    Observation,
+)
 from ddpdoctor.explain.report import (
     MAX_EVIDENCE,
     ChainLink,
@@ -140,6 +147,11 @@ def _headline(cand: Candidate) -> str:
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
     if cand.kind == "mismatch":
         return f"{who or 'the ranks'}: ran a different collective than the other ranks"
+    if cand.kind == "membership" and isinstance(obs, MembershipObs):
+        return (
+            f"two processes claimed each of global ranks {short(', '.join(map(str, obs.duplicated)))}"
+            f" and none claimed {short(', '.join(map(str, obs.missing)))}: the process group cannot form"
+        )
     message = _first_sentences(obs.innermost_text().strip())
     return f"{who}: {message}" if who else message
 
@@ -256,6 +268,8 @@ def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
         out += advice.kill_advice(cand)
     if cand.kind == "exit":
         out += advice.exit_advice(cand, timeline)
+    if cand.kind == "membership":
+        out += advice.membership_advice(cand)
     if cand.tier < CONSEQUENCE:
         out += advice.consequence_note(cand, verdict.candidates)
     out += advice.notes(cand.obs)

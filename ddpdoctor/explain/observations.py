@@ -204,5 +204,15 @@ class CollectiveObs(Observation):
 
 
 @dataclass
+class MembershipObs(Observation):
+    """Processes announcing their place in the process group (`GLOBAL_RANK: 1, MEMBER: 2/8`) where
+    some places were claimed twice and others never: the job's rank assignment is broken."""
+
+    duplicated: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+    world: int = 0
+
+
+@dataclass
 class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""

@@ -16,7 +16,7 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
 - C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
   `Fatal Python error`);
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
-  launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, `Killed`, `Signal N (SIG..) received by PID`);
+  launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
 - NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
   knowledge base matches.
@@ -43,6 +43,7 @@ from ddpdoctor.explain.observations import (
     ExitObs,
     Frame,
     Link,
+    MembershipObs,
     Observation,
     ProgressObs,
 )
@@ -61,6 +62,7 @@ STANDALONE_MESSAGE_LINES = 3
 LINE_MESSAGE_LINES = 4
 MAX_PANIC_LINES = 60
 MAX_FRAMES = 4000  # frames kept per traceback; more are counted, not stored
+MAX_NAMED_MEMBERS = 1 << 16  # a group announced larger than this is not checked for missing places
 MAX_OBSERVATIONS = 20000  # per input; beyond it only failures of a kind not seen yet are kept
 BLOCK_LOOKAHEAD = 60  # lines an open block asks the scanner for beyond the current one
 _CHAIN_TRAILER = 6  # a Python chain's follow-up text must appear within this many lines
@@ -111,6 +113,10 @@ _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
 _CARGO_EXIT = LazyRegex(r"process didn't exit successfully: .{0,4000}\((?:exit status|signal): (\d{1,9})")
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
+# Slurm: `srun: error: node7: task 3: Exited with exit code 1` (`tasks 2-7:` for several; task = rank).
+_SRUN_EXIT = LazyRegex(
+    r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed))"
+)
 _MPI_SIGNAL = LazyRegex(
     r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node \S{1,200} exited on signal (\d{1,3})"
 )
@@ -132,6 +138,8 @@ _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
+# Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
+_MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}), MEMBER: \d{1,7}/(\d{1,7})")
 _WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|nranks)\W{1,4}(\d{1,7})\b")
 
 
@@ -244,6 +252,8 @@ class LogReader:
         self.dropped = 0
         self._seq = 0
         self.world_sizes: set[int] = set()
+        self._members: dict[int, list[tuple[int, str]]] = {}  # global rank -> its announcements (two kept)
+        self._member_world = 0
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -274,11 +284,39 @@ class LogReader:
     def finish(self) -> list[Observation]:
         """Close open blocks and return the observations of this input."""
         self.gap()
+        self._membership()
         for stream in self.streams.values():
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
         return self.observations
+
+    # --- process-group membership ---------------------------------------------------------
+
+    def _member(self, number: int, text: str, m: re.Match[str]) -> None:
+        rank, world = bounded_rank(m.group(1)), bounded_rank(m.group(2))
+        if rank is None or not world or rank >= world:
+            return
+        self._member_world = max(self._member_world, world)
+        seen = self._members.setdefault(rank, [])
+        if len(seen) < 2:
+            seen.append((number, text))
+
+    def _membership(self) -> None:
+        """Places of the group claimed twice while others were never claimed: a broken rank assignment."""
+        world = self._member_world
+        duplicated = sorted(rank for rank, seen in self._members.items() if len(seen) > 1)
+        if not duplicated or not world or world > MAX_NAMED_MEMBERS:
+            return
+        missing = [rank for rank in range(world) if rank not in self._members]
+        if not missing:
+            return  # every place claimed (again): a restart, not a conflict
+        number, text = self._members[duplicated[0]][0]
+        obs = self._observe(MembershipObs, number, text, self._stream(None, False))
+        obs.duplicated, obs.missing, obs.world = duplicated, missing, world
+        obs.chain = [Link(None, text)]
+        obs.evidence += [(self.label, n, t) for n, t in self._members[duplicated[0]][1:]]
+        self._add(obs)
 
     # --- dispatch ---------------------------------------------------------------------------
 
@@ -318,6 +356,8 @@ class LogReader:
         if not rest.strip():
             self._on_blank(stream)
             return
+        if "GLOBAL_RANK" in rest and (member := _MEMBER.search(rest)):
+            self._member(number, rest.strip(), member)
         if ("orld" in rest or "nranks" in rest or "WORLD" in rest) and (world := _WORLD.search(rest)):
             size = bounded_rank(world.group(1))
             if size:
@@ -929,6 +969,9 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
+        elif "srun: error:" in rest and (m := _SRUN_EXIT.search(rest)):
+            code = -9 if m.group(3) else bounded_int(m.group(2))
+            global_rank, reporter = bounded_rank(m.group(1)), "srun"
         elif "exited on signal" in rest and (m := _MPI_SIGNAL.search(rest)):
             signal = bounded_int(m.group(3))
             code = -signal if signal is not None else None
@@ -950,7 +993,10 @@ class LogReader:
         if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
             local = bounded_rank(lm.group(1))
         if global_rank is not None:
-            obs.rank, obs.rank_source = global_rank, "mpirun line (MPI rank)"
+            obs.rank, obs.rank_source = (
+                global_rank,
+                f"{reporter} line ({'task' if reporter == 'srun' else 'MPI rank'})",
+            )
         elif local is not None:
             obs.rank, obs.local_rank = local, reporter != "spawn"
             obs.rank_source = (
@@ -1149,8 +1195,10 @@ def _is_quiet(text: str) -> bool:
 
 def _is_exit_report(text: str) -> bool:
     """Whether a line is a launcher's report of one process's exit (it ends a message block)."""
-    return ("exitcode" in text and _AGENT_FAILED.search(text) is not None) or (
-        "exited on signal" in text and _MPI_SIGNAL.search(text) is not None
+    return (
+        ("exitcode" in text and _AGENT_FAILED.search(text) is not None)
+        or ("exited on signal" in text and _MPI_SIGNAL.search(text) is not None)
+        or ("srun: error:" in text and _SRUN_EXIT.search(text) is not None)
     )
 
 

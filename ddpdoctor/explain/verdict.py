@@ -157,7 +157,7 @@ def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:
         return culprit
     for cand in [culprit, *same]:
         if isinstance(cand.obs, ExitObs) and cand.obs.table_root:
-            return cand
+            culprit = cand  # state torchrun's first observed failure, but every rank died alike
     culprit.suspects = sorted({c.rank for c in [culprit, *same] if c.rank is not None})
     culprit.rank = None
     culprit.rank_note = "several ranks ended the same way; the logs do not say which was first"
