@@ -32,7 +32,7 @@ EXPECTED = {
     "burn_metric_panic.log": (None, "other", None, "unknown"),
     "burn_svd_main.log": ("burn-svd-fallback-failed", "user_code", 0, "root"),
     "burn_legacy_tch.log": ("cuda-out-of-memory", "oom_gpu", None, "root"),
-    "rust_old_panic.log": ("burn-ddp-main-worker-failed", "other", 0, "unknown"),
+    "rust_old_panic.log": ("rust-index-out-of-bounds", "other", 0, "root"),
     "watchdog_silent_rank.log": ("nccl-watchdog-timeout", "collective_timeout", 2, "straggler"),
     "sigkill_no_error.log": ("torchelastic-signal-sigkill", "oom_host", 0, "host-kill"),
     "chained_user_error.log": (None, "user_code", 2, "unknown"),
@@ -40,7 +40,7 @@ EXPECTED = {
     "srun_labels.log": ("cuda-invalid-device-ordinal", "invalid_device", 1, "root"),
     "mpirun_labels.log": ("nccl-duplicate-gpu", "duplicate_device", None, "root"),
     "default_role_deepspeed.log": ("deepspeed-launcher-exit-code", "oom_host", 1, "host-kill"),
-    "accelerate_launch.log": (None, "user_code", 1, "unknown"),
+    "accelerate_launch.log": ("tensor-device-mismatch", "user_code", 1, "root"),
 }
 
 
