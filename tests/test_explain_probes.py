@@ -271,3 +271,21 @@ def test_a_gzipped_console_log_gives_the_same_answer(tmp_path: Path) -> None:
     packed = explain_paths([str(tmp_path / "packed.log.gz")]).root_cause
     assert plain is not None and packed is not None
     assert (plain.entry, plain.rank) == (packed.entry, packed.rank) == ("cuda-out-of-memory", 2)
+
+
+def _announcements(ranks: list[int], world: int) -> str:
+    return "".join(f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/{world}\n" for r in ranks)
+
+
+def test_global_ranks_claimed_twice_while_others_are_missing_is_a_rendezvous_fault() -> None:
+    report = explain_text("GPU available: True, used: True\n" + _announcements([0, 1, 0, 1], 4))
+    root = report.root_cause
+    assert root is not None and root.category == "rendezvous" and root.rank is None
+    assert "claimed" in root.headline and "2, 3" in root.headline
+    assert int(report.exit_code()) == 1
+
+
+def test_every_rank_announced_once_or_again_after_a_restart_is_healthy() -> None:
+    for ranks in ([0, 1, 2, 3], [0, 1, 2, 3, 0, 1, 2, 3]):
+        report = explain_text(_announcements(ranks, 4))
+        assert report.root_cause is None and int(report.exit_code()) == 0

@@ -10,7 +10,7 @@ and `@record` is suggested only when no error file was written.
 from __future__ import annotations
 
 from ddpdoctor.explain.analyse import Candidate
-from ddpdoctor.explain.observations import CollectiveObs, ExitObs, Observation
+from ddpdoctor.explain.observations import CollectiveObs, ExitObs, MembershipObs, Observation
 from ddpdoctor.explain.ranks import rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.units import format_bytes, parse_size
@@ -102,6 +102,20 @@ def kill_advice(cand: Candidate) -> list[str]:
         f"{_who(cand.rank).capitalize()}{pid} was likely killed by the kernel's out-of-memory killer (host RAM, not "
         "GPU memory). Confirm with `dmesg -T | grep -i -E 'killed process|out of memory'` on that node, then "
         "reduce host memory: fewer DataLoader workers, smaller prefetch, memory-mapped datasets, or more RAM."
+    ]
+
+
+def membership_advice(cand: Candidate) -> list[str]:
+    """Several processes claimed the same global ranks: how the launch gives each process its own."""
+    obs = cand.obs
+    if not isinstance(obs, MembershipObs):
+        return []
+    return [
+        f"{len(obs.duplicated)} global rank(s) were announced twice and {len(obs.missing)} never, in a group"
+        f" of {obs.world}: each node computed the same ranks. Under Slurm, start one task per device"
+        " (`srun --ntasks-per-node=<devices per node>`, matching Lightning's `devices` and `num_nodes`);"
+        " with torchrun give every node its own `--node_rank` (or use a c10d rendezvous endpoint), and"
+        " check that NODE_RANK / SLURM_PROCID differ between nodes."
     ]
 
 

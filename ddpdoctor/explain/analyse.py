@@ -30,6 +30,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
+    MembershipObs,
     Observation,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
@@ -57,7 +58,16 @@ _PEER_LOST = LazyRegex(
 )
 _VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
-    r"does not match the version|was compiled (?:with|against)|No module named"
+    r"does not match the version|was compiled (?:with|against)|No module named|"
+    r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
+)
+_NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
+_MISMATCHED_COLLECTIVE = LazyRegex(
+    r"(?i)\bmismatched (?:allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
+)
+# Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
+_START_UP = LazyRegex(
+    r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
 )
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
@@ -88,6 +98,9 @@ _LAUNCHER_WRAPPERS = (
     "ProcessExitedException",
 )
 _CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
+_DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
+_LOOKUP_ERRORS = ("IndexError", "KeyError")
+_DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
 _COLLATERAL_SIGNALS = (15, 1, 2)  # sent by the launcher (or the user) to stop the other ranks
 
@@ -133,12 +146,31 @@ class Candidate:
 def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
     """Every analyser's candidates."""
     found = [c for obs in timeline.failures if (c := exception_candidate(obs)) is not None]
+    if not any(obs.rank is not None for obs in timeline.failures):
+        for cand in found:
+            _rank_from_device(cand)
     found += exit_candidates(timeline, index, found)
     found += collective_candidates(timeline, found)
+    found += membership_candidates(timeline)
     return found
 
 
 # --- exceptions and matched messages ------------------------------------------------------------
+
+
+def _rank_from_device(cand: Candidate) -> None:
+    """With no rank label anywhere, an error that names exactly one CUDA device points at the process
+    driving it (one process per GPU: local rank = device index)."""
+    if cand.tier != CAUSE or not isinstance(cand.obs, ExceptionObs) or cand.obs.origin != "python":
+        return  # a Rust program (Burn) drives every device from one process
+    texts = [cand.obs.text, *(text for _, _, text in cand.obs.evidence)]
+    devices = {int(a or b) for text in texts for a, b in _DEVICE_INDEX.findall(text)}
+    if len(devices) == 1 and (device := devices.pop()) > 0:  # cuda:0 is also every single-GPU run's device
+        cand.rank = device
+        cand.rank_note = (
+            f"inferred from the device the error names (cuda:{cand.rank}), assuming one process per GPU"
+            " and no CUDA_VISIBLE_DEVICES remapping"
+        )
 
 
 def exception_candidate(obs: Observation) -> Candidate | None:
@@ -149,6 +181,10 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand = Candidate(obs, CAUSE, "root", primary.entry.category, primary.entry, obs.rank, strength=3)
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
         cand.consequence = _consequence(primary.entry)
+        detail = (obs.nccl_detail() or obs) if cand.category == "nccl_error" else None
+        if detail is not None and _CUDA_OOM.search(detail.text):
+            cand.category = "oom_gpu"
+            cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
         if isinstance(obs, CollectiveObs) and obs.state in ("missing", "desync") and obs.named_ranks:
             # The message names the ranks the others waited for: they are the culprits, not its printer.
             cand.suspects = list(obs.named_ranks)
@@ -172,8 +208,8 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         return cand
     if isinstance(obs, ExceptionObs) or (primary is not None and primary.entry is None and entry is not None):
         return _structural(obs, entry)
-    if isinstance(obs, CollectiveObs):
-        return None  # the collective analyser weighs it
+    if isinstance(obs, (CollectiveObs, MembershipObs)):
+        return None  # the collective and membership analysers weigh them
     if primary is None or (entry is not None and entry.kind == "wrapper"):
         return Candidate(obs, WRAPPER, "wrapper", entry.category if entry else "other", entry, obs.rank)
     if _USAGE.match(obs.text):
@@ -186,13 +222,22 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     return cand
 
 
+def _indexes_devices(exc: ExceptionObs) -> bool:
+    """Whether the innermost frame is library code looking up a device by index (a rank's device list)."""
+    frames = exc.worker_frames or exc.frames
+    if not frames or frames[-1].user:
+        return False
+    innermost = frames[-1]
+    return _DEVICE_LOOKUP.search(f"{innermost.function} {innermost.code or ''}") is not None
+
+
 def _consequence(entry: IndexEntry) -> str | None:
     """What an entry's message is a consequence of: a timeout waits for a peer; else what it declares."""
     if entry.consequence_of and entry.consequence_of[0] != "peer-failure":
         return entry.consequence_of[0]
     if (
         entry.category == "collective_timeout"
-        and "Connection" not in entry.title
+        and not _PEER_LOST.search(entry.title)
         and (entry.kind == "symptom" or entry.consequence_of)
     ):
         return "timeout"
@@ -214,12 +259,19 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append("a collective timed out on this rank: it waited for another rank")
         return cand
     if _PEER_LOST.search(text):
-        category = "nccl_error" if "NCCL" in text else "other"
+        starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
+        category = "rendezvous" if starting else ("nccl_error" if "NCCL" in text else "other")
         cand = Candidate(obs, CONSEQUENCE, "symptom", category, carried, obs.rank, consequence="peer-failure")
-        cand.reasons.append("this rank lost its connection to a peer: a consequence of the peer's failure")
+        cand.reasons.append(
+            "this rank lost its connection to a peer"
+            + (" while the process group was being set up" if starting else "")
+            + ": a consequence of the peer's failure"
+        )
         return cand
     user = exc.user_frame() if exc else None
-    worker = exc is not None and (bool(exc.worker_frames) or "in DataLoader worker process" in text)
+    worker = (exc is not None and (bool(exc.worker_frames) or "in DataLoader worker process" in text)) or (
+        carried is not None and carried.category == "dataloader"
+    )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
     if short_type in _LAUNCHER_WRAPPERS and not worker:
         cand.tier, cand.kind = WRAPPER, "wrapper"
@@ -228,6 +280,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     if worker:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
+    elif _NCCL_FAILURE.search(text):
+        cand.category, cand.strength = "nccl_error", 2
+        cand.reasons.append("the message says an NCCL call failed")
+    elif _MISMATCHED_COLLECTIVE.search(text):
+        cand.category, cand.strength = "collective_mismatch", 2
+        cand.reasons.append("the message says the ranks called different collectives")
     elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")
@@ -247,6 +305,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(f"{short_type}: the process was asked to stop")
     elif short_type == "FloatingPointError":
         cand.reasons.append("FloatingPointError: the numbers went bad (NaN/Inf), a numerical failure")
+    elif exc is not None and short_type in _LOOKUP_ERRORS and _indexes_devices(exc):
+        cand.category, cand.strength = "invalid_device", 2
+        cand.reasons.append(
+            f"{short_type} while a library looked up this process's device"
+            f" ({(exc.worker_frames or exc.frames)[-1].where()}): more processes than devices on the node"
+        )
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
@@ -312,7 +376,11 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
             entry_id = NO_ERROR_FILE_ENTRY
         entry = _chain_entry(obs) or (index.get(entry_id) if entry_id else None)
         silent = obs.rank is None or obs.rank not in speaking
-        if sig == 9:
+        if sig is None and entry is not None and entry.kind == "root" and entry.id != NO_ERROR_FILE_ENTRY:
+            # A flattened paste: the rank's own error and the launcher's exit report on one line.
+            cand = Candidate(obs, CAUSE, "root", entry.category, entry, obs.rank, strength=3)
+            cand.reasons.append(f"the knowledge base knows this message: {entry.id}")
+        elif sig == 9:
             cand = Candidate(
                 obs, INFERRED if silent else CONSEQUENCE, "host-kill", "oom_host", entry, obs.rank
             )
@@ -535,6 +603,22 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
             cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
     return cand
+
+
+def membership_candidates(timeline: Timeline) -> list[Candidate]:
+    """Places of the process group claimed by two processes while others stay empty: the group can
+    never form (two nodes that both think they are node 0, a task count that does not match)."""
+    out = []
+    for obs in timeline.failures:
+        if isinstance(obs, MembershipObs):
+            cand = Candidate(obs, CAUSE, "membership", "rendezvous", None, None, strength=2)
+            cand.reasons.append(
+                f"global rank(s) {rank_list(obs.duplicated)} were claimed by two processes and rank(s)"
+                f" {rank_list(obs.missing)} of {obs.world} by none: the launcher gave several processes the"
+                " same rank, so the process group cannot form (it hangs at initialisation)"
+            )
+            out.append(cand)
+    return out
 
 
 def _named_reporter(cand: Candidate) -> int | None:

@@ -37,6 +37,7 @@ _JOINED = LazyRegex(r"\[([\d, ]{1,4000})\] joined but didn't finish collective #
 _FINISHED = LazyRegex(r"\[([\d, ]{1,4000})\] finished collective #(\d{1,19}), but didn't join")
 _MONITORED = LazyRegex(r"Ranks? ([\d, ]{1,4000}?) failed to pass monitoredBarrier")
 _MISSING = LazyRegex(r"missing ranks: [\{\[]?([\d, ]{1,4000})[\}\]]?")
+_READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
 _STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
 _GLOO_TIMEOUT = LazyRegex(
     r"Timed out waiting (\d{1,12})ms for (?:recv|send) operation|Socket Timeout|"
@@ -108,7 +109,14 @@ def collective_facts(text: str) -> CollectiveFacts | None:
     if "missing ranks" in text and (m := _MISSING.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
     if "ranks" in text and _STALL.search(text):
-        return CollectiveFacts("timeout")  # Horovod's stall warning: some ranks wait for the others
+        # Horovod's stall warning: some ranks wait for the others. A rank below the highest ready one
+        # that no tensor lists as ready is the one they wait for.
+        ready = {rank for listed in _READY.findall(text)[:64] for rank in _ranks(listed)}
+        top = max(ready, default=-1)
+        absent = [rank for rank in range(top) if rank not in ready] if top < MAX_NAMED else []
+        if absent and len(absent) <= len(ready) // 2:
+            return CollectiveFacts("missing", named_ranks=absent)
+        return CollectiveFacts("timeout")
     work = _WORK.search(text) if "WorkNCCL(" in text else None
     last = _LAST.findall(text) if "last " in text else []
     if work is not None or _WATCHDOG.search(text) or last:

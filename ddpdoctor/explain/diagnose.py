@@ -14,7 +14,14 @@ from typing import Any
 from ddpdoctor.explain import advice
 from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates
 from ddpdoctor.explain.index import IndexEntry, KbIndex
-from ddpdoctor.explain.observations import SIGNAL_NAMES, ExceptionObs, ExitObs, Link, Observation
+from ddpdoctor.explain.observations import (
+    SIGNAL_NAMES,
+    ExceptionObs,
+    ExitObs,
+    Link,
+    MembershipObs,
+    Observation,
+)
 from ddpdoctor.explain.report import (
     MAX_EVIDENCE,
     ChainLink,
@@ -140,6 +147,11 @@ def _headline(cand: Candidate) -> str:
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
     if cand.kind == "mismatch":
         return f"{who or 'the ranks'}: ran a different collective than the other ranks"
+    if cand.kind == "membership" and isinstance(obs, MembershipObs):
+        return (
+            f"two processes claimed each of global ranks {short(', '.join(map(str, obs.duplicated)))}"
+            f" and none claimed {short(', '.join(map(str, obs.missing)))}: the process group cannot form"
+        )
     message = _first_sentences(obs.innermost_text().strip())
     return f"{who}: {message}" if who else message
 
@@ -164,7 +176,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     frame = exc.user_frame() if exc else None
     innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
-    stated = _specific_nccl_line(cand, timeline) or obs
+    stated = _specific_nccl_line(cand, timeline) or obs.nccl_detail() or obs
     return RootCause(
         entry=entry.id if entry else None,
         category=cand.category,
@@ -198,8 +210,10 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
 
 
 def _specific_nccl_line(cand: Candidate, timeline: Timeline) -> Observation | None:
-    """NCCL's own `WARN` line for a generic NCCL error ("unhandled system error"): it says what failed."""
-    if cand.category != "nccl_error" or "NCCL WARN" in cand.obs.text:
+    """NCCL's own `WARN` line for an error NCCL reported ("unhandled system error", "invalid usage"): it says what failed."""
+    if "NCCL WARN" in cand.obs.text or not (
+        cand.category == "nccl_error" or any("nccl" in link.text.lower() for link in cand.obs.chain)
+    ):
         return None
     for obs in timeline.failures:
         if "NCCL WARN" in obs.text and (obs.rank is None or cand.rank is None or obs.rank == cand.rank):
@@ -254,6 +268,8 @@ def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
         out += advice.kill_advice(cand)
     if cand.kind == "exit":
         out += advice.exit_advice(cand, timeline)
+    if cand.kind == "membership":
+        out += advice.membership_advice(cand)
     if cand.tier < CONSEQUENCE:
         out += advice.consequence_note(cand, verdict.candidates)
     out += advice.notes(cand.obs)

@@ -9,12 +9,15 @@ messages it carries (outermost first, each matched against the knowledge base or
 
 from __future__ import annotations
 
+import itertools
+import re
 from dataclasses import dataclass, field
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.index import IndexEntry
 from ddpdoctor.frames import is_user_frame
 
+_NCCL_GLOSS = re.compile(r"nccl[A-Z]\w{2,40}Error: \S")
 SIGNAL_NAMES = {
     1: "SIGHUP",
     2: "SIGINT",
@@ -118,6 +121,20 @@ class Observation:
         primary = self.primary()
         return primary.text if primary is not None else self.text
 
+    def nccl_detail(self) -> Observation | None:
+        """For a generic "NCCL error" message, NCCL's most specific line: the line after `Last error:`
+        (the call that failed), else the `ncclXxxError: ...` gloss."""
+        if "nccl error" not in self.text.lower():
+            return None  # the message itself says what failed
+        lines = [(number, text.strip()) for _, number, text in self.evidence]
+        for (number, text), (following, detail) in itertools.pairwise(lines):
+            if text == "Last error:" and detail and following == number + 1:
+                return Observation(self.file, self.file_index, following, detail)
+        for number, text in lines:
+            if number != self.line and _NCCL_GLOSS.match(text):
+                return Observation(self.file, self.file_index, number, text)
+        return None
+
     def entries(self) -> list[IndexEntry]:
         """Every known entry of the chain, outermost first."""
         return [link.entry for link in self.chain if link.entry is not None]
@@ -184,6 +201,16 @@ class CollectiveObs(Observation):
     last_completed: int | None = None
     named_ranks: list[int] = field(default_factory=list)  # ranks the message names as missing or behind
     named_seq: dict[int, int] = field(default_factory=dict)  # rank -> sequence number it is at
+
+
+@dataclass
+class MembershipObs(Observation):
+    """Processes announcing their place in the process group (`GLOBAL_RANK: 1, MEMBER: 2/8`) where
+    some places were claimed twice and others never: the job's rank assignment is broken."""
+
+    duplicated: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+    world: int = 0
 
 
 @dataclass

@@ -6,11 +6,12 @@ Launchers label lines in different ways, and a line may carry more than one labe
 - torchrun `--role`: `[default3]: ...` (the local rank);
 - `srun --label`: `3: ...` (only trusted when most lines of the file look like that, because a
   Rust backtrace frame `  3: std::panicking` has the same shape);
-- Open MPI `--tag-output`: `[1,3]<stderr>: ...` (job 1, rank 3);
+- Open MPI `--tag-output`: `[1,3]<stderr>: ...` (job 1, rank 3); horovodrun: `[3]<stderr>: ...`;
 - Lightning: `[rank: 3] ...`; Determined: `[2024-02-27T21:35:28Z] fa88a9df [rank=5] || ...`;
 - `kubectl logs --prefix`: `[pod/train-worker-3/pytorch] ...` (Kubeflow numbering: with a
   `master-0` pod in the job it is rank 0 and `worker-N` is rank N+1, otherwise `worker-N` is rank N);
-- pdsh/DeepSpeed host labels (`worker-1: [rank3]: ...`) and process-id labels (`[80746] `).
+- pdsh/DeepSpeed host labels (`worker-1: [rank3]: ...`, or `worker-1: ...` alone when most lines of
+  the file carry one) and process-id labels (`[80746] `).
 
 Every number is read with a bounded count of digits, and ranks above MAX_RANK are ignored, so a
 hostile log cannot make ddpdoctor allocate or compute in proportion to a number it contains.
@@ -32,13 +33,16 @@ _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
 _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
     (LazyRegex(r"\[rank(\d{1,7})\]:[ \t]?"), "rank"),
     (LazyRegex(r"\[RANK (\d{1,7})\][ \t]?"), "rank"),
-    (LazyRegex(r"\[\d{1,7},(\d{1,7})\]<std(?:out|err)>:[ \t]?"), "rank"),
+    (LazyRegex(r"\[(?:\d{1,7},)?(\d{1,7})\]<std(?:out|err)>:[ \t]?"), "rank"),
     (LazyRegex(r"\[rank: ?(\d{1,7})\][ \t]?"), "rank"),
     (LazyRegex(r"\[[A-Za-z_][\w-]{0,64}?(\d{1,7})\]:[ \t]?"), "local"),
     (LazyRegex(r"\[[^\]]{10,40}\] [0-9a-f]{8} \[rank=(\d{1,7})\] \|\|[ \t]?"), "rank"),
 )
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
+_HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}):(?: |$)")
+_HOSTISH = LazyRegex(r"[\d.-]")
+_NOT_A_HOST = LazyRegex(r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$")
 
 _TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
 # `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`: the rank ends the name.
@@ -88,11 +92,16 @@ class Prefix:
         self.rest = rest
 
 
-def split_prefix(line: str, *, srun: bool = False, kube_master: bool = False) -> Prefix:
+def split_prefix(
+    line: str, *, srun: bool = False, kube_master: bool = False, hosts: frozenset[str] = frozenset()
+) -> Prefix:
     """Peel the rank labels off a line; `rest` is the text the program printed.
 
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
+    `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
     """
+    if hosts and (host := _HOST_LINE.match(line)) is not None and host.group(1) in hosts:
+        line = line[host.end() :]
     rest = line.lstrip(" \t")
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):
         return Prefix(None, False, line)  # no label: keep the indentation (traceback frames need it)
@@ -150,6 +159,23 @@ def looks_srun_labelled(head: bytes) -> bool:
         return False
     labelled = sum(1 for line in lines if SRUN_LABEL.match(line.decode("utf-8", "replace")))
     return labelled >= 3 and labelled >= 0.4 * len(lines)
+
+
+def host_labels(head: bytes) -> frozenset[str]:
+    """The pdsh-style host labels (`worker-1: ...`) that start a good share of a file's first lines.
+
+    A label must look like a host name (a digit, `-` or `.` in it) and not like an exception or a
+    log level (`RuntimeError: ...`), and appear on at least three lines."""
+    lines = [line.decode("utf-8", "replace") for line in head.split(b"\n")[:200] if line.strip()]
+    counts: dict[str, int] = {}
+    for line in lines:
+        m = _HOST_LINE.match(line)
+        if m is not None and _HOSTISH.search(m.group(1)) and not _NOT_A_HOST.search(m.group(1)):
+            counts[m.group(1)] = counts.get(m.group(1), 0) + 1
+    labelled = sum(counts.values())
+    if labelled < 3 or labelled < 0.4 * len(lines):
+        return frozenset()
+    return frozenset(label for label, count in counts.items() if count >= 3)
 
 
 def has_kube_master(head: bytes) -> bool:

@@ -9,13 +9,14 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
 
 - Python tracebacks: chained ("direct cause" / "during handling"), exception groups (`+ Exception
   Group Traceback`, `| ` boxes), a DataLoader worker's "Original Traceback", excerpts that start at
-  their `File "..."` frames, and tracebacks cut off before their exception line;
+  their `File "..."` frames, tracebacks cut off before their exception line, and rich's boxed
+  tracebacks (`╭─ Traceback ─╮`, one `path:line in function` row per frame);
 - Rust panics (`thread 'X' (TID) panicked at file:line:col:` and the pre-1.73 `panicked at 'msg',
   file:line:col`), their backtraces and Burn's `=== PANIC ===` banner;
 - C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
   `Fatal Python error`);
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
-  launcher exits (torchrun's agent, DeepSpeed, cargo, `Killed`, `Signal N (SIG..) received by PID`);
+  launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
 - NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
   knowledge base matches.
@@ -42,6 +43,7 @@ from ddpdoctor.explain.observations import (
     ExitObs,
     Frame,
     Link,
+    MembershipObs,
     Observation,
     ProgressObs,
 )
@@ -49,6 +51,7 @@ from ddpdoctor.explain.ranks import (
     bounded_int,
     bounded_rank,
     has_kube_master,
+    host_labels,
     looks_srun_labelled,
     split_prefix,
 )
@@ -59,6 +62,7 @@ STANDALONE_MESSAGE_LINES = 3
 LINE_MESSAGE_LINES = 4
 MAX_PANIC_LINES = 60
 MAX_FRAMES = 4000  # frames kept per traceback; more are counted, not stored
+MAX_NAMED_MEMBERS = 1 << 16  # a group announced larger than this is not checked for missing places
 MAX_OBSERVATIONS = 20000  # per input; beyond it only failures of a kind not seen yet are kept
 BLOCK_LOOKAHEAD = 60  # lines an open block asks the scanner for beyond the current one
 _CHAIN_TRAILER = 6  # a Python chain's follow-up text must appear within this many lines
@@ -69,6 +73,13 @@ CAUSE_MARKER = "The above exception was the direct cause of the following except
 CONTEXT_MARKER = "During handling of the above exception, another exception occurred:"
 
 _FRAME = LazyRegex(r'\s*File "(?P<file>[^"]{0,4096})", line (?P<line>\d{1,9})(?:, in (?P<func>.{0,512}))?')
+# A frame line whose start was cut off by the excerpt (`...site-packages/x.py", line 9, in f`).
+_CUT_FRAME = LazyRegex(r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9}), in (?P<func>\S.{0,511})$')
+# rich's boxed traceback (`rich.traceback.install()`, Typer, many CLIs).
+_RICH_TOP, _RICH_SIDE, _RICH_BOTTOM = "╭", "│", "╰"
+_RICH_BOX_CHARS = "╭│╰"
+_RICH_FRAME = LazyRegex(r"(?P<file>\S.{0,4095}?):(?P<line>\d{1,9}) in (?P<func>\S{1,512})$")
+_RICH_CODE = LazyRegex(r"(?P<current>❱)?\s*\d{1,9}(?: (?P<code>.*))?$")
 _EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
 _ERROR_NAME = LazyRegex(
     r"(?:[A-Za-z_]\w{0,100}\.){0,12}\w{0,100}(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w{1,40}\])?$"
@@ -102,6 +113,13 @@ _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
 _CARGO_EXIT = LazyRegex(r"process didn't exit successfully: .{0,4000}\((?:exit status|signal): (\d{1,9})")
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
+# Slurm: `srun: error: node7: task 3: Exited with exit code 1` (`tasks 2-7:` for several; task = rank).
+_SRUN_EXIT = LazyRegex(
+    r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed))"
+)
+_MPI_SIGNAL = LazyRegex(
+    r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node \S{1,200} exited on signal (\d{1,3})"
+)
 _KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
 _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
@@ -116,9 +134,12 @@ _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
+_PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
+# Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
+_MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}), MEMBER: \d{1,7}/(\d{1,7})")
 _WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|nranks)\W{1,4}(\d{1,7})\b")
 
 
@@ -185,8 +206,9 @@ class _Stream:
         self.local = local
         self.stamp: Stamp | None = None
         self.years = YearTracker()
-        self.mode = "idle"  # idle, traceback, message, panic, backtrace, table, cpp, banner
+        self.mode = "idle"  # idle, traceback, rich, message, panic, backtrace, table, cpp, banner
         self.frames: list[Frame] = []
+        self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
@@ -221,6 +243,7 @@ class LogReader:
         self.default_rank_source = rank_source
         self._head = head
         self._srun: bool | None = None
+        self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
@@ -229,6 +252,8 @@ class LogReader:
         self.dropped = 0
         self._seq = 0
         self.world_sizes: set[int] = set()
+        self._members: dict[int, list[tuple[int, str]]] = {}  # global rank -> its announcements (two kept)
+        self._member_world = 0
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -237,6 +262,7 @@ class LogReader:
         if self._srun is None:
             head = self._head() if self._head is not None else b""
             self._srun = looks_srun_labelled(head)
+            self._hosts = host_labels(head)
             self._kube_master = has_kube_master(head)
         pieces = list(segments(data.decode("utf-8", "replace")))
         if not pieces:
@@ -258,11 +284,39 @@ class LogReader:
     def finish(self) -> list[Observation]:
         """Close open blocks and return the observations of this input."""
         self.gap()
+        self._membership()
         for stream in self.streams.values():
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
         return self.observations
+
+    # --- process-group membership ---------------------------------------------------------
+
+    def _member(self, number: int, text: str, m: re.Match[str]) -> None:
+        rank, world = bounded_rank(m.group(1)), bounded_rank(m.group(2))
+        if rank is None or not world or rank >= world:
+            return
+        self._member_world = max(self._member_world, world)
+        seen = self._members.setdefault(rank, [])
+        if len(seen) < 2:
+            seen.append((number, text))
+
+    def _membership(self) -> None:
+        """Places of the group claimed twice while others were never claimed: a broken rank assignment."""
+        world = self._member_world
+        duplicated = sorted(rank for rank, seen in self._members.items() if len(seen) > 1)
+        if not duplicated or not world or world > MAX_NAMED_MEMBERS:
+            return
+        missing = [rank for rank in range(world) if rank not in self._members]
+        if not missing:
+            return  # every place claimed (again): a restart, not a conflict
+        number, text = self._members[duplicated[0]][0]
+        obs = self._observe(MembershipObs, number, text, self._stream(None, False))
+        obs.duplicated, obs.missing, obs.world = duplicated, missing, world
+        obs.chain = [Link(None, text)]
+        obs.evidence += [(self.label, n, t) for n, t in self._members[duplicated[0]][1:]]
+        self._add(obs)
 
     # --- dispatch ---------------------------------------------------------------------------
 
@@ -282,13 +336,17 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
+            segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
         if box is not None:
             segment = _unbox(segment)
             if not segment.strip():
                 self._blank(None)
                 return
-        prefix = split_prefix(segment, srun=bool(self._srun), kube_master=self._kube_master)
+        prefix = split_prefix(
+            segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
+        )
         rank, local = prefix.rank, prefix.local
         if rank is None:
             rank = self.default_rank
@@ -298,6 +356,8 @@ class LogReader:
         if not rest.strip():
             self._on_blank(stream)
             return
+        if "GLOBAL_RANK" in rest and (member := _MEMBER.search(rest)):
+            self._member(number, rest.strip(), member)
         if ("orld" in rest or "nranks" in rest or "WORLD" in rest) and (world := _WORLD.search(rest)):
             size = bounded_rank(world.group(1))
             if size:
@@ -326,6 +386,9 @@ class LogReader:
         mode = stream.mode
         if mode == "traceback":
             if self._traceback_line(stream, number, rest, cands):
+                return
+        elif mode == "rich":
+            if self._rich_line(stream, rest):
                 return
         elif mode == "message":
             if self._message_line(stream, number, rest, cands, stamp):
@@ -360,12 +423,13 @@ class LogReader:
 
     def _idle(self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]) -> None:
         stripped = rest.strip()
-        if TRACEBACK_HEAD in rest:
+        if TRACEBACK_HEAD in rest or (stripped.startswith(_RICH_TOP) and TRACEBACK_HEAD[:-1] in rest):
             if not stream.chain_marker:
                 self._flush_chain(stream)
-            stream.mode = "traceback"
+            stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
             stream.frames_dropped = 0
+            stream.rich_path = ""
             return
         if stripped in (CAUSE_MARKER, CONTEXT_MARKER):
             if stream.chain:
@@ -379,7 +443,10 @@ class LogReader:
             stream.since_exc += 1
             if stream.since_exc > _CHAIN_TRAILER or not _is_quiet(stripped):
                 self._flush_chain(stream)
-        if rest[:1] in (" ", "\t") and (frame := _FRAME.match(rest)):
+        frame = _FRAME.match(rest) if rest[:1] in (" ", "\t") else None
+        if frame is None and '", line ' in rest:
+            frame = _CUT_FRAME.match(stripped)
+        if frame is not None:
             # A traceback excerpt that starts at its frames (its header was not pasted).
             stream.mode = "traceback"
             stream.frames = [_frame(frame)]
@@ -464,6 +531,39 @@ class LogReader:
         self._start_exception(stream, number, stripped, cands, frames=stream.frames, standalone=False)
         return True
 
+    def _rich_line(self, stream: _Stream, rest: str) -> bool:
+        """A line of rich's boxed traceback: frame headers (`path:line in function`, folded when
+        long), source lines (`❱` marks the executing one), then the box's bottom edge."""
+        stripped = rest.strip()
+        if stripped.startswith(_RICH_BOTTOM):
+            stream.mode = "traceback"  # the exception line follows the box
+            return True
+        if not stripped.startswith(_RICH_SIDE):
+            stream.mode = "idle"  # the paste lost the rest of the box
+            return False
+        inner = stripped[1:].removesuffix(_RICH_SIDE).rstrip().removeprefix(" ")
+        content = inner.strip()
+        if not content or content[0] in _RICH_BOX_CHARS:  # a blank row, or a nested locals panel
+            stream.rich_path = ""
+            return True
+        # Source rows are indented (or marked `❱`); a folded frame header continues at the margin.
+        code = _RICH_CODE.match(content) if inner[:1] in (" ", "❱") else None
+        if code is not None:
+            stream.rich_path = ""
+            if code.group("current") and stream.frames:
+                stream.frames[-1].code = code.group("code").lstrip(" " + _RICH_SIDE)[:400]
+            return True
+        # rich folds a long path anywhere and wraps `in function` at the space, which the box drops.
+        for joined in (stream.rich_path + content, f"{stream.rich_path} {content}"):
+            frame = _RICH_FRAME.match(joined)
+            if frame is not None:
+                if len(stream.frames) < MAX_FRAMES:
+                    stream.frames.append(_frame(frame))
+                stream.rich_path = ""
+                return True
+        stream.rich_path = (stream.rich_path + content)[-4096:]
+        return True
+
     def _start_exception(
         self,
         stream: _Stream,
@@ -514,7 +614,7 @@ class LogReader:
             or TRACEBACK_HEAD in rest
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
-            or ("exitcode" in rest and _AGENT_FAILED.search(rest) is not None)
+            or _is_exit_report(rest)
             or _NCCL_RECORD.match(rest) is not None
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
@@ -852,6 +952,7 @@ class LogReader:
     def _launcher_line(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
         code: int | None = None
         local: int | None = None
+        global_rank: int | None = None
         pid: int | None = None
         reporter = "launcher"
         if "exitcode" in rest and (m := _AGENT_FAILED.search(rest)):
@@ -868,6 +969,13 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
+        elif "srun: error:" in rest and (m := _SRUN_EXIT.search(rest)):
+            code = -9 if m.group(3) else bounded_int(m.group(2))
+            global_rank, reporter = bounded_rank(m.group(1)), "srun"
+        elif "exited on signal" in rest and (m := _MPI_SIGNAL.search(rest)):
+            signal = bounded_int(m.group(3))
+            code = -signal if signal is not None else None
+            pid, global_rank, reporter = bounded_int(m.group(2) or ""), bounded_rank(m.group(1)), "mpirun"
         elif "terminated with" in rest and (m := _SPAWN_EXIT.search(rest)):
             signum = _SIGNAL_NUMBERS.get(m.group(2) or "")
             code = -signum if signum is not None else bounded_int(m.group(3))
@@ -884,7 +992,12 @@ class LogReader:
         obs.reporter = reporter
         if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
             local = bounded_rank(lm.group(1))
-        if local is not None:
+        if global_rank is not None:
+            obs.rank, obs.rank_source = (
+                global_rank,
+                f"{reporter} line ({'task' if reporter == 'srun' else 'MPI rank'})",
+            )
+        elif local is not None:
             obs.rank, obs.local_rank = local, reporter != "spawn"
             obs.rank_source = (
                 "torch.multiprocessing.spawn (process index)"
@@ -1078,6 +1191,15 @@ def _new_links(chain: list[Link], extra: list[Link]) -> list[Link]:
 def _is_quiet(text: str) -> bool:
     """Text that may separate chained exceptions (blank lines, separators)."""
     return not text or _SEPARATOR.match(text) is not None
+
+
+def _is_exit_report(text: str) -> bool:
+    """Whether a line is a launcher's report of one process's exit (it ends a message block)."""
+    return (
+        ("exitcode" in text and _AGENT_FAILED.search(text) is not None)
+        or ("exited on signal" in text and _MPI_SIGNAL.search(text) is not None)
+        or ("srun: error:" in text and _SRUN_EXIT.search(text) is not None)
+    )
 
 
 def _exit_text(code: int, pid: int | None, rank: int | None) -> str:

@@ -110,6 +110,10 @@ def _merge_exits(exits: list[ExitObs]) -> list[ExitObs]:
         twin.error_file = twin.error_file or obs.error_file
         if twin.stamp is None:
             twin.stamp = obs.stamp
+        if obs.reporter == "torchrun-agent" and twin.reporter != "torchrun-agent":
+            # The agent's `failed (exitcode: N) local_rank: R` line names the rank and the code: state it.
+            twin.evidence.insert(0, (twin.file, twin.line, twin.text))
+            twin.file, twin.file_index, twin.line, twin.text = obs.file, obs.file_index, obs.line, obs.text
         if obs.reporter == "torchrun-table" and twin.reporter != "torchrun-table":
             twin.reporter = "torchrun-table"
         twin.evidence += [e for e in obs.evidence if e not in twin.evidence][:10]

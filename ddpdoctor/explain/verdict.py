@@ -50,8 +50,11 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit = _best_consequence(ranked)
     if best_tier == CONSEQUENCE:
         _symptom_rank(culprit, pool)
+        _lone_lost_connection(culprit)
     elif culprit.kind in ("crash", "exit", "host-kill"):
         culprit = _shared_exit(culprit, pool)
+    if best_tier == CAUSE:
+        _first_failure_elsewhere(culprit, found)
     if culprit.category == "rendezvous" and culprit.tier == CAUSE:
         culprit.rank_note = (
             f"printed by rank {culprit.rank}; the job as a whole could not assemble"
@@ -127,6 +130,8 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
     for cand in ranked:
         if isinstance(cand.obs, CollectiveObs) and cand.obs.op:
             return cand
+    # What a rank reports about its peers before what it says about itself ("taking the process down").
+    ranked = sorted(ranked, key=lambda c: c.consequence == "earlier-error")
     for kind in ("symptom", "crash", "error-line"):
         for cand in ranked:
             if cand.kind == kind and cand.category == "collective_timeout":
@@ -152,7 +157,7 @@ def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:
         return culprit
     for cand in [culprit, *same]:
         if isinstance(cand.obs, ExitObs) and cand.obs.table_root:
-            return cand
+            culprit = cand  # state torchrun's first observed failure, but every rank died alike
     culprit.suspects = sorted({c.rank for c in [culprit, *same] if c.rank is not None})
     culprit.rank = None
     culprit.rank_note = "several ranks ended the same way; the logs do not say which was first"
@@ -173,6 +178,49 @@ def _symptom_rank(culprit: Candidate, pool: list[Candidate]) -> None:
         culprit.rank = None
     elif len(ranks) > 1 or (culprit.rank is not None and ranks and culprit.rank not in ranks):
         culprit.suspects = culprit.suspects or []
+        culprit.rank = None
+
+
+def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None:
+    """torchrun saw another rank fail first, and that rank's own error is not in the logs: both are suspects."""
+    if culprit.rank is None or culprit.category in ("collective_mismatch", "collective_timeout"):
+        return  # a collective's report names ranks of its own
+    first = [
+        c
+        for c in found
+        if c.kind == "exit"
+        and isinstance(c.obs, ExitObs)
+        and (c.obs.table_root or c.obs.reporter == "torchrun-agent")
+        and c.rank is not None
+        and c.rank != culprit.rank
+    ]
+    if not first:
+        return
+    other = first[0].rank
+    assert other is not None
+    culprit.suspects = sorted({culprit.rank, other})
+    culprit.rank_note = (
+        f"rank {culprit.rank} printed this error, but torchrun saw rank {other} fail first"
+        f" and rank {other}'s own error is not in these logs (likely the same error on every rank)"
+    )
+    culprit.rank = None
+
+
+def _lone_lost_connection(culprit: Candidate) -> None:
+    """NCCL lost a connection and no peer's failure is in the logs: the network is the suspect, not the reporter."""
+    if culprit.consequence != "peer-failure" or "NCCL" not in " ".join(
+        link.text for link in culprit.obs.chain
+    ):
+        return
+    culprit.category = "nccl_error"
+    culprit.reasons.append(
+        "NCCL lost its connection to a peer and no other rank's failure is in the logs:"
+        " the network or the remote host is the suspect"
+    )
+    if culprit.rank is not None:
+        culprit.rank_note = (
+            f"rank {culprit.rank} reported the lost connection; the peer it lost is not in the logs"
+        )
         culprit.rank = None
 
 
