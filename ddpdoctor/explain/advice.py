@@ -106,10 +106,17 @@ def kill_advice(cand: Candidate) -> list[str]:
 
 
 def membership_advice(cand: Candidate) -> list[str]:
-    """Several processes claimed the same global ranks: how the launch gives each process its own."""
+    """The process group cannot form (ranks claimed twice, a barrier's count): how to launch it right."""
     obs = cand.obs
     if not isinstance(obs, MembershipObs):
         return []
+    if obs.joined is not None:
+        return [
+            f"The barrier waits until {obs.world} processes have registered in the store; it counted"
+            f" {obs.joined}. Check that WORLD_SIZE equals the number of processes actually started (nodes x"
+            " processes per node), that every node reaches MASTER_ADDR:MASTER_PORT, and that no other job"
+            " uses the same port."
+        ]
     return [
         f"{len(obs.duplicated)} global rank(s) were announced twice and {len(obs.missing)} never, in a group"
         f" of {obs.world}: each node computed the same ranks. Under Slurm, start one task per device"

@@ -63,8 +63,9 @@ _VERSION_TEXT = LazyRegex(
 )
 _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
 _MISMATCHED_COLLECTIVE = LazyRegex(
-    r"(?i)\bmismatched (?:allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
+    r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
 )
+_ALREADY_CHECKED_IN = LazyRegex(r"rank \d{1,7} of \d{1,7} ranks has already checked in")
 # Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
 _START_UP = LazyRegex(
     r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
@@ -99,6 +100,7 @@ _LAUNCHER_WRAPPERS = (
 )
 _CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
+_PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
@@ -216,10 +218,24 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand = Candidate(obs, CAUSE, "unknown", "user_code", None, obs.rank, strength=1)
         cand.reasons.append("the program rejected its command line (an argparse usage error)")
         return cand
-    category = "nccl_error" if "NCCL" in obs.text else "other"
+    said = message_category(obs.text)
+    category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
-    cand.reasons.append("an error-level line the knowledge base does not know")
+    cand.reasons.append(
+        "an error-level line the knowledge base does not know" + (f"; {said[1]}" if said else "")
+    )
     return cand
+
+
+def message_category(text: str) -> tuple[str, str] | None:
+    """What an unknown message says failed, in its own words: (category, reason)."""
+    if _ALREADY_CHECKED_IN.search(text):
+        return "rendezvous", "two processes joined NCCL's bootstrap with the same rank"
+    if _MISMATCHED_COLLECTIVE.search(text):
+        return "collective_mismatch", "the message says the ranks called different collectives"
+    if _NCCL_FAILURE.search(text):
+        return "nccl_error", "the message says an NCCL call failed"
+    return None
 
 
 def _indexes_devices(exc: ExceptionObs) -> bool:
@@ -280,12 +296,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     if worker:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
-    elif _NCCL_FAILURE.search(text):
-        cand.category, cand.strength = "nccl_error", 2
-        cand.reasons.append("the message says an NCCL call failed")
-    elif _MISMATCHED_COLLECTIVE.search(text):
-        cand.category, cand.strength = "collective_mismatch", 2
-        cand.reasons.append("the message says the ranks called different collectives")
+    elif (said := message_category(text)) is not None:
+        cand.category, cand.strength = said[0], 2
+        cand.reasons.append(said[1])
     elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")
@@ -520,7 +533,31 @@ def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
         detail = ", ".join(f"rank {r}: {op}" for r, (op, _) in sorted(per_rank.items()))
         cand.reasons.append(f"at sequence number {seq} the ranks ran different collectives ({detail})")
         return [cand]
-    return []
+    return _sequence_skew(reports)
+
+
+def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
+    """Ranks of one process group whose oldest unfinished collectives have different sequence numbers:
+    their sequences of collectives diverged (one rank issued collectives the others did not)."""
+    oldest: dict[int, CollectiveObs] = {}
+    for obs in reports:
+        if obs.state == "timeout" and obs.sequence is not None and obs.rank is not None:
+            kept = oldest.get(obs.rank)
+            if kept is None or obs.sequence < (kept.sequence or 0):
+                oldest[obs.rank] = obs
+    groups = {m.group(1) if (m := _PG_ID.search(o.text)) else None for o in oldest.values()}
+    seqs = {o.sequence for o in oldest.values()}
+    if len(oldest) < 2 or len(groups) > 1 or len(seqs) < 2:
+        return []
+    first = min(oldest.values(), key=lambda o: o.sequence or 0)
+    cand = Candidate(first, CAUSE, "mismatch", "collective_mismatch", None, None, strength=2)
+    cand.suspects = sorted(oldest)
+    detail = ", ".join(f"rank {r}: {o.op or '?'} #{o.sequence}" for r, o in sorted(oldest.items()))
+    cand.reasons.append(
+        f"the ranks timed out at different sequence numbers ({detail}): they issued different numbers of"
+        " collectives (a collective called on some ranks only)"
+    )
+    return [cand]
 
 
 def _straggler(timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs]) -> Candidate | None:
@@ -576,6 +613,11 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # excerpt that shows one rank's timeout says nothing about the ranks it does not show.
     known = set(timeline.ranks) | (set(range(world)) if timeline.world_hinted else set())
     silent = sorted(known - waiting - lost - failing)
+    if not silent and len(waiting) >= 2:
+        # Ranks are numbered from 0: one number below the highest waiting rank that never reported is
+        # a rank of the job too (ranks 1-3 time out, rank 0 says nothing).
+        below = set(range(max(waiting))) - waiting - lost - failing
+        silent = sorted(below) if len(below) == 1 else []
     if not silent or len(silent) > max(1, world // 2):
         return None
     if not waiting:
@@ -610,7 +652,20 @@ def membership_candidates(timeline: Timeline) -> list[Candidate]:
     never form (two nodes that both think they are node 0, a task count that does not match)."""
     out = []
     for obs in timeline.failures:
-        if isinstance(obs, MembershipObs):
+        if isinstance(obs, MembershipObs) and obs.joined is not None:
+            cand = Candidate(obs, CAUSE, "membership", "rendezvous", None, None, strength=2)
+            cand.reasons.append(
+                f"the store-based barrier that starts the process group counted {obs.joined} worker(s) for a"
+                f" world of {obs.world} and never completed: "
+                + (
+                    "some processes never started or cannot reach the store"
+                    if obs.joined < obs.world
+                    else "more processes joined than the world has (another job on the same address and port,"
+                    " or ranks launched twice)"
+                )
+            )
+            out.append(cand)
+        elif isinstance(obs, MembershipObs):
             cand = Candidate(obs, CAUSE, "membership", "rendezvous", None, None, strength=2)
             cand.reasons.append(
                 f"global rank(s) {rank_list(obs.duplicated)} were claimed by two processes and rank(s)"

@@ -147,6 +147,11 @@ def _headline(cand: Candidate) -> str:
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
     if cand.kind == "mismatch":
         return f"{who or 'the ranks'}: ran a different collective than the other ranks"
+    if cand.kind == "membership" and isinstance(obs, MembershipObs) and obs.joined is not None:
+        return (
+            f"{obs.joined} of {obs.world} processes joined the store-based barrier that starts the process"
+            " group: it can never complete"
+        )
     if cand.kind == "membership" and isinstance(obs, MembershipObs):
         return (
             f"two processes claimed each of global ranks {short(', '.join(map(str, obs.duplicated)))}"

@@ -205,12 +205,14 @@ class CollectiveObs(Observation):
 
 @dataclass
 class MembershipObs(Observation):
-    """Processes announcing their place in the process group (`GLOBAL_RANK: 1, MEMBER: 2/8`) where
-    some places were claimed twice and others never: the job's rank assignment is broken."""
+    """The process group cannot form: places claimed twice while others never were (Lightning's
+    `GLOBAL_RANK: 1, MEMBER: 2/8`), or a store-based barrier that counts another number of workers
+    than the world size and never completes (`joined`)."""
 
     duplicated: list[int] = field(default_factory=list)
     missing: list[int] = field(default_factory=list)
     world: int = 0
+    joined: int | None = None
 
 
 @dataclass

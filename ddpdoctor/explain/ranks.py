@@ -40,7 +40,7 @@ _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
 )
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
-_HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}):(?: |$)")
+_HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
 _HOSTISH = LazyRegex(r"[\d.-]")
 _NOT_A_HOST = LazyRegex(r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$")
 
@@ -100,7 +100,10 @@ def split_prefix(
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
     """
-    if hosts and (host := _HOST_LINE.match(line)) is not None and host.group(1) in hosts:
+    for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
+        host = _HOST_LINE.match(line)
+        if host is None or host.group(1) not in hosts:
+            break
         line = line[host.end() :]
     rest = line.lstrip(" \t")
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):

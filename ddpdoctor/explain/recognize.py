@@ -118,7 +118,7 @@ _SRUN_EXIT = LazyRegex(
     r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed))"
 )
 _MPI_SIGNAL = LazyRegex(
-    r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node \S{1,200} exited on signal (\d{1,3})"
+    r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node (?:\S{1,200} )?exited on signal (\d{1,3})"
 )
 _KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
@@ -140,6 +140,11 @@ _SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
 # Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
 _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}), MEMBER: \d{1,7}/(\d{1,7})")
+_STORE_BARRIER = LazyRegex(
+    r"Waiting in store based barrier to initialize process group for rank: \d{1,7}, key: (\S{1,200}) "
+    r"\(world_size=(\d{1,7}), worker_count=(\d{1,7})"
+)
+_STORE_BARRIER_DONE = LazyRegex(r"Completed store-based barrier for key: ?(\S{1,200}) ")
 _WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|nranks)\W{1,4}(\d{1,7})\b")
 
 
@@ -254,6 +259,8 @@ class LogReader:
         self.world_sizes: set[int] = set()
         self._members: dict[int, list[tuple[int, str]]] = {}  # global rank -> its announcements (two kept)
         self._member_world = 0
+        self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
+        self._barriers_done: set[str] = set()
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -302,8 +309,24 @@ class LogReader:
         if len(seen) < 2:
             seen.append((number, text))
 
+    def _store_barrier(self, number: int, text: str) -> None:
+        if (done := _STORE_BARRIER_DONE.search(text)) is not None:
+            self._barriers_done.add(done.group(1).rstrip(".,"))
+        elif (m := _STORE_BARRIER.search(text)) is not None and len(self._barriers) < 64:
+            world, workers = bounded_rank(m.group(2)), bounded_rank(m.group(3))
+            if world and workers is not None and world != workers:
+                self._barriers.setdefault(m.group(1).rstrip(".,"), (number, text, world, workers))
+
     def _membership(self) -> None:
-        """Places of the group claimed twice while others were never claimed: a broken rank assignment."""
+        """Places of the group claimed twice while others were never claimed, or a store-based barrier
+        stuck at another count than the world size: the process group cannot form."""
+        for key, (number, text, world, workers) in self._barriers.items():
+            if key not in self._barriers_done:
+                obs = self._observe(MembershipObs, number, text, self._stream(None, False))
+                obs.world, obs.joined = world, workers
+                obs.chain = [Link(None, text)]
+                self._add(obs)
+                return
         world = self._member_world
         duplicated = sorted(rank for rank, seen in self._members.items() if len(seen) > 1)
         if not duplicated or not world or world > MAX_NAMED_MEMBERS:
@@ -336,6 +359,8 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        elif segment[:1] == "`" and segment.rstrip().endswith("`"):
+            segment = segment.strip().strip("`")  # a line pasted as a Markdown code span
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
             segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
@@ -358,6 +383,8 @@ class LogReader:
             return
         if "GLOBAL_RANK" in rest and (member := _MEMBER.search(rest)):
             self._member(number, rest.strip(), member)
+        elif "store" in rest and "barrier" in rest:
+            self._store_barrier(number, rest.strip())
         if ("orld" in rest or "nranks" in rest or "WORLD" in rest) and (world := _WORLD.search(rest)):
             size = bounded_rank(world.group(1))
             if size:
@@ -525,6 +552,11 @@ class LogReader:
             return True
         if stripped.startswith("[Previous line repeated"):
             return True
+        if _NCCL_RECORD.match(stripped):
+            # A log record after frames with no exception line (a faulthandler dump): the block is over.
+            self._cut_off_traceback(stream)
+            stream.mode = "idle"
+            return False
         if stream.frames and stream.frames[-1].code is None and not _looks_like_exception(stripped):
             stream.frames[-1].code = stripped[:400]  # a pasted traceback that lost its indentation
             return True

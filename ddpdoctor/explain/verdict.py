@@ -55,6 +55,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit = _shared_exit(culprit, pool)
     if best_tier == CAUSE:
         _first_failure_elsewhere(culprit, found)
+        _sole_failing_rank(culprit, found)
     if culprit.category == "rendezvous" and culprit.tier == CAUSE:
         culprit.rank_note = (
             f"printed by rank {culprit.rank}; the job as a whole could not assemble"
@@ -204,6 +205,25 @@ def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None
         f" and rank {other}'s own error is not in these logs (likely the same error on every rank)"
     )
     culprit.rank = None
+
+
+def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
+    """An error with no rank label, and the launcher saw exactly one rank fail: the error is that rank's."""
+    if culprit.rank is not None or culprit.suspects or culprit.category in ("rendezvous", "duplicate_device"):
+        return
+    message = culprit.obs.innermost_text().strip(" :")[-40:]  # the tail survives interleaved output
+    printed = sum(message in text for _, _, text in culprit.obs.evidence) + sum(
+        message in c.obs.text for c in found if c.obs is not culprit.obs
+    )
+    if culprit.obs.count > 1 or printed > 1:
+        return  # printed more than once: several ranks hit it
+    if any(c.rank is not None for c in found if not isinstance(c.obs, ExitObs)):
+        return  # other ranks speak for themselves
+    exits = [c for c in found if isinstance(c.obs, ExitObs) and c.consequence != "launcher" and c.obs.code]
+    failed = {c.rank for c in exits}
+    if len(failed) == 1 and None not in failed:
+        culprit.rank = failed.pop()
+        culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
 
 
 def _lone_lost_connection(culprit: Candidate) -> None:
