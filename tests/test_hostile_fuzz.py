@@ -7,7 +7,11 @@ capped with RLIMIT_AS, so a structure that grows with the input shows up as a Me
 instead of a machine swapping. The child reports, per input, the exit code and the size of the
 output; a child that dies or stalls names the input it was reading.
 
-The seeds are fixed, so a failure is reproducible: rerun the test and read the named input.
+The seeds are fixed, so a failure is reproducible: rerun the test and read the named input. The
+random prefix mutations put a tab inside a `[rankN]:` label in a few of their 200 cases; the
+systematic test puts one kind of each odd space at every place of every rank label style, so a bug
+like the issue's (a tab inside `[rank3]:` made a run grow past 24 GB) fails it whatever the seeds.
+A bug planted that way (a 24 GB allocation on a tab inside a rank label) fails both tests.
 """
 
 from __future__ import annotations
@@ -167,6 +171,30 @@ def test_unmutated_fixtures_fail_under_the_limit(tmp_path: Path) -> None:
 
 def test_odd_whitespace_in_rank_prefixes(tmp_path: Path) -> None:
     check_cases(tmp_path, "prefix", range(200), lambda rng: mutated(rng, mutate_prefix, rng.randint(1, 4)))
+
+
+# One label of every prefix style the PREFIX pattern covers, in front of a failure.
+RANK_LABELS = (b"[rank3]:", b"[RANK 3] ", b"[1,3]<stderr>:", b"[rank: 3] ", b"[default3]:", b"3: ")
+FAILURE = b"RuntimeError: CUDA error: device-side assert triggered"
+LABEL_SPACES = (b"\t", b"\x0b", b"\xc2\xa0", b"\r")  # one of each kind: ASCII, Unicode, line-breaking
+
+
+def test_every_odd_space_at_every_place_of_every_rank_label(tmp_path: Path) -> None:
+    """Systematic where the fuzz is random: the issue's 24 GB log had a tab inside `[rank3]:`."""
+    cases = []
+    for label in RANK_LABELS:
+        for at in range(len(label) + 1):
+            cases += [label[:at] + space + label[at:] for space in LABEL_SPACES]  # inserted
+            if at < len(label):
+                cases.append(label[:at] + b"\t" + label[at + 1 :])  # replacing a character
+    paths = []
+    for number, label in enumerate(cases):
+        path = tmp_path / f"label-{number}.log"
+        path.write_bytes(b"".join(label + line + b"\n" for line in (b"epoch 1", FAILURE)))
+        paths.append(path)
+    results = run_explain_capped(paths)
+    bad = [(Path(p).read_bytes()[:24], code, err) for p, code, _size, err in results if code != 1]
+    assert not bad, f"a failure behind an odd rank label was not found (label, exit, stderr): {bad[:5]}"
 
 
 def test_repeated_and_nested_structures_still_fail(tmp_path: Path) -> None:

@@ -328,6 +328,63 @@ def test_a_catastrophically_backtracking_pattern_is_refused_not_run(tmp_path: Pa
     assert list(verdicts.values()) == [False]  # cached: the next run does not probe again
 
 
+# Patterns the load-time probe lets through (its lines do not provoke them) that backtrack on one
+# crafted log line: exponentially, and polynomially with a high degree.
+SCAN_TIME_BACKTRACKERS = [
+    (r"WIDGETCRASH (x+x+)+y", "WIDGETCRASH xxy", "WIDGETCRASH " + "x" * 34 + "z y"),
+    (r"WIDGETCRASH " + r"\d*" * 8 + "x", "WIDGETCRASH 1x", "WIDGETCRASH " + "1" * 3000 + "!"),
+]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "sample", "line"), SCAN_TIME_BACKTRACKERS, ids=["exponential", "polynomial"]
+)
+def test_a_team_pattern_that_backtracks_at_scan_time_is_dropped_with_a_note(
+    tmp_path: Path, pattern: str, sample: str, line: str
+) -> None:
+    folder = team_folder(
+        tmp_path, patterns=[pattern], samples={"match": [{"text": sample}], "no_match": [{"text": "nothing"}]}
+    )
+    log = tmp_path / "run.log"
+    log.write_text(f"{line}\n{ERROR}WIDGETCRASH xxy\n")
+    env = {"DDPDOCTOR_CACHE_DIR": str(tmp_path / "cache")}
+    result = ddpdoctor("explain", "--kb", str(folder), str(log), env=env, timeout=120)
+    assert result.returncode == 1, result.stderr
+    note = "team-widget-crash patterns[0] was dropped: it searched one line for more than 0.5 s of CPU time"
+    assert "Notes" in result.stdout and note in result.stdout
+    report = json.loads(ddpdoctor("explain", "-f", "json", "--kb", str(folder), str(log), env=env).stdout)
+    assert_found(report)
+    assert report["inputs"][0]["notes"][0].startswith(note)
+
+
+def test_the_pattern_budget_stops_a_search_and_every_pattern_once_spent() -> None:
+    import re
+
+    from ddpdoctor.explain.budget import PatternBudget
+
+    budget = PatternBudget(line_limit=0.2, total=0.3)
+    fast = re.compile(r"WIDGETCRASH (\w+)")
+    assert budget.search(fast, "WIDGETCRASH gears", "fast") is not None
+    assert budget.search(re.compile(r"(a+)+$"), "a" * 40 + "!", "slow") is None
+    assert budget.dropped == {"slow"} and budget.notes[0].startswith("slow was dropped")
+    assert budget.search(re.compile(r"(b+)+$"), "b" * 40 + "!", "slower") is None
+    assert "stopped after 0.3 s of CPU time in all (during slower)" in budget.notes[1]
+    assert budget.search(fast, "WIDGETCRASH gears", "fast") is None  # the budget is spent
+
+
+def test_team_patterns_are_not_run_off_the_main_thread() -> None:
+    import re
+
+    from ddpdoctor.explain.budget import PatternBudget
+
+    budget = PatternBudget()
+    found: list[object] = []
+    worker = threading.Thread(target=lambda: found.append(budget.search(re.compile("x"), "x", "p")))
+    worker.start()
+    worker.join(timeout=30)
+    assert found == [None] and "were not used" in budget.notes[0]
+
+
 def _link(folder: Path, target: str) -> None:
     (folder / "pytorch" / "team-linked.yaml").symlink_to(target)
 

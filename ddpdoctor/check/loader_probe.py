@@ -16,7 +16,6 @@ stack just before a stage times out, which names the line a hanging loader is st
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import faulthandler
 import importlib
 import json
@@ -33,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ddpdoctor.check.base import load_factory
+from ddpdoctor.children import become_subreaper, die_with_parent, kill_tree
 from ddpdoctor.errors import InputError
 
 STAGES = {
@@ -54,7 +54,6 @@ MAX_EVENT_BYTES = 256 * 1024
 SETUP_MIN_S = 60.0
 # The child's data memory cap, as a share of this machine's physical memory, unless told otherwise.
 DEFAULT_MEMORY_FRACTION = 0.5
-_PR_SET_PDEATHSIG = 1
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
@@ -244,15 +243,6 @@ def _iterate(
 # --- the child process ------------------------------------------------------------------------
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (a no-op elsewhere)."""
-    if not sys.platform.startswith("linux"):
-        return
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-
-
 def _cap_memory(limit: int | None) -> None:
     """Cap the data segment (heap and private writable mappings) at `limit` bytes."""
     if limit is None:
@@ -284,7 +274,9 @@ def _trace_worker_faults() -> None:
     signal_handling._set_worker_signal_handlers = install_then_trace
 
 
-def _child(fd: int, spec: str, batches: int, timeout: float, memory_limit: int | None) -> None:
+def _child(
+    fd: int, spec: str, batches: int, timeout: float, memory_limit: int | None, parent_pid: int
+) -> None:
     """Child side: import, build and iterate, reporting each step as a JSON line on `fd`."""
     out = os.fdopen(fd, "w", buffering=1, encoding="utf-8", errors="replace")
 
@@ -297,7 +289,8 @@ def _child(fd: int, spec: str, batches: int, timeout: float, memory_limit: int |
         faulthandler.dump_traceback_later(stage_timeout(name, timeout), exit=False)
         send(event="stage", stage=name)
 
-    _die_with_parent()
+    die_with_parent(parent_pid)
+    become_subreaper()  # a worker's orphans (a setsid grandchild) stay in the tree the parent kills
     _cap_memory(memory_limit)
     run = LoaderRun()
     faulthandler.enable()
@@ -448,6 +441,7 @@ def run_in_child(
         str(batches),
         repr(timeout),
         str(memory_limit or 0),
+        str(os.getpid()),
     ]
     proc = subprocess.Popen(
         command,
@@ -534,7 +528,10 @@ def _drain(proc: subprocess.Popen[bytes], tail: _Tail) -> None:
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """Kill the child and every DataLoader worker it started (they share its process group)."""
+    """Kill the child and every process it started: its group (the DataLoader workers) and, on
+    Linux, every descendant, also one that left the group with setsid."""
+    if proc.poll() is None:
+        kill_tree(proc.pid)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     try:
@@ -596,7 +593,15 @@ def run_loader(source: Any, *, batches: int, timeout: float, memory_limit: int |
 
 
 if __name__ == "__main__":
-    _child(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]) or None)
+    _child(
+        int(sys.argv[1]),
+        sys.argv[2],
+        int(sys.argv[3]),
+        float(sys.argv[4]),
+        int(sys.argv[5]) or None,
+        int(sys.argv[6]),
+    )
+    kill_tree(os.getpid(), include_root=False)  # what the loader started ends with the probe
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)

@@ -11,10 +11,19 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI and return its exit code."""
+    """Run the CLI and return its exit code.
+
+    Without `argv` this process is ddpdoctor itself (the console script, `python -m ddpdoctor`):
+    every process it starts then ends with it (:func:`ddpdoctor.children.adopt_descendants`).
+    With `argv` (a caller running a command in its own process) the caller's processes are left alone.
+    """
     from ddpdoctor.cli.handler import check_standard_streams, settle_stdout
     from ddpdoctor.cli.options import hoist_global_options
 
+    if argv is None:
+        from ddpdoctor.children import adopt_descendants
+
+        adopt_descendants()
     args = list(sys.argv[1:] if argv is None else argv)
     code = check_standard_streams()
     if code is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ddpdoctor.explain.analyse import Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExitObs, MembershipObs, Observation
+from ddpdoctor.explain.ranks import rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.units import format_bytes, parse_size
 
@@ -75,11 +76,11 @@ def collective_advice(cand: Candidate, timeline: Timeline) -> list[str]:
             else ""
         )
         seq = f" (SeqNum {first.sequence})" if first.sequence is not None else ""
-        where = f" on rank(s) {', '.join(map(str, ranks))}" if ranks else ""
+        where = f" on rank(s) {rank_list(ranks)}" if ranks else ""
         out.append(f"{first.op}{seq} timed out{where}{limit}.")
     if cand.kind == "straggler" and cand.suspects:
         out.append(
-            f"Look at what rank(s) {', '.join(map(str, cand.suspects[:16]))} were doing when the others waited: "
+            f"Look at what rank(s) {rank_list(cand.suspects)} were doing when the others waited: "
             "their last log lines, or their stacks (`ddpdoctor stacks --job PID` on a live job, py-spy dump). "
             "Typical causes: uneven batches per rank, a rank-conditional collective, a slow data loader, "
             "rank 0 alone saving a checkpoint."
@@ -150,7 +151,7 @@ def consequence_note(culprit: Candidate, others: list[Candidate]) -> list[str]:
     if not waited or culprit.rank is None:
         return []
     return [
-        f"The errors on rank(s) {', '.join(map(str, waited[:16]))} are consequences: they waited for, or lost "
+        f"The errors on rank(s) {rank_list(waited)} are consequences: they waited for, or lost "
         f"their connection to, rank {culprit.rank}, which had already failed."
     ]
 

@@ -35,7 +35,7 @@ from ddpdoctor.explain.observations import (
     MembershipObs,
     Observation,
 )
-from ddpdoctor.explain.ranks import bounded_rank
+from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.matching import LazyRegex
 
@@ -461,8 +461,9 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
         straggler = _straggler(timeline, found, reports)
         if straggler is not None:
             out.append(straggler)
+    already = {id(c.obs) for c in found}  # a set: a log of many ranks has as many reports as candidates
     for obs in reports:
-        if obs.state == "timeout" and not any(c.obs is obs for c in found):
+        if obs.state == "timeout" and id(obs) not in already:
             cand = Candidate(
                 obs,
                 CONSEQUENCE,
@@ -508,7 +509,7 @@ def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
             where = "is" if len(behind) == 1 else "are"
             cand.reasons.append(
                 f"the {'desync report' if obs.state == 'desync' else 'barrier'} names rank(s) "
-                f"{_ranks(behind)}: {where} behind the others"
+                f"{rank_list(behind)}: {where} behind the others"
             )
             cand.rank_note = "named as behind by another rank's report; the rank that printed it is a victim"
             out.append(cand)
@@ -603,7 +604,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         )
         cand.suspects = behind
         cand.reasons.append(
-            f"rank(s) {_ranks(behind)} completed the fewest collectives (last completed work {low}): "
+            f"rank(s) {rank_list(behind)} completed the fewest collectives (last completed work {low}): "
             "they fell behind first"
         )
         return cand
@@ -637,7 +638,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     )
     cand.suspects = silent
     cand.reasons.append(
-        f"rank(s) {_ranks(sorted(waiting))} timed out waiting in a collective; rank(s) {_ranks(silent)} "
+        f"rank(s) {rank_list(sorted(waiting))} timed out waiting in a collective; rank(s) {rank_list(silent)} "
         "never reported it: they were not in the collective (stuck, slow, or on another code path)"
     )
     for rank in silent:
@@ -669,8 +670,8 @@ def membership_candidates(timeline: Timeline) -> list[Candidate]:
         elif isinstance(obs, MembershipObs):
             cand = Candidate(obs, CAUSE, "membership", "rendezvous", None, None, strength=2)
             cand.reasons.append(
-                f"global rank(s) {_ranks(obs.duplicated)} were claimed by two processes and rank(s)"
-                f" {_ranks(obs.missing)} of {obs.world} by none: the launcher gave several processes the"
+                f"global rank(s) {rank_list(obs.duplicated)} were claimed by two processes and rank(s)"
+                f" {rank_list(obs.missing)} of {obs.world} by none: the launcher gave several processes the"
                 " same rank, so the process group cannot form (it hangs at initialisation)"
             )
             out.append(cand)
@@ -688,14 +689,8 @@ def _lost_peer(found: list[Candidate], lost: set[int], silent: list[int]) -> Can
     cand = Candidate(anchor, INFERRED, "lost-peer", "other", None, silent[0] if len(silent) == 1 else None)
     cand.suspects = silent
     cand.reasons.append(
-        f"rank(s) {_ranks(sorted(lost))} lost the connection to a peer; rank(s) {_ranks(silent)} printed no error: "
+        f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank(s) {rank_list(silent)} printed no error: "
         "it ended first (a crash without a message, a kill, or an early exit)"
     )
     cand.rank_note = "inferred: the rank the others lost their connection to"
     return cand
-
-
-def _ranks(ranks: list[int]) -> str:
-    if len(ranks) > 16:
-        return ", ".join(map(str, ranks[:16])) + f" and {len(ranks) - 16} more"
-    return ", ".join(map(str, ranks))

@@ -170,7 +170,14 @@ def _read_source(ctx: _Context, source: Source, index: int) -> tuple[list[Observ
     if source.encoding is not None:
         info["encoding"] = source.encoding
     info.update(stats)
+    _note_budget(ctx, info)
     return events, info
+
+
+def _note_budget(ctx: _Context, info: dict[str, Any]) -> None:
+    """Say in an input's statistics that it was read (in part) without the team patterns."""
+    if ctx.matcher.budget.notes:
+        info["notes"] = list(ctx.matcher.budget.notes)
 
 
 def explain_paths(
@@ -188,10 +195,10 @@ def explain_paths(
     total = None if any(s is None for s in sizes) else sum(s or 0 for s in sizes)
     ctx = _Context(options, progress, total)
     jobs = max(1, min(checked_jobs(options.jobs, MAX_JOBS), len(sources)))
-    if jobs == 1:
-        results = [_read_source(ctx, source, i) for i, source in enumerate(sources)]
-    elif total is not None and total >= PROCESS_MIN_BYTES and _can_fork():
+    if total is not None and total >= PROCESS_MIN_BYTES and _can_fork() and jobs > 1:
         results = _read_in_processes(ctx, sources, jobs)
+    elif jobs == 1 or ctx.index.team_patterns:  # team patterns are timed, on the main thread only
+        results = [_read_source(ctx, source, i) for i, source in enumerate(sources)]
     else:
         from concurrent.futures import ThreadPoolExecutor
 
@@ -262,6 +269,7 @@ def explain_text(text: str, *, name: str = "<text>", options: ExplainOptions | N
         size=len(data),
     )
     info.update(stats)
+    _note_budget(ctx, info)
     return _report(ctx, [(events, info)])
 
 

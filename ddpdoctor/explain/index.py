@@ -28,7 +28,7 @@ from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.folders import stamp, walk_files
 
-INDEX_FORMAT = 7
+INDEX_FORMAT = 8
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -134,6 +134,8 @@ class KbIndex:
         self.literal_search: list[tuple[bytes, bool]] = data["literal_search"]
         self.hs_blob: bytes | None = data["hs_blob"]
         self.unfiltered: tuple[int, ...] = tuple(data["unfiltered"])
+        # Patterns of team entries (--kb, DDPDOCTOR_KB_PATH): they run under a time budget.
+        self.team_patterns: frozenset[int] = frozenset(data["team_patterns"])
         self._compiled: dict[int, re.Pattern[str]] = {}
 
     def entry(self, number: int) -> IndexEntry:
@@ -382,17 +384,21 @@ def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
     from pathlib import Path
 
     from ddpdoctor.kb import load_knowledge_base
+    from ddpdoctor.kb.loader import BUNDLED_LABEL
 
     kb = load_knowledge_base([Path(d) for d in extra])
     entries: list[dict[str, Any]] = []
     sources: list[str] = []
     owner: list[int] = []
+    team: list[int] = []
     for index, entry in enumerate(kb.entries):
         ids = []
         for pattern in entry.patterns:
             ids.append(len(sources))
             sources.append(pattern.source)
             owner.append(index)
+        if not entry.path.startswith(BUNDLED_LABEL + "/"):
+            team += ids
         entries.append(_entry_data(entry, ids))
     all_sources = [*sources, *(a.source for a in ANCHORS)]
     supersets = [_usable_superset(s) for s in all_sources]
@@ -411,6 +417,7 @@ def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
         "supersets": supersets,
         "hs_blob": blob,
         "unfiltered": unfiltered,
+        "team_patterns": team,
     }
 
 

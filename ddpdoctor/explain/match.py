@@ -4,7 +4,7 @@ The rules are the matching core's (:mod:`ddpdoctor.matching`, shared with the kn
 each entry's first matching pattern counts, results are ordered by `ordered` there, and a
 wrapper's `inner` text is matched again until a depth bound. What this module adds is speed: only
 the entries whose prefilter flagged the text are tried, and their patterns are compiled on first
-use.
+use. Patterns of team entries run under the run's CPU-time limits (:mod:`ddpdoctor.explain.budget`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ddpdoctor.explain.budget import PatternBudget
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.matching import INNER_GROUP, clean_line, inner_text, ordered, unwrap
 
@@ -45,6 +46,7 @@ class FastMatcher:
     def __init__(self, index: KbIndex, engine: Engine) -> None:
         self.index = index
         self.engine = engine
+        self.budget = PatternBudget()
         self._cache: dict[tuple[str, tuple[int, ...]], list[Hit]] = {}  # (text, entries tried) -> hits
 
     def candidates(self, text: str) -> frozenset[int]:
@@ -69,8 +71,11 @@ class FastMatcher:
         found: list[Hit] = []
         for owner in owners:
             entry = self.index.entry(owner)
-            for pid in entry.pattern_ids:
-                m = self.index.regex(pid).search(text)
+            for number, pid in enumerate(entry.pattern_ids):
+                if pid in self.index.team_patterns:
+                    m = self.budget.search(self.index.regex(pid), text, f"{entry.id} patterns[{number}]")
+                else:
+                    m = self.index.regex(pid).search(text)
                 if m is None:
                     continue
                 groups = {k: v for k, v in m.groupdict().items() if v is not None}

@@ -20,6 +20,7 @@ hostile log cannot make ddpdoctor allocate or compute in proportion to a number 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ddpdoctor.matching import LazyRegex
 
@@ -59,6 +60,13 @@ def bounded_rank(digits: str | None) -> int | None:
         return None
     value = int(digits)
     return value if value < MAX_RANK else None
+
+
+def rank_list(ranks: Sequence[int], limit: int = 16) -> str:
+    """`0, 1, 3`, or past `limit` ranks `0, 1, ..., 15 and 4079 more`: output stays short for any job."""
+    if len(ranks) > limit:
+        return ", ".join(map(str, ranks[:limit])) + f" and {len(ranks) - limit} more"
+    return ", ".join(map(str, ranks))
 
 
 def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:

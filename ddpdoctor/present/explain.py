@@ -19,6 +19,7 @@ from ddpdoctor.present.sanitize import escape_controls
 FIRST_SOLUTIONS = 2
 FIRST_ADVICE = 2
 FIRST_VICTIMS = 8
+MAX_NOTES = 8
 _EXPERIMENTAL_NOTE = (
     "experimental: built from the message's source and documented formats, not yet from a real log; "
     "please report whether it fit (--format markdown)"
@@ -98,6 +99,10 @@ def explain_document(
                 doc.append(Code(fix["after"], language=fix["language"], title="after"))
         elif rc.entry or len(rc.chain) > 1 or len(rc.why) > 1:
             doc.append(Text("More: --full (chain, every reason and solution, example fix).", tone="muted"))
+    notes = input_notes(report)
+    if notes:
+        doc.append(Heading("Notes"))
+        doc.append(Bullets(notes))
     if filing:
         if report.excerpt:
             doc.append(Heading("Log excerpt"))
@@ -129,6 +134,18 @@ def explain_document(
             )
         )
     return doc
+
+
+def input_notes(report: ExplainReport, limit: int = MAX_NOTES) -> tuple[str, ...]:
+    """What limited the reading: inputs skipped in a folder (a FIFO, a device), team patterns stopped."""
+    notes: list[str] = []
+    for info in report.inputs:
+        if info.get("skipped"):
+            notes.append(f"{info['path']}: {info['skipped']}")
+        notes += [note for note in info.get("notes", ()) if note not in notes]
+    if len(notes) > limit:
+        notes[limit - 1 :] = [f"... and {len(notes) - limit + 1} more (--format json lists every input)"]
+    return tuple(notes)
 
 
 def print_diagnosis(report: ExplainReport, *, title: str, stream: IO[str]) -> None:

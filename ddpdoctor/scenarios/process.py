@@ -1,7 +1,7 @@
 """Run one scenario process with a time bound and leave nothing behind.
 
-The process starts in a new session (its own process group) with a unique token in its
-environment. torchrun starts its workers in sessions of their own, so once the launcher is done
+The process starts in a new session (its own process group), dies with ddpdoctor
+(:mod:`ddpdoctor.children`) and carries a unique token in its environment. torchrun starts its workers in sessions of their own, so once the launcher is done
 every process that still carries the token is found through /proc and killed by pid. Only
 processes this module started carry the token.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ddpdoctor.children import die_with_parent
 from ddpdoctor.supervise.procfs import processes_with_variable
 
 TOKEN_VARIABLE = "DDPDOCTOR_SCENARIO_TOKEN"
@@ -82,6 +84,7 @@ def run_bounded(
         env={**env, TOKEN_VARIABLE: token},
         cwd=cwd,
         start_new_session=True,
+        preexec_fn=functools.partial(die_with_parent, os.getpid()),
     )
     assert proc.stdout is not None
     chunks: list[str] = []

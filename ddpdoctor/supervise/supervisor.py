@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import functools
 import os
 import re
 import selectors
@@ -35,6 +36,7 @@ from types import FrameType
 from typing import IO, TYPE_CHECKING, Any
 
 from ddpdoctor._heartbeat import BEAT_INTERVAL_S, BEAT_SUFFIX, STEPS, parse_beat
+from ddpdoctor.children import become_subreaper, die_with_parent
 from ddpdoctor.errors import DdpDoctorError, InputError
 from ddpdoctor.findings import Finding, Severity
 from ddpdoctor.supervise import procfs
@@ -112,15 +114,6 @@ def _prepare_folder(options: RunOptions) -> Path:
     except OSError as exc:
         raise InputError(f"cannot create the run folder {folder}: {exc.strerror}") from None
     return folder.resolve()
-
-
-def _become_subreaper() -> None:
-    """Let orphaned job processes (workers whose launcher died) become our children (Linux only)."""
-    with contextlib.suppress(OSError, AttributeError):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
 class _Streams:
@@ -488,10 +481,15 @@ def supervise(
         server.bind(socket_path)
         server.listen(256)
         streams.add_server(server)
-        _become_subreaper()
+        become_subreaper()
         try:
             child = subprocess.Popen(
-                list(options.command), env=job_env, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+                list(options.command),
+                env=job_env,
+                cwd=cwd,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                preexec_fn=functools.partial(die_with_parent, os.getpid()),
             )
         except OSError as exc:
             raise InputError(
