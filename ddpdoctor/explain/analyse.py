@@ -67,7 +67,10 @@ _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|N
 _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
 )
-_ALREADY_CHECKED_IN = LazyRegex(r"rank \d{1,7} of \d{1,7} ranks has already checked in")
+# Two processes given one rank: NCCL's bootstrap, the old THD backend.
+_ALREADY_CHECKED_IN = LazyRegex(
+    r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
+)
 # Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
 _START_UP = LazyRegex(
     r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
@@ -232,7 +235,7 @@ def exception_candidate(obs: Observation) -> Candidate | None:
 def message_category(text: str) -> tuple[str, str] | None:
     """What an unknown message says failed, in its own words: (category, reason)."""
     if _ALREADY_CHECKED_IN.search(text):
-        return "rendezvous", "two processes joined NCCL's bootstrap with the same rank"
+        return "rendezvous", "two processes joined the process group with the same rank"
     if _MISMATCHED_COLLECTIVE.search(text):
         return "collective_mismatch", "the message says the ranks called different collectives"
     if _NCCL_FAILURE.search(text):

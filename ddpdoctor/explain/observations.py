@@ -10,14 +10,12 @@ messages it carries (outermost first, each matched against the knowledge base or
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, field
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.index import IndexEntry
 from ddpdoctor.frames import is_user_frame
 
-_NCCL_GLOSS = re.compile(r"nccl[A-Z]\w{2,40}Error: \S")
 SIGNAL_NAMES = {
     1: "SIGHUP",
     2: "SIGINT",
@@ -123,16 +121,14 @@ class Observation:
 
     def nccl_detail(self) -> Observation | None:
         """For a generic "NCCL error" message, NCCL's most specific line: the line after `Last error:`
-        (the call that failed), else the `ncclXxxError: ...` gloss."""
+        (the call that failed). Its `ncclXxxError: ...` gloss only names the result code, so the
+        generic line stays the root line when there is no `Last error:`."""
         if "nccl error" not in self.text.lower():
             return None  # the message itself says what failed
         lines = [(number, text.strip()) for _, number, text in self.evidence]
         for (number, text), (following, detail) in itertools.pairwise(lines):
             if text == "Last error:" and detail and following == number + 1:
                 return Observation(self.file, self.file_index, following, detail)
-        for number, text in lines:
-            if number != self.line and _NCCL_GLOSS.match(text):
-                return Observation(self.file, self.file_index, number, text)
         return None
 
     def entries(self) -> list[IndexEntry]:
