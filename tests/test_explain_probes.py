@@ -289,3 +289,18 @@ def test_every_rank_announced_once_or_again_after_a_restart_is_healthy() -> None
     for ranks in ([0, 1, 2, 3], [0, 1, 2, 3, 0, 1, 2, 3]):
         report = explain_text(_announcements(ranks, 4))
         assert report.root_cause is None and int(report.exit_code()) == 0
+
+
+def test_an_abort_without_an_error_of_its_own_is_a_victim_of_the_ranks_exception() -> None:
+    # gloo aborts rank 0 (a C++ exception, then `Fatal Python error: Aborted`) once rank 1 raised.
+    text = (
+        "[rank0]:Fatal Python error: Aborted\n"
+        "[rank1]:Traceback (most recent call last):\n"
+        '[rank1]:  File "/home/u/train.py", line 12, in <module>\n'
+        '[rank1]:    raise ValueError("bad batch")\n'
+        "[rank1]:ValueError: bad batch\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    alone = explain_text("[rank0]:Fatal Python error: Aborted\n").root_cause
+    assert alone is not None and alone.rank == 0  # alone, the abort is still the verdict

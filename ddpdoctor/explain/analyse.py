@@ -358,6 +358,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     ):
         cand.category = carried.category
         cand.reasons.append(f"{carried.id} says what kind of failure it carries ({carried.category})")
+    if exc is not None and exc.origin == "fatal" and "Abort" in text:
+        # An abort with no error of its own: a C++ exception of a lost peer (gloo, NCCL) or the
+        # watchdog. It is a consequence when another rank failed first.
+        cand.consequence = "peer-failure"
+        cand.reasons.append(
+            "an abort without an error of its own: usually what a rank does when a peer failed"
+        )
     if exc is not None and exc.cut_off:
         cand.strength = 1
         cand.reasons.append("the traceback was cut off before its exception line")

@@ -134,7 +134,8 @@ _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
-_BOLD = re.compile(r"^\*\*(?!\*)|(?<!\*)\*\*\s*$")
+# Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
+_BOLD = re.compile(r"^\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
@@ -362,7 +363,7 @@ class LogReader:
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
             segment = segment.strip().strip("`")  # a line pasted as a Markdown code span
-        elif (segment[:2] == "**" and segment[2:3] != "*") or segment.rstrip().endswith("**"):
+        elif segment[:2] == "**" or segment.rstrip().endswith("**"):
             segment = _BOLD.sub("", segment)  # a line pasted in Markdown bold (`**ImportError: ...**`)
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
             segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
