@@ -71,10 +71,12 @@ def descendants(root: int) -> list[int]:
 def kill_tree(root: int, *, include_root: bool = True) -> None:
     """SIGKILL `root` (unless told not to) and every process below it, until none is left or
     KILL_WAIT_S has passed. Children of this process that die are left for their starter to reap."""
+    from ddpdoctor.supervise.procfs import alive  # lazily, like descendants(): supervise imports this module
+
     deadline = time.monotonic() + KILL_WAIT_S
     while True:
         targets = descendants(root)
-        if include_root and _alive(root):
+        if include_root and alive([root]):
             targets.insert(0, root)
         if not targets or time.monotonic() > deadline:
             return
@@ -82,15 +84,6 @@ def kill_tree(root: int, *, include_root: bool = True) -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         time.sleep(0.01)
-
-
-def _alive(pid: int) -> bool:
-    """Whether `pid` exists and is not a zombie."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[-1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return False
 
 
 def _has_children() -> bool:
