@@ -304,3 +304,17 @@ def test_an_abort_without_an_error_of_its_own_is_a_victim_of_the_ranks_exception
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     alone = explain_text("[rank0]:Fatal Python error: Aborted\n").root_cause
     assert alone is not None and alone.rank == 0  # alone, the abort is still the verdict
+
+
+def test_an_nccl_record_takes_the_rank_its_process_set_up_with() -> None:
+    """NCCL labels records `host:pid:tid [device]`; the communicator's set-up line of the same process
+    says its rank. The device index alone is only local and names no rank."""
+    text = (
+        "node7:4411:4411 [0] NCCL INFO ncclCommInitRank comm 0x55d0 rank 0 nranks 4 cudaDev 0 busId 1b000\n"
+        "node7:4412:4412 [1] NCCL INFO comm 0x5601 rank 3 nRanks 4 nNodes 2 localRanks 2 localRank 1\n"
+        "node7:4412:4530 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named symbol not found'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.rank == 3 and root.category == "nccl_error"
+    alone = explain_text(text.split("\n", 2)[2]).root_cause
+    assert alone is not None and alone.rank is None
