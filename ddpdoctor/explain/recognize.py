@@ -415,6 +415,8 @@ class LogReader:
         stream = self._stream(rank, local)
         stream.last_seen = number
         rest = prefix.rest.rstrip()
+        if prefix.rank is not None and rest.lstrip()[:1] == "`":
+            rest = rest.strip().strip("`").strip()  # a Markdown code fence or span opened after the label
         if not rest.strip():
             self._on_blank(stream)
             return
