@@ -64,9 +64,13 @@ _VERSION_TEXT = LazyRegex(
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
 )
 _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
+# Ranks that ran different collectives, or values that differ between ranks where they must agree
+# (DeepSpeed's `disagreement between rank0 and rank2`).
 _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
+    r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
 )
+_REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
 _ALREADY_CHECKED_IN = LazyRegex(
     r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
@@ -240,6 +244,11 @@ def message_category(text: str) -> tuple[str, str] | None:
         return "collective_mismatch", "the message says the ranks called different collectives"
     if _NCCL_FAILURE.search(text):
         return "nccl_error", "the message says an NCCL call failed"
+    if _REFUSED.search(text):
+        return "rendezvous", (
+            "a connection was refused: nothing listened at that address (a peer or the store had not"
+            " started, or the address or port is wrong)"
+        )
     return None
 
 
@@ -345,6 +354,20 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.category, cand.strength = "user_code", 2 if user is not None else 1
         where = f" from your code at {user.where()}" if user is not None else ""
         cand.reasons.append(f"{short_type} is a programming error: the code called it wrongly{where}")
+    elif (
+        exc is not None
+        and exc.origin == "python"
+        and exc.exc_type
+        and short_type != "Error"  # `Error: failed to run ...` is a command-line tool's message
+        and not exc.frames
+        and not exc.cut_off
+    ):
+        # Only the exception line was pasted: no frame says a library is at fault, and what such a
+        # line reports (a shape, a dtype, a checkpoint that does not fit) is most often the script's use.
+        cand.category = "user_code"
+        cand.reasons.append(
+            f"{short_type} with no traceback in the logs: most likely raised by how the script used a library"
+        )
     elif exc is not None and exc.origin == "panic" and exc.frames and exc.frames[0].user:
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"the panic is in your crate at {exc.frames[0].where()}")
