@@ -235,11 +235,13 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
 def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timeline) -> None:
     """Every rank of the job raised the same error: the fault is shared (code, data, configuration), not
     one rank's, so no rank is named; the ranks are the suspects."""
-    if culprit.rank is None or not timeline.world_size or timeline.world_size < 2:
+    if not _printed_by(culprit) or not timeline.world_size or timeline.world_size < 2:
         return
     signature = _error_signature(culprit)
-    ranks = {culprit.rank} | {
-        c.rank for c in pool if c.rank is not None and c.tier == CAUSE and _error_signature(c) == signature
+    ranks = {
+        c.rank
+        for c in [culprit, *pool]
+        if c.rank is not None and _printed_by(c) and c.tier == CAUSE and _error_signature(c) == signature
     }
     if not ranks.issuperset(range(timeline.world_size)):
         return
@@ -249,6 +251,12 @@ def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timel
         f" (the code, the data or the configuration), not one rank's; rank {culprit.rank} printed it first"
     )
     culprit.rank = None
+
+
+def _printed_by(cand: Candidate) -> bool:
+    """Whether the candidate's rank is the rank that printed it (not a rank its message names)."""
+    source = cand.obs.rank_source or ""
+    return cand.rank is not None and cand.rank == cand.obs.rank and not source.startswith("message")
 
 
 def _error_signature(cand: Candidate) -> tuple[str | None, str]:
