@@ -159,7 +159,7 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
     found = [c for obs in timeline.failures if (c := exception_candidate(obs)) is not None]
     if not any(obs.rank is not None for obs in timeline.failures):
         for cand in found:
-            _rank_from_device(cand)
+            _device_note(cand)
     found += exit_candidates(timeline, index, found)
     found += collective_candidates(timeline, found)
     found += membership_candidates(timeline)
@@ -169,18 +169,20 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
 # --- exceptions and matched messages ------------------------------------------------------------
 
 
-def _rank_from_device(cand: Candidate) -> None:
-    """With no rank label anywhere, an error that names exactly one CUDA device points at the process
-    driving it (one process per GPU: local rank = device index)."""
+def _device_note(cand: Candidate) -> None:
+    """With no rank label anywhere, an error that names exactly one CUDA device says which GPU failed.
+
+    That is not a rank: in a multi-node job every node has a GPU of that index, and
+    CUDA_VISIBLE_DEVICES renumbers them. It is stated as a lead, not as the culprit's rank."""
     if cand.tier != CAUSE or not isinstance(cand.obs, ExceptionObs) or cand.obs.origin != "python":
         return  # a Rust program (Burn) drives every device from one process
     texts = [cand.obs.text, *(text for _, _, text in cand.obs.evidence)]
     devices = {int(a or b) for text in texts for a, b in _DEVICE_INDEX.findall(text)}
-    if len(devices) == 1 and (device := devices.pop()) > 0:  # cuda:0 is also every single-GPU run's device
-        cand.rank = device
+    if len(devices) == 1:
+        device = devices.pop()
         cand.rank_note = (
-            f"inferred from the device the error names (cuda:{cand.rank}), assuming one process per GPU"
-            " and no CUDA_VISIBLE_DEVICES remapping"
+            f"no rank label in the logs; the error names GPU {device}: with one process per GPU and no"
+            f" CUDA_VISIBLE_DEVICES remapping that is local rank {device} of its node"
         )
 
 
@@ -607,6 +609,15 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         )
     }
     waiting |= {o.rank for o in reports if o.rank is not None and o.state == "timeout"}
+    # The watchdog's own `[Rank N]` tag names the rank that timed out, even where the line's prefix
+    # numbers it differently (a local rank, another process group): that rank waited too.
+    waiting |= {
+        tag
+        for o in reports
+        if o.state == "timeout"
+        and (facts := collective_facts(o.text))
+        and (tag := facts.reporter) is not None
+    }
     # A rank another rank's message names as the one that detected the timeout waited too.
     waiting |= {
         r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None

@@ -150,7 +150,9 @@ _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 _BOLD = re.compile(r"^\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
-_SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
+_SPAWN_EXIT = LazyRegex(
+    r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,10}))"
+)
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
 _GLOBAL_RANK_WORD = {"srun": "task", "mpirun": "MPI rank"}
 # Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
@@ -238,6 +240,7 @@ class _Stream:
         self.frames: list[Frame] = []
         self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
+        self.frame_indent = 0  # the indentation of the last `File "..."` line
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
         self.chain_marker: str | None = None
@@ -588,9 +591,15 @@ class LogReader:
     # --- Python tracebacks ---------------------------------------------------------------------
 
     def _traceback_line(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
-        if rest[:1] in (" ", "\t"):
+        indent = len(rest) - len(rest.lstrip(" \t"))
+        if rest[:1] in (" ", "\t") and not (
+            # A traceback indented as a whole (torchrun's failure table): the exception line is
+            # indented less than the frames.
+            stream.frames and indent < stream.frame_indent and _looks_like_exception(rest.strip())
+        ):
             m = _FRAME.match(rest)
             if m:
+                stream.frame_indent = indent
                 if len(stream.frames) < MAX_FRAMES:
                     stream.frames.append(_frame(m))
                 else:
@@ -701,6 +710,7 @@ class LogReader:
             or TRACEBACK_HEAD in rest
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
+            or "terminate called after throwing" in rest  # a C++ exception's report of its own
             or _is_exit_report(rest)
             or _NCCL_RECORD.match(rest) is not None
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
@@ -771,6 +781,10 @@ class LogReader:
                 # The worker's own exception states the failure; the re-raise only carries it.
                 obs.text, obs.line = worker.worker_text, worker.worker_line
                 obs.evidence.insert(0, (self.label, worker.worker_line, worker.worker_text))
+        exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
+        if stream.spawn_rank is None and exited is not None and obs.rank is None:
+            # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
+            stream.spawn_rank = bounded_rank(exited.group(1))
         if stream.spawn_rank is not None:
             obs.rank, obs.local_rank = stream.spawn_rank, False
             obs.rank_source = "torch.multiprocessing.spawn (process index)"
@@ -1129,7 +1143,12 @@ class LogReader:
         obs.evidence.insert(
             0, (self.label, start, f"terminate called after throwing an instance of '{exc_type}'")
         )
-        self._add(obs)
+        # The message may go on over the next lines (a long what() wrapped by the terminal).
+        continued = _Exception(None, message.strip(), number, [], cands, stream.stamp)
+        continued.max_lines = LINE_MESSAGE_LINES
+        continued.observation = obs
+        stream.exc = continued
+        stream.mode = "message"
 
     def _line_observation(
         self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]
