@@ -343,3 +343,42 @@ def test_a_code_fence_opened_after_a_rank_label_keeps_the_rank() -> None:
     text = "[rank1]:` RuntimeError: CUDA error: an illegal memory access was encountered\n"
     root = explain_text(text).root_cause
     assert root is not None and (root.rank, root.entry) == (1, "cuda-illegal-memory-access")
+
+
+def test_launchers_that_report_a_rank_and_an_exit_code() -> None:
+    """horovodrun's, Open MPI's and Composer's exit reports name the rank; 128+N is signal N."""
+    horovod = explain_text("Process 0 exit with status code 137.\n").root_cause
+    assert horovod is not None and (horovod.rank, horovod.category) == (0, "oom_host")
+    mpi = explain_text(
+        "mpirun detected that one or more processes exited with non-zero status, thus causing\n"
+        "the job to be terminated. The first process to do so was:\n\n"
+        "  Process name: [[50371,1],3]\n  Exit code:    1\n"
+    ).root_cause
+    assert mpi is not None and mpi.rank == 3 and "Process name" in mpi.text
+    composer = explain_text("ERROR:composer.cli.launcher:Rank 2 crashed with exit code -7.\n").root_cause
+    assert composer is not None and (composer.rank, composer.category) == (2, "oom_host")
+
+
+def test_native_crash_reports_are_never_silent() -> None:
+    glog = "W1212 04:02:33.403934 24044 init.cc:205] *** SIGSEGV (@0x0) received by PID 24044 (TID 0x7f64) from PID 0; stack trace: ***\n"
+    panic = "panicked at C:\\Users\\u\\.cargo\\registry\\src\\wgpu-23.0.1\\src\\lib.rs:1613:18:\n\nthread panicked while processing panic. aborting.\n"
+    onnx = "2020-11-24 20:31:45.932 [E:onnxruntime:Default, cuda_call.cc:119 CudaCall] NCCL failure 5: invalid usage ; GPU=0\n"
+    for text in (glog, panic, onnx):
+        root = explain_text(text).root_cause
+        assert root is not None, text
+    panic_root = explain_text(panic).root_cause
+    assert panic_root is not None and panic_root.category == "other" and "wgpu" in panic_root.text
+
+
+def test_a_traceback_indented_as_a_whole_keeps_its_exception_line() -> None:
+    """torchrun's failure table indents the error file's traceback; its exception line is less indented."""
+    text = (
+        "traceback : Traceback (most recent call last):\n"
+        '    File "/home/u/train.py", line 162, in main\n'
+        "      torch.cuda.set_device(device)\n"
+        '    File "/opt/conda/lib/python3.11/site-packages/torch/cuda/__init__.py", line 470, in set_device\n'
+        "      torch._C._cuda_setDevice(device)\n"
+        "  RuntimeError: CUDA error: invalid device ordinal\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.entry == "cuda-invalid-device-ordinal"

@@ -60,7 +60,7 @@ _PEER_LOST = LazyRegex(
 )
 _VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
-    r"does not match the version|was compiled (?:with|against)|No module named|"
+    r"does not match the version|was compiled (?:with|against)|No module named|version ?>= ?\d|"
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
 )
 _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
@@ -69,6 +69,10 @@ _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|N
 _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
     r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
+)
+_PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
+_SETTING_UP = LazyRegex(
+    r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group)"
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
@@ -246,6 +250,13 @@ def message_category(text: str) -> tuple[str, str] | None:
         return "collective_mismatch", "the message says the ranks called different collectives"
     if _NCCL_FAILURE.search(text):
         return "nccl_error", "the message says an NCCL call failed"
+    if _PORT_IN_USE.search(text):
+        return (
+            "rendezvous",
+            "the message says a port is already in use: another job or a leftover process holds it",
+        )
+    if _SETTING_UP.search(text):
+        return "rendezvous", "the message says setting up the process group (the rendezvous) failed"
     if _REFUSED.search(text):
         return "rendezvous", (
             "a connection was refused: nothing listened at that address (a peer or the store had not"

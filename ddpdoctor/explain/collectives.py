@@ -40,7 +40,8 @@ _MISSING = LazyRegex(r"missing ranks: [\{\[]?([\d, ]{1,4000})[\}\]]?")
 _READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
 _STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
 _GLOO_TIMEOUT = LazyRegex(
-    r"Timed out waiting (\d{1,12})ms for (?:recv|send) operation|Socket Timeout|"
+    # gloo's wording, also when a terminal wrapped the line right after `ms`.
+    r"Timed out waiting (\d{1,12})ms(?: for (?:recv|send) operation| ?(?:f|fo|for)?\s*$)|Socket Timeout|"
     r"Timed out (?:waiting|after) [^\n]{0,80}(?:barrier|all_?reduce|broadcast|allgather)",
 )
 _AT_SEQ = LazyRegex(
@@ -108,13 +109,13 @@ def collective_facts(text: str) -> CollectiveFacts | None:
         return CollectiveFacts("missing", op="BARRIER", named_ranks=_ranks(m.group(1)))
     if "missing ranks" in text and (m := _MISSING.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
-    if "ranks" in text and _STALL.search(text):
-        # Horovod's stall warning: some ranks wait for the others. A rank below the highest ready one
-        # that no tensor lists as ready is the one they wait for.
+    if "ranks" in text and (_STALL.search(text) or _READY.search(text)):
+        # Horovod's stall warning (or one line of its list of stalled ops): some ranks wait for the
+        # others. A rank below the highest ready one that no tensor lists as ready is the one they wait for.
         ready = {rank for listed in _READY.findall(text)[:64] for rank in _ranks(listed)}
         top = max(ready, default=-1)
         absent = [rank for rank in range(top) if rank not in ready] if top < MAX_NAMED else []
-        if absent and len(absent) <= len(ready) // 2:
+        if absent and len(absent) <= max(1, len(ready) // 2):
             return CollectiveFacts("missing", named_ranks=absent)
         return CollectiveFacts("timeout")
     work = _WORK.search(text) if "WorkNCCL(" in text else None

@@ -55,7 +55,8 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("table", r"Root Cause \(first observed failure\)|Failures:|ChildFailedError", 300),
     Anchor(
         "exit",
-        r"exitcode|exit code|exit status|exits with return code|received by PID|closing signal|death signal|exited on signal|"
+        r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: \[\[|"
+        r"received by PID|closing signal|death signal|exited on signal|"
         r"terminated with (?:signal|exit code|the following error)",
         3,
     ),
@@ -69,7 +70,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "world", r"WORLD_SIZE|world_size|[Ww]orld size|n[Rr]anks \d|GLOBAL_RANK: \d|store.based barrier", 0
     ),
-    Anchor("usage", r": error: |missing ranks|[Ss]talled ranks|subset of ranks", 3),
+    Anchor("usage", r": error: |missing ranks|ready ranks|[Ss]talled ranks|subset of ranks", 3),
 )
 ANCHOR_DIGEST = repr([(a.name, a.source, a.after) for a in ANCHORS])
 

@@ -119,6 +119,11 @@ _CARGO_EXIT = LazyRegex(
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
 # glog's (and Paddle's, Caffe's) failure signal handler: `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`.
 _GLOG_SIGNAL = LazyRegex(r"\*\*\* (SIG[A-Z]{2,8}) \(@[^)]{0,40}\) received by PID (\d{1,10})")
+# horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
+# exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
+_HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9})")
+_MPI_PROCESS = LazyRegex(r"Process name: \[\[\d{1,10},\d{1,10}\],(\d{1,7})\]")
+_MPI_EXIT_CODE = LazyRegex(r"Exit code:\s{1,20}(-?\d{1,9})$")
 # A launcher naming the global rank that ended (MosaicML Composer: `Rank 2 crashed with exit code -7.`).
 _RANK_CRASHED = LazyRegex(
     r"\b[Rr]ank (\d{1,7}) (?:crashed|failed|exited) with (?:exit|return) code (-?\d{1,9})"
@@ -154,7 +159,7 @@ _SPAWN_EXIT = LazyRegex(
     r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,10}))"
 )
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
-_GLOBAL_RANK_WORD = {"srun": "task", "mpirun": "MPI rank"}
+_GLOBAL_RANK_WORD = {"srun": "task", "mpirun": "MPI rank", "horovodrun": "process index"}
 # Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
 _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}), MEMBER: \d{1,7}/(\d{1,7})")
 _STORE_BARRIER = LazyRegex(
@@ -251,6 +256,8 @@ class _Stream:
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
         self.last_seen = 0  # number of the last line this stream received
+        # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
+        self.mpi_process: tuple[int | None, int, str] | None = None
         self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
 
 
@@ -624,6 +631,12 @@ class LogReader:
         if stream.frames and stream.frames[-1].code is None and not _looks_like_exception(stripped):
             stream.frames[-1].code = stripped[:400]  # a pasted traceback that lost its indentation
             return True
+        if not _looks_like_exception(stripped):
+            # Not an exception line (another process's output run into the frames): the traceback was
+            # cut off here; the line is read on its own.
+            self._cut_off_traceback(stream)
+            stream.mode = "idle"
+            return False
         self._start_exception(stream, number, stripped, cands, frames=stream.frames, standalone=False)
         return True
 
@@ -1090,6 +1103,16 @@ class LogReader:
                 bounded_int(m.group(2)),
                 "signal-handler",
             )
+        elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
+            code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
+        elif "Process name: [[" in rest and (m := _MPI_PROCESS.search(rest)):
+            # Its `Exit code:` follows on the next line; the report is stated at this line.
+            stream.mpi_process = (bounded_rank(m.group(1)), number, rest.strip())
+            return True
+        elif stream.mpi_process is not None and (m := _MPI_EXIT_CODE.match(rest.strip())):
+            code, reporter = bounded_int(m.group(1)), "mpirun"
+            global_rank, number, rest = stream.mpi_process
+            stream.mpi_process = None
         elif "with exit code" in rest and (m := _RANK_CRASHED.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "launcher"
         elif "srun: error:" in rest and (m := _SRUN_EXIT.search(rest)):
