@@ -1,7 +1,8 @@
 """The command line's option table: each shared option declared once, for typer and the fast path.
 
-Typer commands declare their parameters with :func:`typer_option` from these specs; explain's fast
-path (:mod:`ddpdoctor.cli.explain_fast`) parses the same specs by hand. Global options
+Typer commands declare their parameters with :func:`typer_option` from these specs; the fast paths
+of explain and run (:mod:`ddpdoctor.cli.explain_fast`, :mod:`ddpdoctor.cli.run_fast`) parse the
+same specs by hand. Global options
 (:data:`GLOBAL_OPTIONS`) may also be written after the subcommand: :func:`hoist_global_options`
 moves them before it. This module does not import typer at module level.
 """
@@ -17,11 +18,15 @@ from ddpdoctor.present.render import OutputFormat
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option: its spellings, its help line and, for options that take a value, its metavar."""
+    """One option: its spellings, its help line and, for options that take a value, its metavar.
+
+    A flag with an `off` spelling (`--instrument/--no-instrument`) is true by default.
+    """
 
     names: tuple[str, ...]
     help: str
     metavar: str | None = None  # None: a flag
+    off: str | None = None
 
     @property
     def takes_value(self) -> bool:
@@ -48,6 +53,19 @@ ENGINE = OptionSpec(
     ("--engine",), "Prefilter engine: auto (hyperscan when installed), hyperscan or python.", "NAME"
 )
 JOBS = OptionSpec(("--jobs", "-j"), "Files scanned in parallel (0: one per CPU, at most 8).", "N")
+OUT = OptionSpec(("--out", "-o"), "Run folder (default: ./ddpdoctor-runs/<date>-<time>-<program>).", "DIR")
+HANG_AFTER = OptionSpec(
+    ("--hang-after",), "A hang: no output and no CPU use this long (0: never).", "SECONDS"
+)
+ON_HANG = OptionSpec(
+    ("--on-hang",), "After the hang report: keep the job (report) or stop it (kill).", "ON_HANG"
+)
+NATIVE = OptionSpec(("--native",), "Add C/C++ frames to the stacks (py-spy --native).")
+INSTRUMENT = OptionSpec(
+    ("--instrument",),
+    "Set fault handler, Flight Recorder, NCCL_DEBUG and the startup hook.",
+    off="--no-instrument",
+)
 
 GLOBAL_OPTIONS: dict[str, OptionSpec] = {"color": COLOR, "quiet": QUIET, "debug": DEBUG}
 # `ddpdoctor explain`'s own options, by destination; the typer command declares exactly these.
@@ -60,18 +78,33 @@ EXPLAIN_OPTIONS: dict[str, OptionSpec] = {
     "engine": ENGINE,
     "jobs": JOBS,
 }
+# `ddpdoctor run`'s own options, by destination; the typer command declares exactly these.
+RUN_OPTIONS: dict[str, OptionSpec] = {
+    "out": OUT,
+    "hang_after": HANG_AFTER,
+    "on_hang": ON_HANG,
+    "native": NATIVE,
+    "instrument": INSTRUMENT,
+    "fmt": FORMAT,
+    "kb": KB,
+}
 
 
 def by_name(specs: dict[str, OptionSpec]) -> dict[str, tuple[str, OptionSpec]]:
-    """Every spelling of every option -> (destination, spec)."""
-    return {name: (dest, spec) for dest, spec in specs.items() for name in spec.names}
+    """Every spelling of every option (a flag's `off` spelling too) -> (destination, spec)."""
+    return {
+        name: (dest, spec)
+        for dest, spec in specs.items()
+        for name in (*spec.names, *([spec.off] if spec.off else []))
+    }
 
 
 def typer_option(spec: OptionSpec, **extra: Any) -> Any:
-    """The `typer.Option` that declares `spec`."""
+    """The `typer.Option` that declares `spec` (defaults are not shown unless `show_default=True`)."""
     import typer
 
-    return typer.Option(*spec.names, help=spec.help, metavar=spec.metavar, show_default=False, **extra)
+    names = (f"{spec.names[0]}/{spec.off}", *spec.names[1:]) if spec.off else spec.names
+    return typer.Option(*names, help=spec.help, metavar=spec.metavar, **{"show_default": False, **extra})
 
 
 def hoist_global_options(args: Sequence[str]) -> list[str]:
