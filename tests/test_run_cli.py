@@ -173,3 +173,43 @@ def test_the_job_starts_before_typer_and_the_analysis_are_imported(tmp_path: Pat
     done = subprocess.run([PY, "-c", probe], capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert done.stdout.strip().splitlines()[-1] == "BEFORE [] 0 False", done.stderr
     assert (tmp_path / "r" / "report.json").is_file()
+
+
+def test_hoisting_leaves_the_command_of_run_alone() -> None:
+    from ddpdoctor.cli.options import hoist_global_options
+
+    assert hoist_global_options(["run", "-o", "d", "-q", "train.py", "-q", "--debug"]) == [
+        "-q",
+        "run",
+        "-o",
+        "d",
+        "train.py",
+        "-q",
+        "--debug",
+    ]
+    assert hoist_global_options(["--color", "never", "run", "--kb", "k", "--color=always", "x", "-q"]) == [
+        "--color=always",
+        "--color",
+        "never",
+        "run",
+        "--kb",
+        "k",
+        "x",
+        "-q",
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("debug", ["0", "1"], ids=["fast-path", "typer"])  # DDPDOCTOR_DEBUG=1: typer
+def test_the_job_gets_its_own_options_even_those_ddpdoctor_also_has(debug: str, tmp_path: Path) -> None:
+    script = "import sys; print(sys.argv[1:])"
+    done = subprocess.run(
+        [PY, "-m", "ddpdoctor", "run", "-o", "r", PY, "-c", script, "-q", "--color", "never", "--debug"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "DDPDOCTOR_DEBUG": debug},
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
+    assert (done.returncode, done.stdout) == (0, "['-q', '--color', 'never', '--debug']\n"), done.stderr

@@ -108,24 +108,36 @@ def typer_option(spec: OptionSpec, **extra: Any) -> Any:
 
 
 def hoist_global_options(args: Sequence[str]) -> list[str]:
-    """`args` with global options written after the subcommand moved before it (`explain x --color never`)."""
+    """`args` with global options written after the subcommand moved before it (`explain x --color never`).
+
+    Nothing after `--` moves, nor anything of the command that `run` starts
+    (`run -o DIR python train.py -q` keeps `-q` for train.py).
+    """
     names = by_name(GLOBAL_OPTIONS)
+    run_values = {name for name, (_, spec) in by_name(RUN_OPTIONS).items() if spec.takes_value}
+    subcommand: str | None = None
     hoisted: list[str] = []
     rest: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--":
+        positional = arg == "-" or not arg.startswith("-")
+        if arg == "--" or (subcommand == "run" and positional):
             rest += args[i:]
             break
         name, eq, _ = arg.partition("=")
-        spec = names.get(name, (None, None))[1] if rest else None
-        if spec is None:
-            rest.append(arg)
-        elif spec.takes_value and not eq and i + 1 < len(args):
-            hoisted += [arg, args[i + 1]]
-            i += 1
+        spec = names.get(name, (None, None))[1]
+        takes_next = (
+            not eq
+            and i + 1 < len(args)
+            and ((spec is not None and spec.takes_value) or (subcommand == "run" and name in run_values))
+        )
+        taken = list(args[i : i + 2] if takes_next else [arg])
+        if spec is not None and subcommand is not None:
+            hoisted += taken
         else:
-            hoisted.append(arg)
-        i += 1
+            rest += taken
+            if subcommand is None and spec is None and positional:
+                subcommand = arg
+        i += len(taken)
     return [*hoisted, *rest]
