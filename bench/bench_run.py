@@ -1,17 +1,18 @@
 """What `ddpdoctor run` costs a healthy job, and how long `stacks` takes for eight ranks.
 
 1. Overhead, end to end: the same healthy torchrun job (gloo on CPU, two ranks, a 256x256 matmul
-   and an all_reduce per step, a line of output every 20 steps; by default 12000 steps, about a
-   minute of training on the idle 2-core development machine, plus torchrun's start) runs as
+   and an all_reduce per step, a line of output every 20 steps; by default 12000 steps: 46-83 s a
+   run, torchrun's start included, on the shared 2-core development machine at load 6-10) runs as
    `torchrun ...` and as `ddpdoctor run -o DIR -- torchrun ...`: the command line in a new process
    (its start, the supervisor with full instrumentation: startup hook, per-rank capture over
    sockets, Flight Recorder buffers, heartbeat folder, hang watch; the report and the bundle at
    the end), both with standard output to a pipe. Rounds are interleaved, the order alternating
    (plain first, then run first), so that a slow spell of a shared machine hits both sides alike.
    Reported: the median of the per-round wall-time ratios with a 95% bootstrap confidence interval
-   and the range of the ratios, the ratio of the medians, and two CPU views that the load of other
-   programs disturbs much less: the CPU time of every process (ddpdoctor itself included), and the
-   CPU time of the ranks' training loops alone (what the instrumentation costs per step).
+   and the range of the ratios, the ratio of the medians, and the same per-round ratios for two
+   CPU views that the load of other programs disturbs much less: the CPU time of every process
+   (ddpdoctor itself included), and the CPU time of the ranks' training loops alone (what the
+   instrumentation costs per step).
    Target: wall-time ratio <= 1.02. With `--decompose`, a third variant runs under
    `ddpdoctor run --no-instrument` (supervision and output capture only).
 2. The fixed cost, apart: `ddpdoctor run -- python -c ...` against `python -c ...` (interleaved),
@@ -134,30 +135,36 @@ def _bootstrap_median(values: Sequence[float], level: float = 0.95) -> tuple[flo
 
 @dataclass(frozen=True)
 class Ratios:
-    """Per-round wall-time ratios of a variant to plain, summarised."""
+    """Per-round ratios of a variant to plain, summarised: median, its 95% interval, the range."""
 
     median: float
     low: float
     high: float
     spread: tuple[float, float]
 
+    def __str__(self) -> str:
+        return f"{self.median:.3f} ({self.low:.3f}-{self.high:.3f})"
 
-def _ratios(samples: Sequence[Sample], base: Sequence[Sample]) -> Ratios:
-    ratios = [x.wall / b.wall for x, b in zip(samples, base, strict=True)]
+
+def _ratios(samples: Sequence[Sample], base: Sequence[Sample], measure: Callable[[Sample], float]) -> Ratios:
+    ratios = [measure(x) / measure(b) for x, b in zip(samples, base, strict=True)]
     low, high = _bootstrap_median(ratios)
     return Ratios(statistics.median(ratios), low, high, (min(ratios), max(ratios)))
 
 
+def _wall(sample: Sample) -> float:
+    return sample.wall
+
+
 def _row(name: str, samples: list[Sample], base: list[Sample]) -> str:
     walls = [x.wall for x in samples]
-    ratios = _ratios(samples, base)
-    cpu = statistics.median(x.cpu for x in samples) / statistics.median(b.cpu for b in base)
-    loop = statistics.median(x.loop_cpu for x in samples) / statistics.median(b.loop_cpu for b in base)
+    wall = _ratios(samples, base, _wall)
+    cpu = _ratios(samples, base, lambda x: x.cpu)
+    loop = _ratios(samples, base, lambda x: x.loop_cpu)
     return (
-        f"| {name} | {statistics.median(walls):.2f} s | {ratios.median:.3f} "
-        f"| {ratios.low:.3f}-{ratios.high:.3f} | {ratios.spread[0]:.3f}-{ratios.spread[1]:.3f} "
-        f"| {statistics.median(walls) / statistics.median(x.wall for x in base):.3f} | {cpu:.3f} "
-        f"| {loop:.3f} | {', '.join(f'{t:.1f}' for t in walls)} |"
+        f"| {name} | {statistics.median(walls):.2f} s | {wall} | {wall.spread[0]:.3f}-{wall.spread[1]:.3f} "
+        f"| {statistics.median(walls) / statistics.median(x.wall for x in base):.3f} | {cpu} | {loop} "
+        f"| {', '.join(f'{t:.1f}' for t in walls)} |"
     )
 
 
@@ -190,13 +197,14 @@ def overhead(rounds: int, steps: int, nproc: int, scratch: Path, *, decompose: b
     plain = samples["plain torchrun"]
     print(f"healthy job: {nproc} ranks, {steps} steps, {rounds} rounds, order alternating each round\n")
     print(
-        "| | median wall | median of round ratios | 95% CI (bootstrap) | range of ratios | ratio of medians "
-        "| CPU ratio (all processes) | loop CPU ratio | all rounds (wall, s) |"
+        "| | median wall | wall ratio: median of rounds (95% CI) | range of wall ratios | ratio of median walls "
+        "| CPU of all processes: ratio (95% CI) | CPU of the training loops: ratio (95% CI) "
+        "| all rounds (wall, s) |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in variants:
         print(_row(name, samples[name], plain))
-    return _ratios(samples["ddpdoctor run"], plain)
+    return _ratios(samples["ddpdoctor run"], plain, _wall)
 
 
 def fixed_cost(repeat: int, scratch: Path) -> None:
