@@ -2,9 +2,9 @@
 
 Typer commands declare their parameters with :func:`typer_option` from these specs; the fast paths
 of explain and run (:mod:`ddpdoctor.cli.explain_fast`, :mod:`ddpdoctor.cli.run_fast`) parse the
-same specs by hand. Global options
-(:data:`GLOBAL_OPTIONS`) may also be written after the subcommand: :func:`hoist_global_options`
-moves them before it. This module does not import typer at module level.
+same specs by hand. Global options (:data:`GLOBAL_OPTIONS`) may also be written after the
+subcommand: :func:`hoist_global_options` moves them before it. This module does not import typer
+at module level.
 """
 
 from __future__ import annotations
