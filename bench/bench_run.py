@@ -201,7 +201,7 @@ def overhead(rounds: int, steps: int, nproc: int, scratch: Path, *, decompose: b
         "| CPU of all processes: ratio (95% CI) | CPU of the training loops: ratio (95% CI) "
         "| all rounds (wall, s) |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in variants:
         print(_row(name, samples[name], plain))
     return _ratios(samples["ddpdoctor run"], plain, _wall)
