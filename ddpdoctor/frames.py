@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-# Path fragments of installed libraries, the interpreter and Rust's toolchain and registry.
+# Path fragments of installed libraries, the interpreter and Rust's toolchain and registry (matched
+# with `/` separators: Windows paths are turned around first).
 _LIBRARY_MARKERS = (
     "site-packages",
     "dist-packages",
     "/torch/",
-    "\\torch\\",
     "<frozen",
     "/lib/python",
-    "\\lib\\python",
     "<string>",
     "/.cargo/registry/",
     "/rustc/",
@@ -18,7 +17,6 @@ _LIBRARY_MARKERS = (
     "/library/core/",
     # Rust framework crates met as relative paths (a Burn checkout, a vendored workspace).
     "crates/burn-",
-    "crates\\burn-",
     "cubecl",
 )
 
@@ -29,7 +27,8 @@ def is_user_frame(path: str) -> bool:
     An installed console script (`.../bin/torchrun`, `.../bin/accelerate`: no `.py`, in a `bin`
     folder) is a launcher, not the user's code.
     """
+    path = path.replace("\\", "/")
     if not path or any(marker in path for marker in _LIBRARY_MARKERS):
         return False
-    folder, _, name = path.replace("\\", "/").rpartition("/")
+    folder, _, name = path.rpartition("/")
     return not (folder.endswith("/bin") and "." not in name)

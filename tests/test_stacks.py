@@ -62,7 +62,14 @@ def test_ranks_label() -> None:
 
 def test_is_user_frame_is_the_shared_rule() -> None:
     assert is_user_frame("/home/u/train.py")
-    for path in (f"{SITE}/c10d_logger.py", "/usr/lib/python3.11/threading.py", "<frozen runpy>"):
+    assert is_user_frame("C:\\Users\\u\\proj\\src\\main.rs")
+    for path in (
+        f"{SITE}/c10d_logger.py",
+        "/usr/lib/python3.11/threading.py",
+        "<frozen runpy>",
+        "C:\\Python311\\Lib\\site-packages\\torch\\nn\\modules\\module.py",
+        "C:\\Users\\u\\.cargo\\registry\\src\\index.crates.io-6f17d22bba15001f\\wgpu-23.0.1\\src\\lib.rs",
+    ):
         assert not is_user_frame(path)
 
 

@@ -64,9 +64,13 @@ _VERSION_TEXT = LazyRegex(
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
 )
 _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
+# Ranks that ran different collectives, or values that differ between ranks where they must agree
+# (DeepSpeed's `disagreement between rank0 and rank2`).
 _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
+    r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
 )
+_REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
 _ALREADY_CHECKED_IN = LazyRegex(
     r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
@@ -155,7 +159,7 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
     found = [c for obs in timeline.failures if (c := exception_candidate(obs)) is not None]
     if not any(obs.rank is not None for obs in timeline.failures):
         for cand in found:
-            _rank_from_device(cand)
+            _device_note(cand)
     found += exit_candidates(timeline, index, found)
     found += collective_candidates(timeline, found)
     found += membership_candidates(timeline)
@@ -165,18 +169,20 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
 # --- exceptions and matched messages ------------------------------------------------------------
 
 
-def _rank_from_device(cand: Candidate) -> None:
-    """With no rank label anywhere, an error that names exactly one CUDA device points at the process
-    driving it (one process per GPU: local rank = device index)."""
+def _device_note(cand: Candidate) -> None:
+    """With no rank label anywhere, an error that names exactly one CUDA device says which GPU failed.
+
+    That is not a rank: in a multi-node job every node has a GPU of that index, and
+    CUDA_VISIBLE_DEVICES renumbers them. It is stated as a lead, not as the culprit's rank."""
     if cand.tier != CAUSE or not isinstance(cand.obs, ExceptionObs) or cand.obs.origin != "python":
         return  # a Rust program (Burn) drives every device from one process
     texts = [cand.obs.text, *(text for _, _, text in cand.obs.evidence)]
     devices = {int(a or b) for text in texts for a, b in _DEVICE_INDEX.findall(text)}
-    if len(devices) == 1 and (device := devices.pop()) > 0:  # cuda:0 is also every single-GPU run's device
-        cand.rank = device
+    if len(devices) == 1:
+        device = devices.pop()
         cand.rank_note = (
-            f"inferred from the device the error names (cuda:{cand.rank}), assuming one process per GPU"
-            " and no CUDA_VISIBLE_DEVICES remapping"
+            f"no rank label in the logs; the error names GPU {device}: with one process per GPU and no"
+            f" CUDA_VISIBLE_DEVICES remapping that is local rank {device} of its node"
         )
 
 
@@ -240,6 +246,11 @@ def message_category(text: str) -> tuple[str, str] | None:
         return "collective_mismatch", "the message says the ranks called different collectives"
     if _NCCL_FAILURE.search(text):
         return "nccl_error", "the message says an NCCL call failed"
+    if _REFUSED.search(text):
+        return "rendezvous", (
+            "a connection was refused: nothing listened at that address (a peer or the store had not"
+            " started, or the address or port is wrong)"
+        )
     return None
 
 
@@ -345,6 +356,20 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.category, cand.strength = "user_code", 2 if user is not None else 1
         where = f" from your code at {user.where()}" if user is not None else ""
         cand.reasons.append(f"{short_type} is a programming error: the code called it wrongly{where}")
+    elif (
+        exc is not None
+        and exc.origin == "python"
+        and exc.exc_type
+        and short_type != "Error"  # `Error: failed to run ...` is a command-line tool's message
+        and not exc.frames
+        and not exc.cut_off
+    ):
+        # Only the exception line was pasted: no frame says a library is at fault, and what such a
+        # line reports (a shape, a dtype, a checkpoint that does not fit) is most often the script's use.
+        cand.category = "user_code"
+        cand.reasons.append(
+            f"{short_type} with no traceback in the logs: most likely raised by how the script used a library"
+        )
     elif exc is not None and exc.origin == "panic" and exc.frames and exc.frames[0].user:
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"the panic is in your crate at {exc.frames[0].where()}")
@@ -584,6 +609,15 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         )
     }
     waiting |= {o.rank for o in reports if o.rank is not None and o.state == "timeout"}
+    # The watchdog's own `[Rank N]` tag names the rank that timed out, even where the line's prefix
+    # numbers it differently (a local rank, another process group): that rank waited too.
+    waiting |= {
+        tag
+        for o in reports
+        if o.state == "timeout"
+        and (facts := collective_facts(o.text))
+        and (tag := facts.reporter) is not None
+    }
     # A rank another rank's message names as the one that detected the timeout waited too.
     waiting |= {
         r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None

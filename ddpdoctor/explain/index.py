@@ -63,7 +63,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
     Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
     Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
-    Anchor("error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} ", 3),
+    Anchor("error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} |\[[EF]:\w", 3),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
     Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
     Anchor(

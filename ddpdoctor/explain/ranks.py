@@ -38,6 +38,9 @@ _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
     (LazyRegex(r"\[[A-Za-z_][\w-]{0,64}?(\d{1,7})\]:[ \t]?"), "local"),
     (LazyRegex(r"\[[^\]]{10,40}\] [0-9a-f]{8} \[rank=(\d{1,7})\] \|\|[ \t]?"), "rank"),
 )
+_LEADING_TIME = LazyRegex(
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? {1,4}(?=\[)"
+)
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
@@ -106,6 +109,9 @@ def split_prefix(
             break
         line = line[host.end() :]
     rest = line.lstrip(" \t")
+    stamp = _LEADING_TIME.match(rest) if rest[:1].isdigit() else None
+    if stamp is not None:
+        rest = rest[stamp.end() :]  # `2024-11-20 14:37:16 [rank3]: ...`: a logger's time before the label
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):
         return Prefix(None, False, line)  # no label: keep the indentation (traceback frames need it)
     rank: int | None = None
@@ -132,7 +138,8 @@ def split_prefix(
             rank, local = value, is_local
         rest = rest[end:]
     if rank is None:
-        return Prefix(None, False, line if rest == line.lstrip(" \t") else rest)
+        unlabelled = stamp is not None or rest == line.lstrip(" \t")
+        return Prefix(None, False, line if unlabelled else rest)
     return Prefix(rank, local, rest)
 
 

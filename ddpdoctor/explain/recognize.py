@@ -87,8 +87,10 @@ _ERROR_NAME = LazyRegex(
 _GROUP_BOX = LazyRegex(r"^[ \t]*(?:[+|] ?|\+-[+-]*[^\n]*$)")
 _GROUP_SEPARATOR = LazyRegex(r"^[ \t]*\+?-[+-]{2,}(?: \d{1,4} -+| \.\.\.[^\n]*)?\s*$")
 _PANIC_NEW = LazyRegex(
-    r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at (?P<loc>\S.{0,1000}?):(?P<line>\d{1,9}):(?P<col>\d{1,9}):$"
+    r"(?:thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? |^\s*)panicked at (?P<loc>\S.{0,1000}?):(?P<line>\d{1,9}):(?P<col>\d{1,9}):$"
 )
+# Rust aborts when a panic hook panics again: the first panic's message is lost.
+_DOUBLE_PANIC = "thread panicked while processing panic"
 _PANIC_OLD = LazyRegex(
     r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at '(?P<msg>.*)$"
 )
@@ -111,8 +113,16 @@ _TABLE_EXIT = LazyRegex(r"(-?\d{1,9})(?: \(pid: (\d{1,10})\))?")
 _AGENT_FAILED = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7}) \(pid: (\d{1,10})\)")
 _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
-_CARGO_EXIT = LazyRegex(r"process didn't exit successfully: .{0,4000}\((?:exit status|signal): (\d{1,9})")
+_CARGO_EXIT = LazyRegex(
+    r"process didn't exit successfully: .{0,4000}\((?:exit status|signal|exit code): (0x[0-9a-fA-F]{1,8}|\d{1,10})"
+)
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
+# glog's (and Paddle's, Caffe's) failure signal handler: `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`.
+_GLOG_SIGNAL = LazyRegex(r"\*\*\* (SIG[A-Z]{2,8}) \(@[^)]{0,40}\) received by PID (\d{1,10})")
+# A launcher naming the global rank that ended (MosaicML Composer: `Rank 2 crashed with exit code -7.`).
+_RANK_CRASHED = LazyRegex(
+    r"\b[Rr]ank (\d{1,7}) (?:crashed|failed|exited) with (?:exit|return) code (-?\d{1,9})"
+)
 # Slurm: `srun: error: node7: task 3: Exited with exit code 1` (`tasks 2-7:` for several; task = rank).
 _SRUN_EXIT = LazyRegex(
     r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed))"
@@ -126,8 +136,10 @@ _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 _FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation fault|Bus error)\b.*)")
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
+# Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
+# a tool's `prog: error: ...`.
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s)?(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d)|^[\w./-]{1,200}: error: \S"
+    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
 )
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
 _GLUED_EXCEPTION = LazyRegex(
@@ -138,8 +150,11 @@ _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 _BOLD = re.compile(r"^\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
-_SPAWN_EXIT = LazyRegex(r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,9}))")
+_SPAWN_EXIT = LazyRegex(
+    r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,10}))"
+)
 _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
+_GLOBAL_RANK_WORD = {"srun": "task", "mpirun": "MPI rank"}
 # Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
 _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}), MEMBER: \d{1,7}/(\d{1,7})")
 _STORE_BARRIER = LazyRegex(
@@ -210,6 +225,7 @@ class _Panic:
     lines: list[tuple[int, str, frozenset[int]]] = field(default_factory=list)
     open: bool = False  # the old form: the message runs until `', file:line:col`
     old: bool = False
+    aborted: bool = False  # the panic hook panicked too: Rust aborted without the message
 
 
 class _Stream:
@@ -224,6 +240,7 @@ class _Stream:
         self.frames: list[Frame] = []
         self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
+        self.frame_indent = 0  # the indentation of the last `File "..."` line
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
         self.chain_marker: str | None = None
@@ -574,9 +591,15 @@ class LogReader:
     # --- Python tracebacks ---------------------------------------------------------------------
 
     def _traceback_line(self, stream: _Stream, number: int, rest: str, cands: frozenset[int]) -> bool:
-        if rest[:1] in (" ", "\t"):
+        indent = len(rest) - len(rest.lstrip(" \t"))
+        if rest[:1] in (" ", "\t") and not (
+            # A traceback indented as a whole (torchrun's failure table): the exception line is
+            # indented less than the frames.
+            stream.frames and indent < stream.frame_indent and _looks_like_exception(rest.strip())
+        ):
             m = _FRAME.match(rest)
             if m:
+                stream.frame_indent = indent
                 if len(stream.frames) < MAX_FRAMES:
                     stream.frames.append(_frame(m))
                 else:
@@ -687,6 +710,7 @@ class LogReader:
             or TRACEBACK_HEAD in rest
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
+            or "terminate called after throwing" in rest  # a C++ exception's report of its own
             or _is_exit_report(rest)
             or _NCCL_RECORD.match(rest) is not None
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
@@ -757,6 +781,10 @@ class LogReader:
                 # The worker's own exception states the failure; the re-raise only carries it.
                 obs.text, obs.line = worker.worker_text, worker.worker_line
                 obs.evidence.insert(0, (self.label, worker.worker_line, worker.worker_text))
+        exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
+        if stream.spawn_rank is None and exited is not None and obs.rank is None:
+            # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
+            stream.spawn_rank = bounded_rank(exited.group(1))
         if stream.spawn_rank is not None:
             obs.rank, obs.local_rank = stream.spawn_rank, False
             obs.rank_source = "torch.multiprocessing.spawn (process index)"
@@ -828,7 +856,7 @@ class LogReader:
         if m:
             self._end_panic(stream)
             loc = f"{m.group('loc')}:{m.group('line')}:{m.group('col')}"
-            stream.panic = _Panic(m.group("thread"), loc, number, head=(rest, cands))
+            stream.panic = _Panic(m.group("thread") or "", loc, number, head=(rest, cands))
             stream.mode = "panic"
             return True
         m = _PANIC_OLD.search(rest)
@@ -857,7 +885,9 @@ class LogReader:
                 rest = m.group("msg")
             panic.lines.append((number, rest, cands))
             return True
-        if stripped.startswith("note: run with `RUST_BACKTRACE") or stripped.startswith("note: Some details"):
+        if stripped.startswith(("note: run with `RUST_BACKTRACE", "note: Some details", _DOUBLE_PANIC)):
+            if stripped.startswith(_DOUBLE_PANIC):
+                panic.aborted = True
             self._end_panic(stream)
             return True
         if stripped == "stack backtrace:":
@@ -884,7 +914,10 @@ class LogReader:
             return
         lines = [(n, t, c) for n, t, c in panic.lines if t.strip()]
         if not lines:
-            return
+            if not panic.head[0].strip():
+                return
+            # No message (lost to a panic while panicking, or cut off): the place is all there is.
+            lines = [(panic.line, panic.head[0], panic.head[1])]
         number, first, cands = lines[0]
         obs = self._observe(ExceptionObs, number, first.strip(), stream)
         obs.origin = "panic"
@@ -897,13 +930,19 @@ class LogReader:
             # Some panics are known by where they happen (an unwrap at a known place of the strategy).
             obs.chain += _new_links(obs.chain, self._links(head, head_cands, known_only=True))
         obs.thread = panic.thread
+        if panic.aborted:
+            obs.notes.append(
+                "the panic handler panicked again and Rust aborted: the panic's message was lost"
+            )
         if panic.loc:
             file, _, _position = panic.loc.rpartition(":")
             file, _, line = file.rpartition(":")
             line_no = bounded_int(line)
             if file and line_no is not None:
-                obs.frames = [Frame(file, line_no, f"thread '{panic.thread}'")]
-        obs.evidence = [(self.label, panic.line, f"thread '{panic.thread}' panicked at {panic.loc}")]
+                obs.frames = [
+                    Frame(file, line_no, f"thread '{panic.thread}'" if panic.thread else "a thread")
+                ]
+        obs.evidence = [(self.label, panic.line, panic.head[0].strip() or f"panicked at {panic.loc}")]
         obs.evidence += [(self.label, n, t) for n, t, _ in lines[:8]]
         if stream.banner:
             obs.notes.append(f"Burn's file logger has the full experiment log: {stream.banner}")
@@ -1034,7 +1073,9 @@ class LogReader:
         elif "return code" in rest and (m := _DEEPSPEED_EXIT.search(rest)):
             code, reporter = bounded_int(m.group(1)), "deepspeed"
         elif "exit successfully" in rest and (m := _CARGO_EXIT.search(rest)):
-            code, reporter = bounded_int(m.group(1)), "cargo"
+            digits = m.group(1)
+            code = int(digits, 16) if digits.startswith("0x") else bounded_int(digits)
+            reporter = "cargo"
         elif "received by PID" in rest and (m := _SIGNAL_PID.search(rest)):
             signal = bounded_int(m.group(1))
             code, pid, reporter = (
@@ -1042,6 +1083,15 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
+        elif "received by PID" in rest and (m := _GLOG_SIGNAL.search(rest)):
+            signum = _SIGNAL_NUMBERS.get(m.group(1))
+            code, pid, reporter = (
+                (-signum if signum is not None else None),
+                bounded_int(m.group(2)),
+                "signal-handler",
+            )
+        elif "with exit code" in rest and (m := _RANK_CRASHED.search(rest)):
+            code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "launcher"
         elif "srun: error:" in rest and (m := _SRUN_EXIT.search(rest)):
             code = -9 if m.group(3) else bounded_int(m.group(2))
             global_rank, reporter = bounded_rank(m.group(1)), "srun"
@@ -1068,7 +1118,7 @@ class LogReader:
         if global_rank is not None:
             obs.rank, obs.rank_source = (
                 global_rank,
-                f"{reporter} line ({'task' if reporter == 'srun' else 'MPI rank'})",
+                f"{reporter} line ({_GLOBAL_RANK_WORD.get(reporter, 'rank')})",
             )
         elif local is not None:
             obs.rank, obs.local_rank = local, reporter != "spawn"
@@ -1093,7 +1143,12 @@ class LogReader:
         obs.evidence.insert(
             0, (self.label, start, f"terminate called after throwing an instance of '{exc_type}'")
         )
-        self._add(obs)
+        # The message may go on over the next lines (a long what() wrapped by the terminal).
+        continued = _Exception(None, message.strip(), number, [], cands, stream.stamp)
+        continued.max_lines = LINE_MESSAGE_LINES
+        continued.observation = obs
+        stream.exc = continued
+        stream.mode = "message"
 
     def _line_observation(
         self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]

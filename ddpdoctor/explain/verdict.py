@@ -30,6 +30,10 @@ from ddpdoctor.explain.timeline import Timeline, order
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
+_CONFIG_CHECK = re.compile(
+    r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
+    r"|\bCheck batch related parameters\b"
+)
 
 
 @dataclass
@@ -63,6 +67,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
         _every_rank_alike(culprit, pool, timeline)
+        _job_configuration(culprit)
     if culprit.category == "rendezvous" and culprit.tier == CAUSE:
         culprit.rank_note = (
             f"printed by rank {culprit.rank}; the job as a whole could not assemble"
@@ -250,6 +255,15 @@ def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timel
         f"every rank of the job ({timeline.world_size}) raised this same error: the cause is shared"
         f" (the code, the data or the configuration), not one rank's; rank {culprit.rank} printed it first"
     )
+    culprit.rank = None
+
+
+def _job_configuration(culprit: Candidate) -> None:
+    """A check of the job's parallel layout (sizes that must divide the world size, batch sizes that
+    must multiply out) gives the same answer on every rank: the rank that printed it is not at fault."""
+    if culprit.rank is None or not _CONFIG_CHECK.search(culprit.obs.innermost_text()):
+        return
+    culprit.rank_note = f"printed by rank {culprit.rank}, but it is a check of the job's configuration that every rank fails alike"
     culprit.rank = None
 
 
