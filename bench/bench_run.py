@@ -1,29 +1,36 @@
 """What `ddpdoctor run` costs a healthy job, and how long `stacks` takes for eight ranks.
 
-1. Overhead: the same healthy torchrun job (gloo on CPU, compute and an all_reduce per step, a
-   line of output every few steps) runs on its own and under `ddpdoctor run` (the supervisor with
-   full instrumentation: startup hook, per-rank capture over sockets, Flight Recorder buffers,
-   heartbeat folder, hang watch), interleaved: each round runs both, in an order that alternates
+1. Overhead, end to end: the same healthy torchrun job (gloo on CPU, two ranks, a 256x256 matmul
+   and an all_reduce per step, a line of output every 20 steps; by default 12000 steps: 46-83 s a
+   run, torchrun's start included, on the shared 2-core development machine at load 6-10) runs as
+   `torchrun ...` and as `ddpdoctor run -o DIR -- torchrun ...`: the command line in a new process
+   (its start, the supervisor with full instrumentation: startup hook, per-rank capture over
+   sockets, Flight Recorder buffers, heartbeat folder, hang watch; the report and the bundle at
+   the end), both with standard output to a pipe. Rounds are interleaved, the order alternating
    (plain first, then run first), so that a slow spell of a shared machine hits both sides alike.
-   Reported: the median of the per-round ratios of wall time (start to exit of the job), the
-   ratio of the medians, and the same for the CPU time the job's processes used (user + system of
-   every child, which the load of other programs changes much less than wall time) and for the
-   CPU time of the ranks' training loops alone (what the instrumentation costs per step: Flight
-   Recorder entries, output through the hook's socket; startup is left out).
+   Reported: the median of the per-round wall-time ratios with a 95% bootstrap confidence interval
+   and the range of the ratios, the ratio of the medians, and the same per-round ratios for two
+   CPU views that the load of other programs disturbs much less: the CPU time of every process
+   (ddpdoctor itself included), and the CPU time of the ranks' training loops alone (what the
+   instrumentation costs per step).
    Target: wall-time ratio <= 1.02. With `--decompose`, a third variant runs under
-   `ddpdoctor run --no-instrument` (supervision and output capture only). The CLI's own start
-   (importing ddpdoctor) is measured apart.
-2. Stack collection: an eight-rank job that hangs (rank 1 sleeps, seven ranks wait in all_reduce);
+   `ddpdoctor run --no-instrument` (supervision and output capture only).
+2. The fixed cost, apart: `ddpdoctor run -- python -c ...` against `python -c ...` (interleaved),
+   split into the delay before the job's first statement and the time after it exits (report,
+   bundle): what a run adds once, however long the job.
+3. Stack collection: an eight-rank job that hangs (rank 1 sleeps, seven ranks wait in all_reduce);
    the time to find its ranks, take every stack with py-spy and merge them. Target: < 3 s.
 
-    .venv/bin/python bench/bench_run.py [--rounds 7] [--steps 400] [--nproc 2] [--stack-ranks 8] [--decompose]
+    .venv/bin/python bench/bench_run.py [--rounds 8] [--steps 12000] [--nproc 2] [--stack-ranks 8] [--decompose]
+
+Measurements are recorded in docs/run.md ("Measurements").
 """
 
 from __future__ import annotations
 
 import argparse
-import io
 import os
+import random
 import re
 import resource
 import statistics
@@ -32,10 +39,11 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ddpdoctor.supervise import RunOptions, find_processes, hang_report, procfs, supervise
+from ddpdoctor.supervise import find_processes, hang_report, procfs
 
 warnings.filterwarnings("ignore", message="Failed to initialize NumPy")
 HANG_JOB = Path(__file__).resolve().parent.parent / "ddpdoctor" / "scenarios" / "jobs" / "hang.py"
@@ -55,9 +63,13 @@ for step in range(int(sys.argv[1])):
 print(f"loop-cpu {rank} {time.process_time() - started:.6f}", flush=True)
 dist.destroy_process_group()
 """
+# The job of the fixed-cost measurement: it prints when its first statement runs.
+FIRST_STATEMENT = "import time; print(time.time())"
 MARK = "DDPDOCTOR_BENCH_MARK"
 # The line each rank of the healthy job ends with: the CPU seconds its training loop took.
 LOOP_CPU = "loop-cpu"
+TARGET = 1.02
+BOOTSTRAP_RESAMPLES = 10000
 
 
 def _torchrun(nproc: int, *args: str) -> list[str]:
@@ -72,110 +84,154 @@ def _torchrun(nproc: int, *args: str) -> list[str]:
     ]
 
 
+def _under_run(command: Sequence[str], folder: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "ddpdoctor", "run", "-o", str(folder), *extra, "--", *command]
+
+
 @dataclass
 class Sample:
-    """One run of the job: wall seconds, CPU seconds of the job's processes and of its training
-    loops (summed over the ranks), the supervisor's CPU seconds."""
+    """One run of a command: wall seconds, CPU seconds of all its processes and of the ranks'
+    training loops (summed), and what it wrote to standard output."""
 
     wall: float
-    job_cpu: float
+    cpu: float
     loop_cpu: float
-    own_cpu: float = 0.0
+    launched: float
+    output: str
 
 
-def _loop_cpu(output: bytes) -> float:
+def _loop_cpu(output: str) -> float:
     """The sum of the ranks' `loop-cpu` figures (ranks writing at once may run their lines together)."""
-    return sum(
-        float(x) for x in re.findall(rf"{LOOP_CPU} \d+ (\d+\.\d{{6}})", output.decode(errors="replace"))
-    )
+    return sum(float(x) for x in re.findall(rf"{LOOP_CPU} \d+ (\d+\.\d{{6}})", output))
 
 
 def _cpu(usage: resource.struct_rusage) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _plain(command: list[str], folder: Path) -> Sample:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _measure(command: Sequence[str]) -> Sample:
+    """Run `command` (stdout to a pipe, stderr dropped) and measure it; exit when it fails."""
+    before = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN))
+    launched = time.time()
     started = time.monotonic()
-    done = subprocess.run(command, check=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    done = subprocess.run(command, check=False, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     wall = time.monotonic() - started
-    job = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - _cpu(before)
-    return Sample(wall, job, _loop_cpu(done.stdout))
+    cpu = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - before
+    output = done.stdout.decode(errors="replace")
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:6])} ... failed ({done.returncode}): {output[-2000:]!r}")
+    return Sample(wall, cpu, _loop_cpu(output), launched, output)
 
 
-def _supervised(command: list[str], folder: Path, *, instrument: bool = True) -> Sample:
-    """The job under the supervisor (its report's duration), its CPU and the supervisor's own CPU."""
-    sink = io.BytesIO()
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    report = supervise(
-        RunOptions(command=tuple(command), out=folder, hang_after=300, instrument=instrument),
-        stdout=sink,
-        stderr=sink,
+def _bootstrap_median(values: Sequence[float], level: float = 0.95) -> tuple[float, float]:
+    """A percentile-bootstrap confidence interval for the median of `values`."""
+    rng = random.Random(0)
+    medians = sorted(
+        statistics.median(rng.choices(values, k=len(values))) for _ in range(BOOTSTRAP_RESAMPLES)
     )
-    own = _cpu(resource.getrusage(resource.RUSAGE_SELF)) - _cpu(before)
-    job = _cpu(resource.getrusage(resource.RUSAGE_CHILDREN)) - _cpu(children)
-    if report.exit_status != 0:
-        raise SystemExit(f"the healthy job failed under run: {sink.getvalue()[-2000:]!r}")
-    return Sample(report.duration_s, job, _loop_cpu(sink.getvalue()), own)
+    tail = (1 - level) / 2
+    return medians[int(tail * len(medians))], medians[int((1 - tail) * len(medians)) - 1]
 
 
-def _bare(command: list[str], folder: Path) -> Sample:
-    return _supervised(command, folder, instrument=False)
+@dataclass(frozen=True)
+class Ratios:
+    """Per-round ratios of a variant to plain, summarised: median, its 95% interval, the range."""
+
+    median: float
+    low: float
+    high: float
+    spread: tuple[float, float]
+
+    def __str__(self) -> str:
+        return f"{self.median:.3f} ({self.low:.3f}-{self.high:.3f})"
 
 
-def _cli_start() -> float:
-    started = time.monotonic()
-    subprocess.run(
-        [sys.executable, "-m", "ddpdoctor", "run", "--help"], check=True, stdout=subprocess.DEVNULL
-    )
-    return time.monotonic() - started
+def _ratios(samples: Sequence[Sample], base: Sequence[Sample], measure: Callable[[Sample], float]) -> Ratios:
+    ratios = [measure(x) / measure(b) for x, b in zip(samples, base, strict=True)]
+    low, high = _bootstrap_median(ratios)
+    return Ratios(statistics.median(ratios), low, high, (min(ratios), max(ratios)))
+
+
+def _wall(sample: Sample) -> float:
+    return sample.wall
 
 
 def _row(name: str, samples: list[Sample], base: list[Sample]) -> str:
     walls = [x.wall for x in samples]
-    ratios = [x.wall / b.wall for x, b in zip(samples, base, strict=True)]
-    cpu = statistics.median(x.job_cpu for x in samples) / statistics.median(b.job_cpu for b in base)
-    loop = statistics.median(x.loop_cpu for x in samples) / statistics.median(b.loop_cpu for b in base)
+    wall = _ratios(samples, base, _wall)
+    cpu = _ratios(samples, base, lambda x: x.cpu)
+    loop = _ratios(samples, base, lambda x: x.loop_cpu)
     return (
-        f"| {name} | {statistics.median(walls):.2f} s | {statistics.median(ratios):.3f} "
-        f"| {statistics.median(walls) / statistics.median(x.wall for x in base):.3f} | {cpu:.3f} "
-        f"| {loop:.3f} | {', '.join(f'{t:.2f}' for t in walls)} |"
+        f"| {name} | {statistics.median(walls):.2f} s | {wall} | {wall.spread[0]:.3f}-{wall.spread[1]:.3f} "
+        f"| {statistics.median(walls) / statistics.median(x.wall for x in base):.3f} | {cpu} | {loop} "
+        f"| {', '.join(f'{t:.1f}' for t in walls)} |"
     )
 
 
-def overhead(rounds: int, steps: int, nproc: int, scratch: Path, *, decompose: bool) -> float:
-    """Print the plain vs supervised times; return the median of the per-round wall-time ratios."""
-    script = scratch / "healthy.py"
-    script.write_text(HEALTHY_JOB, encoding="utf-8")
-    command = _torchrun(nproc, str(script), str(steps))
-    variants = {"plain torchrun": _plain, "under ddpdoctor run": _supervised}
-    if decompose:
-        variants["under ddpdoctor run --no-instrument"] = _bare
+def _interleaved(variants: dict[str, Callable[[int], Sample]], rounds: int) -> dict[str, list[Sample]]:
+    """Every variant once per round, in an order that alternates from round to round."""
     samples: dict[str, list[Sample]] = {name: [] for name in variants}
     for index in range(rounds):
         order = list(variants) if index % 2 == 0 else list(reversed(variants))
         for name in order:
-            samples[name].append(variants[name](command, scratch / f"{name.split()[-1]}{index}"))
+            samples[name].append(variants[name](index))
+        walls = ", ".join(f"{name} {samples[name][-1].wall:.1f} s" for name in variants)
+        print(f"round {index + 1}/{rounds}: {walls}", file=sys.stderr, flush=True)
+    return samples
+
+
+def overhead(rounds: int, steps: int, nproc: int, scratch: Path, *, decompose: bool) -> Ratios:
+    """Print the plain vs supervised times; return the per-round wall-time ratios of `run`."""
+    script = scratch / "healthy.py"
+    script.write_text(HEALTHY_JOB, encoding="utf-8")
+    command = _torchrun(nproc, str(script), str(steps))
+    variants: dict[str, Callable[[int], Sample]] = {
+        "plain torchrun": lambda _: _measure(command),
+        "ddpdoctor run": lambda i: _measure(_under_run(command, scratch / f"run{i}")),
+    }
+    if decompose:
+        variants["ddpdoctor run --no-instrument"] = lambda i: _measure(
+            _under_run(command, scratch / f"bare{i}", "--no-instrument")
+        )
+    samples = _interleaved(variants, rounds)
     plain = samples["plain torchrun"]
     print(f"healthy job: {nproc} ranks, {steps} steps, {rounds} rounds, order alternating each round\n")
     print(
-        "| | median wall | median of round ratios | ratio of medians | job CPU ratio | loop CPU ratio "
-        "| all rounds (wall) |"
+        "| | median wall | wall ratio: median of rounds (95% CI) | range of wall ratios | ratio of median walls "
+        "| CPU of all processes: ratio (95% CI) | CPU of the training loops: ratio (95% CI) "
+        "| all rounds (wall, s) |"
     )
-    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for name in variants:
         print(_row(name, samples[name], plain))
-    under = samples["under ddpdoctor run"]
-    ratio = statistics.median(x.wall / b.wall for x, b in zip(under, plain, strict=True))
-    own = sum(x.own_cpu for x in under)
-    total = sum(x.wall for x in under)
-    print(f"\nratio {ratio:.3f} (target <= 1.02); the CLI's own start adds {_cli_start():.2f} s once")
-    print(
-        f"the supervisor itself used {own:.2f} CPU s over {total:.1f} s of jobs ({own / total:.2%} of a core)"
+    return _ratios(samples["ddpdoctor run"], plain, _wall)
+
+
+def fixed_cost(repeat: int, scratch: Path) -> None:
+    """Print what `run` adds to a job that does nothing: before its first statement, and after it."""
+    command = [sys.executable, "-c", FIRST_STATEMENT]
+    samples = _interleaved(
+        {
+            "plain": lambda _: _measure(command),
+            "run": lambda i: _measure(_under_run(command, scratch / f"fixed{i}")),
+        },
+        repeat,
     )
-    print(f"load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    return ratio
+
+    def split(sample: Sample) -> tuple[float, float]:
+        began = float(sample.output.split()[0]) - sample.launched
+        return began, sample.wall - began
+
+    (plain_start, plain_end), (run_start, run_end) = (
+        tuple(statistics.median(part) for part in zip(*map(split, samples[name]), strict=True))
+        for name in ("plain", "run")
+    )
+    print(
+        f"\nfixed cost of a run ({repeat} interleaved pairs, medians): the job's first statement runs "
+        f"{run_start - plain_start:.2f} s later under `ddpdoctor run` ({run_start:.2f} s vs {plain_start:.2f} s "
+        f"for `python -c`), and ddpdoctor exits {run_end - plain_end:.2f} s after the job "
+        f"(report, bundle); together {run_start + run_end - plain_start - plain_end:.2f} s once per run"
+    )
 
 
 def stack_collection(ranks: int, repeat: int) -> float:
@@ -195,8 +251,8 @@ def stack_collection(ranks: int, repeat: int) -> float:
             line = job.stdout.readline()
             if not line:
                 raise SystemExit("the eight-rank job ended before it hung")
-            if line.endswith("step 2\n"):
-                seen.add(line.split()[1])
+            # Unbuffered ranks write a line and its newline apart, so lines of two ranks can merge.
+            seen.update(re.findall(r"rank (\d+) step 2(?!\d)", line))
         time.sleep(2)
         times = []
         for _ in range(repeat):
@@ -219,21 +275,33 @@ def stack_collection(ranks: int, repeat: int) -> float:
 
 
 def main(argv: list[str]) -> int:
-    """Run both measurements; exit 1 when a target is missed."""
+    """Run the measurements; exit 1 when a target is missed."""
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=12000)
     parser.add_argument("--nproc", type=int, default=2)
     parser.add_argument("--stack-ranks", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3, help="stack collections timed")
+    parser.add_argument("--fixed-repeat", type=int, default=10, help="pairs of the fixed-cost measurement")
     parser.add_argument("--decompose", action="store_true", help="also run under run --no-instrument")
     args = parser.parse_args(argv)
+    print(f"load average at the start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="ddpdoctor-bench-run-") as tmp:
-        ratio = overhead(args.rounds, args.steps, args.nproc, Path(tmp), decompose=args.decompose)
+        ratios = overhead(args.rounds, args.steps, args.nproc, Path(tmp), decompose=args.decompose)
+        fixed_cost(args.fixed_repeat, Path(tmp))
+    verdict = "met" if ratios.median <= TARGET else "missed"
+    print(
+        f"\n`ddpdoctor run` / plain, wall time: median of round ratios {ratios.median:.3f} "
+        f"(95% CI {ratios.low:.3f}-{ratios.high:.3f}); target <= {TARGET}: {verdict}"
+        + ("" if ratios.high <= TARGET else "; the interval reaches above the target")
+    )
+    print(f"load average after the overhead rounds: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     seconds = stack_collection(args.stack_ranks, args.repeat)
-    missed = [m for m, bad in (("overhead", ratio > 1.02), ("stack collection", seconds >= 3.0)) if bad]
+    missed = [
+        m for m, bad in (("overhead", ratios.median > TARGET), ("stack collection", seconds >= 3.0)) if bad
+    ]
     print("\nmissed targets: " + ", ".join(missed) if missed else "\nall targets met")
     return 1 if missed else 0
 

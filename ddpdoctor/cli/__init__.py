@@ -1,7 +1,8 @@
 """The command line. Only this package parses arguments and imports typer.
 
 `main` is the console-script entry point; it imports the typer application lazily. Plain
-`explain` invocations take a fast path that skips typer (see :mod:`ddpdoctor.cli.explain_fast`).
+`explain` and `run` invocations take fast paths that skip typer (see
+:mod:`ddpdoctor.cli.explain_fast` and :mod:`ddpdoctor.cli.run_fast`).
 """
 
 from __future__ import annotations
@@ -35,8 +36,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             code = fast_main(args)
             if code is not None:
                 return code
+        hoisted = hoist_global_options(args)
+        if "run" in hoisted:
+            from ddpdoctor.cli.run_fast import fast_main as fast_run
+
+            code = fast_run(hoisted)
+            if code is not None:
+                return code
         from ddpdoctor.cli.app import run
 
-        return run(hoist_global_options(args))
+        return run(hoisted)
     finally:
         settle_stdout()

@@ -1,9 +1,10 @@
 """The command line's option table: each shared option declared once, for typer and the fast path.
 
-Typer commands declare their parameters with :func:`typer_option` from these specs; explain's fast
-path (:mod:`ddpdoctor.cli.explain_fast`) parses the same specs by hand. Global options
-(:data:`GLOBAL_OPTIONS`) may also be written after the subcommand: :func:`hoist_global_options`
-moves them before it. This module does not import typer at module level.
+Typer commands declare their parameters with :func:`typer_option` from these specs; the fast paths
+of explain and run (:mod:`ddpdoctor.cli.explain_fast`, :mod:`ddpdoctor.cli.run_fast`) parse the
+same specs by hand. Global options (:data:`GLOBAL_OPTIONS`) may also be written after the
+subcommand: :func:`hoist_global_options` moves them before it. This module does not import typer
+at module level.
 """
 
 from __future__ import annotations
@@ -17,11 +18,15 @@ from ddpdoctor.present.render import OutputFormat
 
 @dataclass(frozen=True)
 class OptionSpec:
-    """One option: its spellings, its help line and, for options that take a value, its metavar."""
+    """One option: its spellings, its help line and, for options that take a value, its metavar.
+
+    A flag with an `off` spelling (`--instrument/--no-instrument`) is true by default.
+    """
 
     names: tuple[str, ...]
     help: str
     metavar: str | None = None  # None: a flag
+    off: str | None = None
 
     @property
     def takes_value(self) -> bool:
@@ -48,6 +53,19 @@ ENGINE = OptionSpec(
     ("--engine",), "Prefilter engine: auto (hyperscan when installed), hyperscan or python.", "NAME"
 )
 JOBS = OptionSpec(("--jobs", "-j"), "Files scanned in parallel (0: one per CPU, at most 8).", "N")
+OUT = OptionSpec(("--out", "-o"), "Run folder (default: ./ddpdoctor-runs/<date>-<time>-<program>).", "DIR")
+HANG_AFTER = OptionSpec(
+    ("--hang-after",), "A hang: no output and no CPU use this long (0: never).", "SECONDS"
+)
+ON_HANG = OptionSpec(
+    ("--on-hang",), "After the hang report: keep the job (report) or stop it (kill).", "ON_HANG"
+)
+NATIVE = OptionSpec(("--native",), "Add C/C++ frames to the stacks (py-spy --native).")
+INSTRUMENT = OptionSpec(
+    ("--instrument",),
+    "Set fault handler, Flight Recorder, NCCL_DEBUG and the startup hook.",
+    off="--no-instrument",
+)
 
 GLOBAL_OPTIONS: dict[str, OptionSpec] = {"color": COLOR, "quiet": QUIET, "debug": DEBUG}
 # `ddpdoctor explain`'s own options, by destination; the typer command declares exactly these.
@@ -60,39 +78,66 @@ EXPLAIN_OPTIONS: dict[str, OptionSpec] = {
     "engine": ENGINE,
     "jobs": JOBS,
 }
+# `ddpdoctor run`'s own options, by destination; the typer command declares exactly these.
+RUN_OPTIONS: dict[str, OptionSpec] = {
+    "out": OUT,
+    "hang_after": HANG_AFTER,
+    "on_hang": ON_HANG,
+    "native": NATIVE,
+    "instrument": INSTRUMENT,
+    "fmt": FORMAT,
+    "kb": KB,
+}
 
 
 def by_name(specs: dict[str, OptionSpec]) -> dict[str, tuple[str, OptionSpec]]:
-    """Every spelling of every option -> (destination, spec)."""
-    return {name: (dest, spec) for dest, spec in specs.items() for name in spec.names}
+    """Every spelling of every option (a flag's `off` spelling too) -> (destination, spec)."""
+    return {
+        name: (dest, spec)
+        for dest, spec in specs.items()
+        for name in (*spec.names, *([spec.off] if spec.off else []))
+    }
 
 
 def typer_option(spec: OptionSpec, **extra: Any) -> Any:
-    """The `typer.Option` that declares `spec`."""
+    """The `typer.Option` that declares `spec` (defaults are not shown unless `show_default=True`)."""
     import typer
 
-    return typer.Option(*spec.names, help=spec.help, metavar=spec.metavar, show_default=False, **extra)
+    names = (f"{spec.names[0]}/{spec.off}", *spec.names[1:]) if spec.off else spec.names
+    return typer.Option(*names, help=spec.help, metavar=spec.metavar, **{"show_default": False, **extra})
 
 
 def hoist_global_options(args: Sequence[str]) -> list[str]:
-    """`args` with global options written after the subcommand moved before it (`explain x --color never`)."""
+    """`args` with global options written after the subcommand moved before it (`explain x --color never`).
+
+    Nothing after `--` moves, nor anything of the command that `run` starts
+    (`run -o DIR python train.py -q` keeps `-q` for train.py).
+    """
     names = by_name(GLOBAL_OPTIONS)
+    run_values = {name for name, (_, spec) in by_name(RUN_OPTIONS).items() if spec.takes_value}
+    subcommand: str | None = None
     hoisted: list[str] = []
     rest: list[str] = []
     i = 0
     while i < len(args):
         arg = args[i]
-        if arg == "--":
+        positional = arg == "-" or not arg.startswith("-")
+        if arg == "--" or (subcommand == "run" and positional):
             rest += args[i:]
             break
         name, eq, _ = arg.partition("=")
-        spec = names.get(name, (None, None))[1] if rest else None
-        if spec is None:
-            rest.append(arg)
-        elif spec.takes_value and not eq and i + 1 < len(args):
-            hoisted += [arg, args[i + 1]]
-            i += 1
+        spec = names.get(name, (None, None))[1]
+        takes_next = (
+            not eq
+            and i + 1 < len(args)
+            and ((spec is not None and spec.takes_value) or (subcommand == "run" and name in run_values))
+        )
+        taken = list(args[i : i + 2] if takes_next else [arg])
+        if spec is not None and subcommand is not None:
+            hoisted += taken
         else:
-            hoisted.append(arg)
-        i += 1
+            rest += taken
+            if subcommand is None and spec is None and positional:
+                subcommand = arg
+        i += len(taken)
     return [*hoisted, *rest]

@@ -1,38 +1,21 @@
-"""`ddpdoctor run -- COMMAND...`: run a job supervised; explain its failure or its hang."""
+"""`ddpdoctor run -- COMMAND...`: run a job supervised; explain its failure or its hang.
+
+The body is shared with the fast path that starts the job without typer
+(:mod:`ddpdoctor.cli.run_fast`).
+"""
 
 from __future__ import annotations
 
-import enum
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ddpdoctor.cli.common import SETTINGS, FormatOption, KbOption, handle_errors
-from ddpdoctor.present.render import OutputFormat, emit, render_markdown
-from ddpdoctor.present.run import hang_document, run_document
-from ddpdoctor.supervise import HangReport, RunCallbacks, RunOptions, supervise, write_folder
-from ddpdoctor.supervise.instrument import Setting
+from ddpdoctor.cli.options import HANG_AFTER, INSTRUMENT, NATIVE, ON_HANG, OUT, typer_option
+from ddpdoctor.cli.run_fast import OnHang, build_run_options, run_job
+from ddpdoctor.present.render import OutputFormat
 from ddpdoctor.supervise.supervisor import DEFAULT_HANG_AFTER_S
-
-
-class OnHang(str, enum.Enum):
-    """`--on-hang` choices."""
-
-    REPORT = "report"
-    KILL = "kill"
-
-
-def _say(line: str) -> None:
-    sys.stderr.write(f"ddpdoctor: {line}\n")
-    sys.stderr.flush()
-
-
-def _started(folder: Path, applied: list[Setting]) -> None:
-    _say(f"run folder {folder}")
-    for setting in applied:
-        _say(f"set {setting.name}={setting.value} ({setting.why})")
 
 
 @handle_errors
@@ -43,38 +26,11 @@ def run(
             metavar="-- COMMAND...", help="The launch command, e.g. torchrun --nproc-per-node 8 train.py."
         ),
     ],
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            metavar="DIR",
-            help="Run folder (default: ./ddpdoctor-runs/<date>-<time>-<program>).",
-        ),
-    ] = None,
-    hang_after: Annotated[
-        float,
-        typer.Option(
-            "--hang-after",
-            min=0,
-            metavar="SECONDS",
-            help="A hang: no output and no CPU use this long (0: never).",
-        ),
-    ] = DEFAULT_HANG_AFTER_S,
-    on_hang: Annotated[
-        OnHang,
-        typer.Option("--on-hang", help="After the hang report: keep the job (report) or stop it (kill)."),
-    ] = OnHang.REPORT,
-    native: Annotated[
-        bool, typer.Option("--native", help="Add C/C++ frames to the stacks (py-spy --native).")
-    ] = False,
-    instrument: Annotated[
-        bool,
-        typer.Option(
-            "--instrument/--no-instrument",
-            help="Set fault handler, Flight Recorder, NCCL_DEBUG and the startup hook.",
-        ),
-    ] = True,
+    out: Annotated[Path | None, typer_option(OUT)] = None,
+    hang_after: Annotated[float, typer_option(HANG_AFTER, min=0, show_default=True)] = DEFAULT_HANG_AFTER_S,
+    on_hang: Annotated[OnHang, typer_option(ON_HANG, show_default=True)] = OnHang.REPORT,
+    native: Annotated[bool, typer_option(NATIVE)] = False,
+    instrument: Annotated[bool, typer_option(INSTRUMENT, show_default=True)] = True,
     fmt: FormatOption = OutputFormat.AUTO,
     kb: KbOption = None,
 ) -> int:
@@ -84,29 +40,13 @@ def run(
     status: the job's own; 124 when a hang was stopped (--on-hang kill); 2 when the command cannot
     start.
     """
-    options = RunOptions(
-        command=tuple(command),
+    options = build_run_options(
+        command,
         out=out,
         hang_after=hang_after,
-        on_hang=on_hang.value,
+        on_hang=on_hang,
         native=native,
         instrument=instrument,
-        kb_dirs=tuple(str(p) for p in kb or []),
+        kb=kb or [],
     )
-
-    def hang(report: HangReport) -> None:
-        if options.on_hang == OnHang.REPORT.value:
-            emit(hang_document(report), report.to_dict(), fmt, color=SETTINGS.color, stream=sys.stderr)
-
-    report = supervise(
-        options,
-        stdout=sys.stdout.buffer,
-        stderr=sys.stderr.buffer,
-        callbacks=RunCallbacks(started=_started, hang=hang),
-    )
-    write_folder(report, render_markdown(run_document(report)))
-    if report.ok:
-        _say(f"the job exited with status 0 after {report.duration_s:.1f} s; logs in {report.folder}")
-    else:
-        emit(run_document(report), report.to_dict(), fmt, color=SETTINGS.color, stream=sys.stderr)
-    return report.returncode
+    return run_job(options, fmt, SETTINGS.color)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
-from ddpdoctor.present.explain import explain_document
 from ddpdoctor.supervise.analysis import TreeNode, ranks_label
 
 if TYPE_CHECKING:
@@ -126,6 +125,8 @@ def run_document(report: RunReport) -> Document:
     if report.hang is not None:
         doc += hang_document(report.hang)
     if report.explanation is not None:
+        from ddpdoctor.present.explain import explain_document  # only a failed run loads explain
+
         doc += [
             Heading("Diagnosis (ddpdoctor explain over the run folder)", level=2),
             *explain_document(report.explanation),

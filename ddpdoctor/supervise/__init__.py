@@ -5,13 +5,31 @@
 - :func:`hang_report` takes the stacks of running rank processes and merges them into a
   :class:`HangReport` (`ddpdoctor.stacks/1`): equivalence classes, suspects, Flight Recorder.
 - :func:`find_processes` turns `stacks` arguments (pids, a job's launcher, everything) into ranks.
+
+The names load on first use: `ddpdoctor run` starts the job before the stack and Flight Recorder
+analysis (:mod:`ddpdoctor.supervise.report`) is imported.
 """
 
 from __future__ import annotations
 
-from ddpdoctor.supervise.report import HangReport, RunReport, hang_report
-from ddpdoctor.supervise.supervisor import RunCallbacks, RunOptions, supervise, write_folder
-from ddpdoctor.supervise.targets import find_processes
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ddpdoctor.supervise.report import HangReport, RunReport, hang_report
+    from ddpdoctor.supervise.supervisor import RunCallbacks, RunOptions, supervise, write_folder
+    from ddpdoctor.supervise.targets import find_processes
+
+_HOMES = {
+    "HangReport": "report",
+    "RunReport": "report",
+    "hang_report": "report",
+    "RunCallbacks": "supervisor",
+    "RunOptions": "supervisor",
+    "supervise": "supervisor",
+    "write_folder": "supervisor",
+    "find_processes": "targets",
+}
 
 __all__ = [
     "HangReport",
@@ -23,3 +41,11 @@ __all__ = [
     "supervise",
     "write_folder",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module that defines `name` when it is first asked for."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

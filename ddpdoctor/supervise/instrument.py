@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ddpdoctor._heartbeat import HEARTBEAT_DIR_VARIABLE
-from ddpdoctor.supervise.stacks import DEFAULT_STACK_SIGNAL, STACK_DIR_VARIABLE, STACK_SIGNAL_VARIABLE
 
 HOOK_DIR = Path(__file__).resolve().parent / "hook"
 RUN_DIR_VARIABLE = "DDPDOCTOR_RUN_DIR"
@@ -23,6 +22,12 @@ FLIGHT_RECORDER_PREFIX = "rank_"
 SIGNAL_STACK_DIR = "signal-stacks"
 HEARTBEAT_DIR = "heartbeat"
 TORCHELASTIC_DIR = "torchelastic"
+# The startup hook's signal and the folder it writes signal dumps to.
+STACK_SIGNAL_VARIABLE = "DDPDOCTOR_STACK_SIGNAL"
+STACK_DIR_VARIABLE = "DDPDOCTOR_STACK_DIR"
+DEFAULT_STACK_SIGNAL = "SIGUSR2"
+# The hook writes `pid<PID>.stack` (it cannot import ddpdoctor: the job may run another Python).
+SIGNAL_DUMP_SUFFIX = ".stack"
 
 
 @dataclass(frozen=True)

@@ -219,6 +219,15 @@ def terminate(pids: Iterable[int], *, grace_s: float = 3.0) -> list[int]:
     return alive(targets)
 
 
+def has_variable(pid: int, name: str, value: str) -> bool:
+    """Whether `pid` was started with `name=value` in its environment (without decoding the rest)."""
+    try:
+        raw = (PROC / str(pid) / "environ").read_bytes()
+    except OSError:
+        return False
+    return f"{name}={value}".encode() in raw.split(b"\0")
+
+
 def processes_with_variable(name: str, value: str) -> list[int]:
     """Pids of live processes whose environment has `name=value` (a job's token)."""
-    return [pid for pid in process_table() if read_environ(pid).get(name) == value]
+    return [pid for pid in process_table() if has_variable(pid, name, value)]

@@ -23,14 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from ddpdoctor.frames import is_user_frame
+from ddpdoctor.supervise.instrument import (
+    DEFAULT_STACK_SIGNAL,
+    SIGNAL_DUMP_SUFFIX,
+    STACK_DIR_VARIABLE,
+    STACK_SIGNAL_VARIABLE,
+)
 from ddpdoctor.supervise.procfs import RankProcess, read_environ
 
-# The startup hook's signal and the folder it writes signal dumps to (set by `run`).
-STACK_SIGNAL_VARIABLE = "DDPDOCTOR_STACK_SIGNAL"
-STACK_DIR_VARIABLE = "DDPDOCTOR_STACK_DIR"
-DEFAULT_STACK_SIGNAL = "SIGUSR2"
-# The hook writes `pid<PID>.stack` (it cannot import ddpdoctor: the job may run another Python).
-SIGNAL_DUMP_SUFFIX = ".stack"
 PY_SPY_TIMEOUT_S = 20.0
 SIGNAL_DUMP_WAIT_S = 3.0
 

@@ -40,7 +40,7 @@ def _register_stack_signal() -> None:
     signum = getattr(signal, os.environ.get("DDPDOCTOR_STACK_SIGNAL", "SIGUSR2"), None)
     if not folder or signum is None or signal.getsignal(signum) is not signal.SIG_DFL:
         return
-    # The name `pid<PID>.stack` is what ddpdoctor.supervise.stacks reads back (SIGNAL_DUMP_SUFFIX).
+    # The name `pid<PID>.stack` is what ddpdoctor.supervise.stacks reads back (instrument.SIGNAL_DUMP_SUFFIX).
     stream: IO[str] = open(os.path.join(folder, f"pid{os.getpid()}.stack"), "a")  # noqa: SIM115
     _KEEP.append(stream)
     faulthandler.register(signum, file=stream, all_threads=True, chain=False)
