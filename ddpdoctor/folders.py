@@ -92,6 +92,28 @@ def stamp(listed: list[Listed]) -> list[tuple[str, int, int, str | None]]:
     return out
 
 
+def tree_stamp(root: str, suffix: str) -> list[tuple[str, int, int]]:
+    """(path, size, modification time) of every file under `root` whose name ends with `suffix`.
+
+    A cheap cache key for a folder the package ships: unlike `walk_files` it makes no link or
+    safety checks (no realpath of every entry), so it costs one stat per file."""
+    out: list[tuple[str, int, int]] = []
+    pending = [root]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(folder) as found:
+                for entry in found:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(entry.path)
+                    elif entry.name.endswith(suffix):
+                        st = entry.stat()
+                        out.append((entry.path, st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append((folder, -1, -1))
+    return sorted(out)
+
+
 class UnsafeFile(Exception):
     """A listed file cannot be read safely; the message is a short reason, never its content."""
 

@@ -287,3 +287,26 @@ def test_an_unreadable_team_file_is_a_one_line_kb_error(tmp_path: Path, cli, kin
     assert result.exit_code == 2
     assert result.stderr.startswith("ddpdoctor: error: ") and "cannot be read: " in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_bundled_index_key_changes_with_any_knowledge_file(tmp_path: Path) -> None:
+    """The index cache's key for the shipped knowledge base is one stat per file: an edit, a new file
+    or a removed file changes it; files of other kinds do not."""
+    import os
+
+    from ddpdoctor.folders import tree_stamp
+
+    (tmp_path / "nccl").mkdir()
+    entry = tmp_path / "nccl" / "a.yaml"
+    entry.write_text("id: a\n")
+    (tmp_path / "README.md").write_text("notes")
+    first = tree_stamp(str(tmp_path), ".yaml")
+    assert [path for path, _, _ in first] == [str(entry)]
+    assert tree_stamp(str(tmp_path), ".yaml") == first
+    entry.write_text("id: a\ntitle: longer\n")
+    edited = tree_stamp(str(tmp_path), ".yaml")
+    assert edited != first
+    os.utime(entry, ns=(1, 1))
+    assert tree_stamp(str(tmp_path), ".yaml") != edited
+    (tmp_path / "nccl" / "b.yaml").write_text("id: b\n")
+    assert len(tree_stamp(str(tmp_path), ".yaml")) == 2

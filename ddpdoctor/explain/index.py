@@ -26,7 +26,7 @@ from typing import Any
 from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import bounded_rank
-from ddpdoctor.folders import stamp, walk_files
+from ddpdoctor.folders import stamp, tree_stamp, walk_files
 
 INDEX_FORMAT = 8
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
@@ -222,9 +222,10 @@ def index_key(bundled: str | None, extra: Sequence[str], hs_version: str) -> str
         ANCHOR_DIGEST,
         [(st.st_size, st.st_mtime_ns) for st in code],  # the compiler of the index itself
     ]
-    for root in [bundled, *extra]:
-        if root is not None:
-            parts.append((os.path.realpath(root), stamp(walk_files(root, ".yaml"))))
+    if bundled is not None:
+        parts.append((bundled, tree_stamp(bundled, ".yaml")))  # the package's own files
+    for root in extra:
+        parts.append((os.path.realpath(root), stamp(walk_files(root, ".yaml"))))
     return repr(parts)
 
 
