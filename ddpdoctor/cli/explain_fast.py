@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import IO
 
 from ddpdoctor.cli.handler import debug_from_env, run_guarded
-from ddpdoctor.cli.options import EXPLAIN_OPTIONS, GLOBAL_OPTIONS, OptionSpec, by_name
+from ddpdoctor.cli.options import EXPLAIN_OPTIONS, GLOBAL_OPTIONS, OptionSpec, by_name, read_option
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
 from ddpdoctor.present.render import ColorMode, OutputFormat, resolve_format
 
@@ -154,25 +154,13 @@ def parse_fast(args: Sequence[str]) -> FastArgs | None:
         if arg == "--":
             only_paths = True
             continue
-        name, eq, inline = arg.partition("=")
-        spec = OPTIONS.get(name)
-        if spec is None:
+        read = read_option(arg, args, i, OPTIONS)
+        if read is None:
             return None
-        dest, option = spec
-        if dest == "debug":
-            return None
-        if not option.takes_value:
-            if eq:
-                return None
-            setattr(parsed, dest, True)
+        dest, value, i = read
+        if isinstance(value, bool):
+            setattr(parsed, dest, value)
             continue
-        if eq:
-            value = inline
-        elif i < len(args):
-            value = args[i]
-            i += 1
-        else:
-            return None
         if not _store(parsed, dest, value):
             return None
     return parsed if parsed.logs else None

@@ -99,6 +99,26 @@ def by_name(specs: dict[str, OptionSpec]) -> dict[str, tuple[str, OptionSpec]]:
     }
 
 
+def read_option(
+    arg: str, args: Sequence[str], at: int, spellings: dict[str, tuple[str, OptionSpec]]
+) -> tuple[str, str | bool, int] | None:
+    """One option of a hand-parsed fast path: (destination, value, index of the next argument).
+
+    A flag's value is a bool. None means typer must handle the argument list: an unknown option,
+    `--debug`, a flag given a value, or a value missing at the end. `at` indexes the argument after
+    `arg`, where a value written apart (`--format json`) stands."""
+    name, eq, inline = arg.partition("=")
+    found = spellings.get(name)
+    if found is None or found[0] == "debug":
+        return None
+    dest, option = found
+    if not option.takes_value:
+        return None if eq else (dest, name != option.off, at)
+    if eq:
+        return dest, inline, at
+    return (dest, args[at], at + 1) if at < len(args) else None
+
+
 def typer_option(spec: OptionSpec, **extra: Any) -> Any:
     """The `typer.Option` that declares `spec` (defaults are not shown unless `show_default=True`)."""
     import typer

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ddpdoctor.cli.handler import debug_from_env, run_guarded
-from ddpdoctor.cli.options import GLOBAL_OPTIONS, RUN_OPTIONS, OptionSpec, by_name
+from ddpdoctor.cli.options import GLOBAL_OPTIONS, RUN_OPTIONS, OptionSpec, by_name, read_option
 from ddpdoctor.present.render import ColorMode, OutputFormat, emit, render_markdown
 from ddpdoctor.supervise.instrument import Setting
 from ddpdoctor.supervise.supervisor import (
@@ -138,24 +138,13 @@ def parse_run(args: Sequence[str]) -> RunArgs | None:
         if spellings is GLOBAL_SPELLINGS and arg == "run":
             spellings = RUN_SPELLINGS
             continue
-        name, eq, inline = arg.partition("=")
-        found = spellings.get(name)
-        if found is None or found[0] == "debug":
+        read = read_option(arg, args, i, spellings)
+        if read is None:
             return None
-        dest, option = found
-        if not option.takes_value:
-            if eq:
-                return None
-            setattr(parsed, dest, name != option.off)
-            continue
-        if eq:
-            value = inline
-        elif i < len(args):
-            value = args[i]
-            i += 1
-        else:
-            return None
-        if not _store(parsed, dest, value):
+        dest, value, i = read
+        if isinstance(value, bool):
+            setattr(parsed, dest, value)
+        elif not _store(parsed, dest, value):
             return None
     return None
 
