@@ -304,3 +304,42 @@ def test_an_abort_without_an_error_of_its_own_is_a_victim_of_the_ranks_exception
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     alone = explain_text("[rank0]:Fatal Python error: Aborted\n").root_cause
     assert alone is not None and alone.rank == 0  # alone, the abort is still the verdict
+
+
+def test_an_nccl_record_takes_the_rank_its_process_set_up_with() -> None:
+    """NCCL labels records `host:pid:tid [device]`; the communicator's set-up line of the same process
+    says its rank. The device index alone is only local and names no rank."""
+    text = (
+        "node7:4411:4411 [0] NCCL INFO ncclCommInitRank comm 0x55d0 rank 0 nranks 4 cudaDev 0 busId 1b000\n"
+        "node7:4412:4412 [1] NCCL INFO comm 0x5601 rank 3 nRanks 4 nNodes 2 localRanks 2 localRank 1\n"
+        "node7:4412:4530 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named symbol not found'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.rank == 3 and root.category == "nccl_error"
+    alone = explain_text(text.split("\n", 2)[2]).root_cause
+    assert alone is not None and alone.rank is None
+
+
+def _same_error_on(ranks: range, message: str) -> str:
+    return "".join(
+        f"[rank{r}]: Traceback (most recent call last):\n"
+        f'[rank{r}]:   File "/home/u/train.py", line 40, in <module>\n[rank{r}]:     main()\n'
+        f"[rank{r}]: {message}\n"
+        for r in ranks
+    )
+
+
+def test_an_error_every_rank_raises_names_no_rank() -> None:
+    message = "RuntimeError: expected scalar type Float but found BFloat16"
+    root = explain_text(_same_error_on(range(3), message)).root_cause
+    assert root is not None and root.rank is None and root.suspect_ranks == (0, 1, 2)
+    assert root.category == "user_code"
+    # Two of a job of three ranks: not every rank, so the first one is named.
+    some = explain_text("[rank2]: step 5\n" + _same_error_on(range(2), message)).root_cause
+    assert some is not None and some.rank == 0
+
+
+def test_a_code_fence_opened_after_a_rank_label_keeps_the_rank() -> None:
+    text = "[rank1]:` RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    root = explain_text(text).root_cause
+    assert root is not None and (root.rank, root.entry) == (1, "cuda-illegal-memory-access")

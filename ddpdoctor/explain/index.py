@@ -66,7 +66,9 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} ", 3),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
     Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
-    Anchor("world", r"WORLD_SIZE|world_size|[Ww]orld size|nranks \d|GLOBAL_RANK: \d|store.based barrier", 0),
+    Anchor(
+        "world", r"WORLD_SIZE|world_size|[Ww]orld size|n[Rr]anks \d|GLOBAL_RANK: \d|store.based barrier", 0
+    ),
     Anchor("usage", r": error: |missing ranks|[Ss]talled ranks|subset of ranks", 3),
 )
 ANCHOR_DIGEST = repr([(a.name, a.source, a.after) for a in ANCHORS])

@@ -147,7 +147,14 @@ _STORE_BARRIER = LazyRegex(
     r"\(world_size=(\d{1,7}), worker_count=(\d{1,7})"
 )
 _STORE_BARRIER_DONE = LazyRegex(r"Completed store-based barrier for key: ?(\S{1,200}) ")
-_WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|nranks)\W{1,4}(\d{1,7})\b")
+_WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|n[Rr]anks)\W{1,4}(\d{1,7})\b")
+# NCCL's record label `host:pid:tid [device] NCCL ...`, and its communicator set-up line that says which
+# rank that process is (`ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 1 ...`).
+_NCCL_PROCESS = LazyRegex(
+    r"(?P<host>[^\s:\[\]]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?:\S{1,200} )?NCCL "
+)
+_NCCL_COMM_RANK = LazyRegex(r"\brank (\d{1,7}) n[Rr]anks \d{1,7}\b")
+_MAX_NCCL_PROCESSES = 4096
 
 
 @dataclass
@@ -263,6 +270,7 @@ class LogReader:
         self._member_world = 0
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
         self._barriers_done: set[str] = set()
+        self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -294,11 +302,36 @@ class LogReader:
         """Close open blocks and return the observations of this input."""
         self.gap()
         self._membership()
+        self._nccl_process_ranks()
         for stream in self.streams.values():
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
         return self.observations
+
+    # --- NCCL's process labels -------------------------------------------------------------
+
+    def _nccl_process(self, m: re.Match[str], rest: str) -> None:
+        if len(self._nccl_ranks) < _MAX_NCCL_PROCESSES and (comm := _NCCL_COMM_RANK.search(rest, m.end())):
+            rank = bounded_rank(comm.group(1))
+            if rank is not None:
+                self._nccl_ranks[(m.group("host"), m.group("pid"))] = rank
+
+    def _nccl_process_ranks(self) -> None:
+        """Unlabelled NCCL records get the rank of their process from NCCL's own set-up line for it.
+
+        The `[device]` field alone is not used: it is a local index (and one process may drive several
+        devices), so it names no global rank."""
+        if not self._nccl_ranks:
+            return
+        for obs in self.observations:
+            if obs.rank is not None or isinstance(obs, ProgressObs) or "NCCL" not in obs.text:
+                continue
+            m = _NCCL_PROCESS.search(obs.text)
+            rank = self._nccl_ranks.get((m.group("host"), m.group("pid"))) if m is not None else None
+            if rank is not None and m is not None:
+                obs.rank, obs.local_rank = rank, False
+                obs.rank_source = f"NCCL's set-up line of process {m.group('pid')}"
 
     # --- process-group membership ---------------------------------------------------------
 
@@ -382,6 +415,8 @@ class LogReader:
         stream = self._stream(rank, local)
         stream.last_seen = number
         rest = prefix.rest.rstrip()
+        if prefix.rank is not None and rest.lstrip()[:1] == "`":
+            rest = rest.strip().strip("`").strip()  # a Markdown code fence or span opened after the label
         if not rest.strip():
             self._on_blank(stream)
             return
@@ -389,10 +424,12 @@ class LogReader:
             self._member(number, rest.strip(), member)
         elif "store" in rest and "barrier" in rest:
             self._store_barrier(number, rest.strip())
-        if ("orld" in rest or "nranks" in rest or "WORLD" in rest) and (world := _WORLD.search(rest)):
+        if ("orld" in rest or "anks" in rest or "WORLD" in rest) and (world := _WORLD.search(rest)):
             size = bounded_rank(world.group(1))
             if size:
                 self.world_sizes.add(size)
+        if "NCCL" in rest and (nccl := _NCCL_PROCESS.search(rest)):
+            self._nccl_process(nccl, rest)
         stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
         if stamp is not None:
             stream.stamp = stream.years.place(stamp)

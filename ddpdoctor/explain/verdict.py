@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
@@ -28,6 +29,7 @@ from ddpdoctor.explain.observations import CollectiveObs, ExitObs
 from ddpdoctor.explain.timeline import Timeline, order
 
 CONFIDENCE = ("high", "medium", "low")
+_DIGITS = re.compile(r"\d+")
 
 
 @dataclass
@@ -60,6 +62,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if best_tier == CAUSE:
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
+        _every_rank_alike(culprit, pool, timeline)
     if culprit.category == "rendezvous" and culprit.tier == CAUSE:
         culprit.rank_note = (
             f"printed by rank {culprit.rank}; the job as a whole could not assemble"
@@ -227,6 +230,39 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
     if len(failed) == 1 and None not in failed:
         culprit.rank = failed.pop()
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
+
+
+def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timeline) -> None:
+    """Every rank of the job raised the same error: the fault is shared (code, data, configuration), not
+    one rank's, so no rank is named; the ranks are the suspects."""
+    if not _printed_by(culprit) or not timeline.world_size or timeline.world_size < 2:
+        return
+    signature = _error_signature(culprit)
+    ranks = {
+        c.rank
+        for c in [culprit, *pool]
+        if c.rank is not None and _printed_by(c) and c.tier == CAUSE and _error_signature(c) == signature
+    }
+    if not ranks.issuperset(range(timeline.world_size)):
+        return
+    culprit.suspects = sorted(ranks)
+    culprit.rank_note = (
+        f"every rank of the job ({timeline.world_size}) raised this same error: the cause is shared"
+        f" (the code, the data or the configuration), not one rank's; rank {culprit.rank} printed it first"
+    )
+    culprit.rank = None
+
+
+def _printed_by(cand: Candidate) -> bool:
+    """Whether the candidate's rank is the rank that printed it (not a rank its message names)."""
+    source = cand.obs.rank_source or ""
+    return cand.rank is not None and cand.rank == cand.obs.rank and not source.startswith("message")
+
+
+def _error_signature(cand: Candidate) -> tuple[str | None, str]:
+    """What makes two ranks' errors the same: the entry and the message with its numbers left out."""
+    text = _DIGITS.sub("#", cand.obs.innermost_text().strip())[:200]
+    return (cand.entry.id if cand.entry is not None else None, text)
 
 
 def _lone_lost_connection(culprit: Candidate) -> None:
