@@ -20,6 +20,7 @@ from ddpdoctor.hardware.inventory import (
     VisibleMapping,
     default_simulated_inventory,
 )
+from ddpdoctor.supervise.procfs import alive
 from ddpdoctor.units import GIB
 
 HELPERS = Path(__file__).resolve().parent / "check_helpers"
@@ -264,18 +265,9 @@ def test_probe_children_die_with_ddpdoctor_on_sigterm(tmp_path: Path) -> None:
         parent.send_signal(signal.SIGTERM)
         parent.wait(timeout=30)
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and any(_alive(p) for p in (child, helper)):
+        while time.monotonic() < deadline and alive([child, helper]):
             time.sleep(0.2)
-        assert not _alive(child) and not _alive(helper)
+        assert not alive([child, helper])
     finally:
         parent.kill()
         parent.wait()
-
-
-def _alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie waiting for its parent counts as ended)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

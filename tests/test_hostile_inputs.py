@@ -19,6 +19,7 @@ import yaml
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain import ExplainOptions, explain_paths
 from ddpdoctor.explain.sources import ENV_GZIP_MAX_BYTES, ENV_GZIP_MAX_RATIO
+from ddpdoctor.supervise.procfs import alive
 
 ERROR = "[rank1]: RuntimeError: CUDA error: device-side assert triggered\n"
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -217,14 +218,6 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers and /proc are Linux-only")
 @pytest.mark.parametrize(
     ("signum", "returncode"),
@@ -260,9 +253,9 @@ def test_a_signal_ends_ddpdoctor_and_its_blocked_workers(
         proc.wait()
     assert proc.returncode == returncode, err
     deadline = time.monotonic() + 10
-    while any(_running(w) for w in workers) and time.monotonic() < deadline:
+    while alive(workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not [w for w in workers if _running(w)]
+    assert not alive(workers)
     if signum == signal.SIGINT:
         assert err == "ddpdoctor: interrupted\n"
 

@@ -13,6 +13,7 @@ import yaml
 from ddpdoctor.errors import KnowledgeError
 from ddpdoctor.kb import load_knowledge_base
 from ddpdoctor.kb.lint import lint_knowledge_base
+from ddpdoctor.kb.loader import read_yaml
 
 GOOD = {
     "id": "team-widget-crash",
@@ -162,6 +163,31 @@ def test_yaml_tags_that_build_objects_are_refused(tmp_path: Path) -> None:
     )
     with pytest.raises(KnowledgeError, match="invalid YAML"):
         load_knowledge_base([tmp_path])
+
+
+def test_the_bundled_files_read_the_same_with_either_parser() -> None:
+    bundled = sorted((Path(__file__).resolve().parent.parent / "knowledge").rglob("*.yaml"))
+    assert len(bundled) > 100
+    for path in bundled:
+        text = path.read_text(encoding="utf-8")
+        assert read_yaml(text, path.name, bundled=True) == read_yaml(text, path.name), path.name
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("id: a\nid: b\n", "duplicate key 'id'"),
+        ("a: &x 1\nb: *x\n", "aliases (*name) are not allowed"),
+        ("id: " + "9" * 50 + "\n", "more than 40 digits"),
+        ("id: " + "[" * 60 + "]" * 60 + "\n", "nest"),
+        ('id: "\\ud800"\n', "nicode"),
+        ("id: !!python/object/apply:os.system ['true']\n", "invalid YAML"),
+    ],
+)
+def test_the_bundled_parser_keeps_the_limits(text: str, words: str) -> None:
+    with pytest.raises(KnowledgeError, match=r"invalid YAML at line [12]: ") as raised:
+        read_yaml(text, "bundled.yaml", bundled=True)
+    assert words in str(raised.value)
 
 
 def test_cli_reports_a_broken_team_entry_in_one_line_with_exit_2(tmp_path: Path, cli) -> None:

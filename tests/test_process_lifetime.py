@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from ddpdoctor.supervise.procfs import alive
+
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="subreapers and /proc are Linux-only"),
@@ -60,15 +62,6 @@ def leaves_a_grandchild():
 SETTLE_S = 15.0
 
 
-def _alive(pid: int) -> bool:
-    """True while `pid` runs (a zombie counts as ended)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def _wait_for_pid(pid_file: Path, proc: subprocess.Popen[str]) -> int:
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and proc.poll() is None:
@@ -81,9 +74,9 @@ def _wait_for_pid(pid_file: Path, proc: subprocess.Popen[str]) -> int:
 
 def _assert_gone(pid: int) -> None:
     deadline = time.monotonic() + SETTLE_S
-    while _alive(pid) and time.monotonic() < deadline:
+    while alive([pid]) and time.monotonic() < deadline:
         time.sleep(0.05)
-    if _alive(pid):
+    if alive([pid]):
         os.kill(pid, signal.SIGKILL)
         pytest.fail(f"grandchild {pid} outlived ddpdoctor")
 

@@ -164,7 +164,9 @@ def load_census(folder: Path | None = None) -> Census:
             continue
         stem = node.name[: -len(".yaml")]
         path = f"{label}/{node.name}"
-        found, raised = parse_census_file(read_yaml(node.read_text(encoding="utf-8"), path), path, stem)
+        found, raised = parse_census_file(
+            read_yaml(node.read_text(encoding="utf-8"), path, bundled=True), path, stem
+        )
         ecosystems.append(stem)
         templates += found
         sites += raised

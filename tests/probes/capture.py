@@ -1,4 +1,4 @@
-"""Run a probe job under torchrun twice and keep what each way of capturing its output holds.
+"""Run a probe job under torchrun twice at once; keep what each way of capturing its output holds.
 
 Run (a) captures the plain console (`console.log`: stdout and stderr interleaved, no rank
 prefixes). Run (b) adds `--tee 3 --log-dir DIR`: the console, now with `[rankN]:` prefixes, goes
@@ -19,6 +19,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,14 +119,17 @@ def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) ->
 
 
 def capture_probe(probe: Probe, out: Path) -> Capture:
-    """Run `probe` twice (plain console; `--tee 3 --log-dir`) and write its captures under `out`."""
+    """Run `probe` twice at once (plain console; `--tee 3 --log-dir`) and write its captures under `out`."""
     out.mkdir(parents=True, exist_ok=True)
     console, tee, logdir = out / "console.log", out / "tee.log", out / "logdir"
     # A folder left by an earlier capture would add a second run to the one explained.
     shutil.rmtree(logdir, ignore_errors=True)
-    console_run = _run(probe, [], console, out)
-    tee_run = _run(probe, ["--tee", "3", "--log-dir", str(logdir)], tee, out)
-    return Capture(console, tee, logdir, console_run, tee_run)
+    # The two runs are independent jobs (each its own rendezvous port and token): run them at the
+    # same time, so that one's waits (process start, the collective timeout) overlap the other's work.
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        console_run = pool.submit(_run, probe, [], console, out)
+        tee_run = pool.submit(_run, probe, ["--tee", "3", "--log-dir", str(logdir)], tee, out)
+        return Capture(console, tee, logdir, console_run.result(), tee_run.result())
 
 
 def _store_fixtures(probe: Probe, capture: Capture, fixtures: Path) -> None:
