@@ -10,8 +10,9 @@
    the same rank.
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
    (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
-   several ranks dying alike name no rank; NCCL losing a peer with no peer failure in the logs points
-   at the network.
+   several ranks dying alike, the same error raised by every rank of the job, or a check of the job's
+   parallel layout (`not divisible by`) name no rank; NCCL losing a peer with no peer failure in the
+   logs points at the network.
 3. Every other failing rank is a victim (it failed because of the culprit: timeouts, lost peers,
    collateral signals) or also failed (a cause of its own).
 4. The confidence is high for a known root or an error in the user's code with nothing to compete,
@@ -248,7 +249,7 @@ def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timel
         for c in [culprit, *pool]
         if c.rank is not None and _printed_by(c) and c.tier == CAUSE and _error_signature(c) == signature
     }
-    if not ranks.issuperset(range(timeline.world_size)):
+    if len(ranks) < timeline.world_size or not ranks.issuperset(range(timeline.world_size)):
         return
     culprit.suspects = sorted(ranks)
     culprit.rank_note = (
