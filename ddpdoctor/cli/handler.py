@@ -11,7 +11,6 @@ from __future__ import annotations
 import io
 import os
 import sys
-import traceback
 from collections.abc import Callable
 
 from ddpdoctor.errors import DdpDoctorError, ExitCode, InputError
@@ -38,6 +37,8 @@ def run_guarded(
         raise
     except DdpDoctorError as exc:
         if debug:
+            import traceback  # only when a traceback is asked for: it imports textwrap, linecache, ...
+
             traceback.print_exc()
         if not (isinstance(exc, OutputError) and exc.reader_left):
             error_line(exc.message, exc.hint)

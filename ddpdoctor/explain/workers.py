@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import signal
 import threading
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -85,6 +84,8 @@ def run_forked(
             except InputError as exc:
                 writer.send(("input", index, (exc.message, exc.hint)))
             except BaseException:
+                import traceback  # only for a bug in a worker: it imports textwrap, linecache, ...
+
                 writer.send(("bug", index, traceback.format_exc()))
         writer.close()
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import json
 import os
-import secrets
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -406,6 +405,8 @@ class GithubFormatter:
         """
         for line in github_annotations(view.data):
             stream.write(line + "\n")
+        import secrets  # only here: it imports hashlib, hmac and random
+
         token = secrets.token_hex(16)
         stream.write(f"::stop-commands::{token}\n")
         stream.write(render_text(escaped_document(view.document)))
