@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from ddpdoctor.errors import ExitCode
+from ddpdoctor.records import Record, field
 
 
 class Severity(str, enum.Enum):
@@ -33,8 +34,7 @@ class Severity(str, enum.Enum):
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2, Severity.OK: 3}
 
 
-@dataclass(frozen=True)
-class Evidence:
+class Evidence(NamedTuple):
     """A line of input that supports a finding, with where it was read."""
 
     text: str
@@ -53,8 +53,7 @@ class Evidence:
         return {"text": self.text, "file": self.file, "line": self.line}
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """One observation: what was found, where, how bad, and what to do about it."""
 
     id: str
@@ -67,7 +66,7 @@ class Finding:
     evidence: tuple[Evidence, ...] = ()
     entry: str | None = None
     solutions: tuple[str, ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, Any] = MappingProxyType({})
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; keys are part of every report schema."""
@@ -91,8 +90,7 @@ def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: f.severity.rank)
 
 
-@dataclass
-class Report:
+class Report(Record):
     """Findings plus the schema name of their JSON form (e.g. `ddpdoctor.check/1`)."""
 
     schema: str

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from typing import NamedTuple
 
 MAX_DEPTH = 32
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(NamedTuple):
     """A file found in a folder: its path relative to the folder, its path, and why it cannot be read (or None)."""
 
     rel: str

@@ -6,7 +6,6 @@ Used by the check report's text forms; JSON keeps one finding per device.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 from ddpdoctor.findings import Finding
 
@@ -80,8 +79,7 @@ def group_by_device(findings: Sequence[Finding]) -> list[Finding]:
             else f"{f.message} The same holds for {device_range(labels[1:])}."
         )
         out.append(
-            replace(
-                f,
+            f._replace(
                 title=f.title.replace(f.device, where),
                 message=message,
                 device=where,

@@ -11,7 +11,7 @@ import functools
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from ddpdoctor.findings import Finding, Report, Severity
 from ddpdoctor.hardware.inventory import DeviceProbe, Inventory, visible_mapping
 from ddpdoctor.hardware.probes import probe_from_spec
 from ddpdoctor.kb.schema import Entry
+from ddpdoctor.records import field
 from ddpdoctor.units import MAX_SIZE, SizeError, parse_user_size
 
 CHECK_SCHEMA = "ddpdoctor.check/1"
@@ -97,7 +98,6 @@ def _loader_memory(value: int | str | None) -> int | None:
     return read_size(value, "--loader-memory") or None
 
 
-@dataclass
 class CheckReport(Report):
     """Findings plus the resolved device list and where the machine's facts came from."""
 
@@ -273,8 +273,8 @@ def link_findings(findings: list[Finding], *, burn: bool, kb_dirs: Sequence[Path
         ]
         entry = next((entries[c] for c in candidates if c in entries), None)
         if entry is None:
-            out.append(replace(f, entry=None))
+            out.append(f._replace(entry=None))
             continue
         extra = [s for s in entry.solutions_for("preflight")[:KB_SOLUTIONS] if s not in f.solutions]
-        out.append(replace(f, entry=entry.id, solutions=(*f.solutions, *extra)))
+        out.append(f._replace(entry=entry.id, solutions=(*f.solutions, *extra)))
     return out

@@ -17,13 +17,13 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import IO
 
 from ddpdoctor.cli.handler import debug_from_env, run_guarded
 from ddpdoctor.cli.options import EXPLAIN_OPTIONS, GLOBAL_OPTIONS, OptionSpec, by_name, read_option
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
 from ddpdoctor.present.render import ColorMode, OutputFormat, resolve_format
+from ddpdoctor.records import Record, field
 
 # Every spelling the fast path reads: explain's own options and the global ones.
 OPTIONS: dict[str, tuple[str, OptionSpec]] = by_name({**EXPLAIN_OPTIONS, **GLOBAL_OPTIONS})
@@ -124,8 +124,7 @@ def _read_terminal_input() -> None:
     sys.stdin = io.TextIOWrapper(io.BytesIO(typed), encoding="utf-8", errors="surrogateescape")
 
 
-@dataclass
-class FastArgs:
+class FastArgs(Record):
     """A plain `explain` argument list, read by :func:`parse_fast`."""
 
     logs: list[str] = field(default_factory=list)

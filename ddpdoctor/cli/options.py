@@ -10,14 +10,12 @@ at module level.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ddpdoctor.present.render import OutputFormat
 
 
-@dataclass(frozen=True)
-class OptionSpec:
+class OptionSpec(NamedTuple):
     """One option: its spellings, its help line and, for options that take a value, its metavar.
 
     A flag with an `off` spelling (`--instrument/--no-instrument`) is true by default.

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.check.runner import CheckReport
@@ -10,9 +9,9 @@ from ddpdoctor.distributed.collectives import BandwidthRow
 from ddpdoctor.distributed.facts import RankFacts
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Finding, Severity
+from ddpdoctor.records import field
 
 
-@dataclass
 class DistributedCheckReport(CheckReport):
     """`ddpdoctor.check/1` with `ranks`, `world_size`, `backend`, `bandwidth` and `rank` added.
 

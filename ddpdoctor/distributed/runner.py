@@ -142,13 +142,13 @@ def merge_rank_findings(ranks: Sequence[RankFacts]) -> list[Finding]:
         elif first.severity is Severity.OK:
             same = len({m.title for m in members}) == 1
             title = first.title if same else f"{registry.get(first.id).title} (every rank)"
-            out.append(replace(first, rank=None, title=title, message=title, data={"ranks": numbers}))
+            out.append(first._replace(rank=None, title=title, message=title, data={"ranks": numbers}))
         elif first.severity is Severity.INFO:
-            out.append(replace(first, rank=None, data={**first.data, "ranks": numbers}))
+            out.append(first._replace(rank=None, data={**first.data, "ranks": numbers}))
         else:
             message = f"{first.message} (on {ranks_phrase(numbers)})"
             out.append(
-                replace(first, rank=numbers[0], message=message, data={**first.data, "ranks": numbers})
+                first._replace(rank=numbers[0], message=message, data={**first.data, "ranks": numbers})
             )
     return out
 
@@ -464,7 +464,7 @@ class _Rank:
                 )
             )
             return self.deliver(self.report(own, [self.facts]), linger=False)
-        mine = [replace(f, rank=self.launch.rank) if f.rank is None else f for f in own]
+        mine = [f._replace(rank=self.launch.rank) if f.rank is None else f for f in own]
         return self.deliver(self.report(mine, [self.facts], job_ok=closed == "ok"))
 
 
@@ -520,7 +520,7 @@ def run_distributed_check(
         versions=collect_versions(
             torch=torch, driver=device.gpu is not None and not simulated, packages=False
         ),
-        findings=tuple(replace(f, rank=launch.rank) for f in local.findings),
+        findings=tuple(f._replace(rank=launch.rank) for f in local.findings),
     )
     rank = _Rank(options, launch, facts, device.label, backend, inventory, on_report, startup_s)
     return rank.run()

@@ -23,7 +23,6 @@ candidate only when that other failure is in the logs.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts
@@ -38,6 +37,7 @@ from ddpdoctor.explain.observations import (
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.matching import LazyRegex
+from ddpdoctor.records import Record, field
 
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 
@@ -120,8 +120,7 @@ _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
 _COLLATERAL_SIGNALS = (15, 1, 2)  # sent by the launcher (or the user) to stop the other ranks
 
 
-@dataclass
-class Candidate:
+class Candidate(Record):
     """A possible culprit: the observation, what kind of conclusion it is, and why."""
 
     obs: Observation

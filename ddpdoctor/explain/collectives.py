@@ -10,10 +10,9 @@ the last enqueued/completed sequence numbers. Each number is read with bounded d
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ddpdoctor.explain.ranks import bounded_int, bounded_rank
 from ddpdoctor.matching import LazyRegex
+from ddpdoctor.records import Record, field
 
 _WORK = LazyRegex(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d{1,19}), )?OpType=(?P<op>\w{1,40})"
@@ -50,8 +49,7 @@ _AT_SEQ = LazyRegex(
 MAX_NAMED = 4096  # ranks kept from one list in a message
 
 
-@dataclass
-class CollectiveFacts:
+class CollectiveFacts(Record):
     """What one line says about a collective."""
 
     state: str  # timeout, mismatch, desync, missing

@@ -10,11 +10,11 @@ messages it carries (outermost first, each matched against the knowledge base or
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.index import IndexEntry
 from ddpdoctor.frames import is_user_frame
+from ddpdoctor.records import Record, field
 
 SIGNAL_NAMES = {
     1: "SIGHUP",
@@ -41,8 +41,7 @@ def signal_of(exit_code: int | None) -> int | None:
     return None
 
 
-@dataclass
-class Link:
+class Link(Record):
     """One message of a failure chain, outermost first; `entry` is None for text the KB does not know."""
 
     entry: IndexEntry | None
@@ -50,8 +49,7 @@ class Link:
     groups: dict[str, str] = field(default_factory=dict)
 
 
-@dataclass
-class Frame:
+class Frame(Record):
     """One stack frame: a Python `File "x", line N, in f` (with its source line) or a Rust location."""
 
     file: str
@@ -69,8 +67,7 @@ class Frame:
         return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
 
 
-@dataclass
-class Observation:
+class Observation(Record):
     """Something a recognizer saw: its place, its printer and the messages it carries."""
 
     file: str
@@ -143,7 +140,6 @@ class Observation:
         return merged
 
 
-@dataclass
 class ExceptionObs(Observation):
     """A raised error: a Python traceback, a Rust panic, a C++ exception, an error file's message."""
 
@@ -168,7 +164,6 @@ class ExceptionObs(Observation):
         return bool(frames) and not frames[-1].user
 
 
-@dataclass
 class ExitObs(Observation):
     """A process that ended: a launcher's report of a worker's exit code or signal."""
 
@@ -184,7 +179,6 @@ class ExitObs(Observation):
         return signal_of(self.code)
 
 
-@dataclass
 class CollectiveObs(Observation):
     """A collective operation's state as a rank reports it (watchdog, desync report, gloo timeout)."""
 
@@ -199,7 +193,6 @@ class CollectiveObs(Observation):
     named_seq: dict[int, int] = field(default_factory=dict)  # rank -> sequence number it is at
 
 
-@dataclass
 class MembershipObs(Observation):
     """The process group cannot form: places claimed twice while others never were (Lightning's
     `GLOBAL_RANK: 1, MEMBER: 2/8`), or a store-based barrier that counts another number of workers
@@ -211,6 +204,5 @@ class MembershipObs(Observation):
     joined: int | None = None
 
 
-@dataclass
 class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 ENGINES: tuple[str, ...] = ("auto", "hyperscan", "python")
 
 
-@dataclass(frozen=True)
-class ExplainOptions:
+class ExplainOptions(NamedTuple):
     """How to read the logs.
 
     kb_dirs: team knowledge folders added to the bundled entries (like `--kb`).

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
@@ -56,6 +55,7 @@ from ddpdoctor.explain.ranks import (
     split_prefix,
 )
 from ddpdoctor.matching import LazyRegex, clean_line, segments
+from ddpdoctor.records import Record, field
 
 MAX_MESSAGE_LINES = 30
 STANDALONE_MESSAGE_LINES = 3
@@ -177,8 +177,7 @@ _NCCL_COMM_RANK = LazyRegex(r"\brank (\d{1,7}) n[Rr]anks \d{1,7}\b")
 _MAX_NCCL_PROCESSES = 4096
 
 
-@dataclass
-class _Exception:
+class _Exception(Record):
     """One exception of a (possibly chained) traceback, while it is read."""
 
     type: str | None
@@ -196,8 +195,7 @@ class _Exception:
     in_worker_traceback: bool = False
 
 
-@dataclass
-class _Failure:
+class _Failure(Record):
     """One `[i]:` item of torchrun's failure table."""
 
     line: int
@@ -212,8 +210,7 @@ class _Failure:
     exit_line: tuple[int, str] | None = None  # the `exitcode : -9 (pid: 123)` line as printed
 
 
-@dataclass
-class _Table:
+class _Table(Record):
     line: int
     failures: list[_Failure] = field(default_factory=list)
     current: _Failure | None = None
@@ -221,8 +218,7 @@ class _Table:
     field: str | None = None
 
 
-@dataclass
-class _Panic:
+class _Panic(Record):
     thread: str
     loc: str | None
     line: int

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import re
 from collections.abc import Callable, Iterable
@@ -37,14 +36,14 @@ def redactor(hosts: Iterable[str]) -> Callable[[str], str]:
 
 
 def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
-    """A copy of a report value (dataclasses, lists, tuples, dicts) with `fn` applied to every string."""
+    """A copy of a report value (records, lists, tuples, dicts) with `fn` applied to every string."""
     if isinstance(value, enum.Enum):
         return value
     if isinstance(value, str):
         return fn(value)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        changes = {f.name: map_strings(getattr(value, f.name), fn) for f in dataclasses.fields(value)}
-        return dataclasses.replace(value, **changes)
+    fields = getattr(type(value), "_fields", None)  # a NamedTuple or a Record
+    if fields is not None and not isinstance(value, type):
+        return type(value)(**{name: map_strings(getattr(value, name), fn) for name in fields})
     if isinstance(value, list):
         return [map_strings(v, fn) for v in value]
     if isinstance(value, tuple):

@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
+from ddpdoctor.records import field
 
 SCHEMA = "ddpdoctor.explain/1"
 MAX_SHOWN = 600
@@ -30,8 +30,7 @@ def short(text: str) -> str:
     return text[:MAX_SHOWN] + f" ... [{len(text) - MAX_SHOWN} more characters]"
 
 
-@dataclass(frozen=True)
-class ChainLink:
+class ChainLink(NamedTuple):
     """One message of the root cause's chain, outermost first."""
 
     entry: str | None
@@ -42,8 +41,7 @@ class ChainLink:
         return {"entry": self.entry, "text": self.text}
 
 
-@dataclass(frozen=True)
-class UserFrame:
+class UserFrame(NamedTuple):
     """The innermost frame of the user's own code in the culprit's stack."""
 
     file: str
@@ -60,8 +58,7 @@ class UserFrame:
         return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
 
 
-@dataclass(frozen=True)
-class RootCause:
+class RootCause(NamedTuple):
     """The culprit: which rank, which message, where, what kind of conclusion, and what to do."""
 
     entry: str | None
@@ -121,8 +118,7 @@ class RootCause:
         }
 
 
-@dataclass(frozen=True)
-class Victim:
+class Victim(NamedTuple):
     """Another failing rank: a victim of the culprit, or a rank that also failed on its own."""
 
     rank: int | None
@@ -148,7 +144,6 @@ class Victim:
         }
 
 
-@dataclass
 class ExplainReport(Report):
     """What `explain` found in a set of logs."""
 

@@ -23,11 +23,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExitObs
 from ddpdoctor.explain.timeline import Timeline, order
+from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
@@ -37,8 +37,7 @@ _CONFIG_CHECK = re.compile(
 )
 
 
-@dataclass
-class Verdict:
+class Verdict(Record):
     """The culprit (or none), the victims, and what decided it."""
 
     culprit: Candidate | None

@@ -9,7 +9,7 @@ weighted by thread count, per ecosystem and overall, and the most frequent uncov
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +18,7 @@ from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.kb import KnowledgeBase
 from ddpdoctor.kb.loader import BUNDLED_LABEL, CENSUS_FOLDER, bundled_root, read_yaml
 from ddpdoctor.kb.schema import CODE_REF_RE, URL_RE
+from ddpdoctor.records import field
 
 COVERAGE_SCHEMA = "ddpdoctor.kb-coverage/1"
 # How many uncovered templates the report lists.
@@ -189,7 +190,6 @@ class EcosystemCoverage:
         return self.covered_weight / self.weight if self.weight else 0.0
 
 
-@dataclass
 class CoverageReport(Report):
     """Coverage per ecosystem and overall; one finding per uncovered template, most threads first."""
 

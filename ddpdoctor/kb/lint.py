@@ -25,7 +25,6 @@ import importlib
 import re
 import sys
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from ddpdoctor.errors import KnowledgeError
@@ -43,7 +42,6 @@ LOOKAHEAD_MAX = 100
 LINE_NUMBER_RE = re.compile(r"\.(?:rs|py|pyx|c|cc|cpp|cu|cuh|h|hpp):(?:\d|\[\d)")
 
 
-@dataclass
 class LintReport(Report):
     """Lint problems as error findings, plus how many entries were checked."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
@@ -40,7 +39,6 @@ def match_finding(match: Match, chain: list[Match]) -> Finding:
     )
 
 
-@dataclass
 class SearchReport(Report):
     """Which entries a pasted message matches (outermost matches only, each with its chain)."""
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ddpdoctor.check.grouping import group_by_device
@@ -30,7 +29,7 @@ def distributed_document(report: DistributedCheckReport) -> Document:
 
 def _page(report: CheckReport, tables: Document) -> Document:
     line = Text(report.summary(), tone="ok" if report.ok and not report.has_warnings() else "strong")
-    grouped = replace(report, findings=group_by_device(report.findings))
+    grouped = report._replace(findings=group_by_device(report.findings))
     return [*tables, line, *report_document(grouped)]
 
 

@@ -7,30 +7,26 @@ Markdown. Only JSON bypasses this model (it is the report's own `to_dict`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 Tone = Literal["plain", "muted", "error", "warning", "info", "ok", "strong"]
 
 
-@dataclass(frozen=True)
-class Heading:
+class Heading(NamedTuple):
     """A section title; level 1 is the page title."""
 
     text: str
     level: int = 2
 
 
-@dataclass(frozen=True)
-class Text:
+class Text(NamedTuple):
     """A paragraph; the tone picks its colour in rich output."""
 
     text: str
     tone: Tone = "plain"
 
 
-@dataclass(frozen=True)
-class Bullets:
+class Bullets(NamedTuple):
     """A list, numbered when `ordered`; with `truncate` each item keeps one line on a terminal (cut with an ellipsis)."""
 
     items: tuple[str, ...]
@@ -38,8 +34,7 @@ class Bullets:
     truncate: bool = False
 
 
-@dataclass(frozen=True)
-class Code:
+class Code(NamedTuple):
     """Verbatim text: a log excerpt or an example fix."""
 
     text: str
@@ -47,15 +42,13 @@ class Code:
     title: str | None = None
 
 
-@dataclass(frozen=True)
-class Fields:
+class Fields(NamedTuple):
     """Label/value lines such as `rank: 3`."""
 
     pairs: tuple[tuple[str, str], ...]
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):
     """Rows under column names; cells are plain strings.
 
     On a terminal no cell but the last column's is ever wrapped or cut (ids and names stay whole);

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Sequence
 from typing import IO, TypeVar
@@ -68,7 +67,7 @@ def report_document(report: Report) -> Document:
 def problems_only(report: R) -> R:
     """A copy of `report` that keeps only its errors and warnings."""
     kept = [f for f in report.findings if f.severity in (Severity.ERROR, Severity.WARNING)]
-    return dataclasses.replace(report, findings=kept)
+    return report._replace(findings=kept)
 
 
 def emit_report(

@@ -14,8 +14,7 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ddpdoctor.errors import DdpDoctorError
 from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
@@ -315,8 +314,7 @@ def make_console(stream: IO[str] | None = None, *, color: bool = True) -> Consol
 # --- the formatter protocol -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class View:
+class View(NamedTuple):
     """What a formatter receives: the report's layout (rich, text, Markdown) and its data (JSON)."""
 
     document: Document
@@ -413,8 +411,7 @@ class GithubFormatter:
         stream.write(f"::{token}::\n")
 
 
-@dataclass(frozen=True)
-class RichFormatter:
+class RichFormatter(NamedTuple):
     """Rich terminal output, coloured unless `color` is off."""
 
     color: bool

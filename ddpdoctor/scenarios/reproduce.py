@@ -32,7 +32,6 @@ class ReproduceOptions:
     explain: bool = True
 
 
-@dataclass
 class ReproduceReport(Report):
     """One reproduction: how the run ended, its log, and the diagnosis against the expected one."""
 

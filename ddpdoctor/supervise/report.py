@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
+from ddpdoctor.records import field
 from ddpdoctor.supervise.analysis import StackAnalysis, analyse, member_ranks, same_collective_note
 from ddpdoctor.supervise.flight import FlightRecorderAnalysis, analyse_dumps, dump_files, dump_prefix
 from ddpdoctor.supervise.procfs import RankProcess
@@ -27,7 +27,6 @@ RUN_SCHEMA = "ddpdoctor.run/1"
 HANG_KILLED_EXIT = 124
 
 
-@dataclass
 class HangReport(Report):
     """Every rank's stacks, merged; the suspects; what the Flight Recorder dumps say."""
 
@@ -120,7 +119,6 @@ def hang_report(
     return report
 
 
-@dataclass
 class RunReport(Report):
     """A supervised run: the command, how it ended, what was set, and the diagnoses."""
 

@@ -1,0 +1,107 @@
+"""Records: mutable classes with dataclass-style fields that cost nothing to define.
+
+`@dataclass` generates and `exec`s an `__init__`, `__repr__` and `__eq__` for every class it
+makes (about half a millisecond each, and `import dataclasses` imports `inspect`), and
+`ddpdoctor explain` on a small log defines dozens of classes before it reads a line. The modules on
+that path therefore use `typing.NamedTuple` for immutable values and :class:`Record` for the rest:
+records that are filled in as a log is read, and those that inherit fields. A subclass declares
+annotated fields as a dataclass would (a default, or :func:`field` for a fresh list or dict per
+record); the one `__init__`, `__eq__` and `__repr__` here read the field table that
+`__init_subclass__` builds, and mypy checks the constructors as it checks a dataclass's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
+
+if TYPE_CHECKING:
+    from typing_extensions import Self, dataclass_transform
+else:
+
+    def dataclass_transform(**_options: object) -> Callable[[type], type]:
+        """At run time only a marker for type checkers (typing has it from Python 3.11)."""
+        return lambda cls: cls
+
+
+T = TypeVar("T")
+_REQUIRED = object()
+
+
+class _Factory:
+    """The default of a field made fresh for each record."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], object]) -> None:
+        self.make = make
+
+
+def field(*, default_factory: Callable[[], T]) -> T:
+    """A field whose default `default_factory()` makes for each record (`field(default_factory=list)`)."""
+    return cast(T, _Factory(default_factory))
+
+
+@dataclass_transform(field_specifiers=(field,))
+class Record:
+    """Base of a mutable record: fields in declaration order (a base class's first), set by `__init__`."""
+
+    _fields: ClassVar[tuple[str, ...]] = ()
+    _defaults: ClassVar[dict[str, object]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        fields = list(cls._fields)
+        defaults = dict(cls._defaults)
+        own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is what records avoid importing)
+        for name, annotation in own.items():
+            if str(annotation).startswith(("ClassVar", "typing.ClassVar")):
+                continue
+            if name not in fields:
+                fields.append(name)
+            default = cls.__dict__.get(name, _REQUIRED)
+            if isinstance(default, _Factory):
+                delattr(cls, name)  # each record gets its own; the class keeps none
+            if default is _REQUIRED:
+                defaults.pop(name, None)
+            else:
+                defaults[name] = default
+        cls._fields = tuple(fields)
+        cls._defaults = defaults
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        fields = self._fields
+        if len(args) > len(fields):
+            raise TypeError(
+                f"{type(self).__name__}() takes {len(fields)} arguments but {len(args)} were given"
+            )
+        values = dict(zip(fields, args, strict=False))
+        for name, value in kwargs.items():
+            if name in values or name not in fields:
+                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
+            values[name] = value
+        for name in fields:
+            if name in values:
+                value = values[name]
+            else:
+                value = self._defaults.get(name, _REQUIRED)
+                if value is _REQUIRED:
+                    raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
+                if isinstance(value, _Factory):
+                    value = value.make()
+            setattr(self, name, value)
+
+    def __repr__(self) -> str:
+        inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({inside})"
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return tuple(getattr(self, name) for name in self._fields) == tuple(
+            getattr(other, name) for name in self._fields
+        )
+
+    def _replace(self, **changes: Any) -> Self:
+        """A copy with some fields changed (as `NamedTuple._replace` and `dataclasses.replace` make)."""
+        return type(self)(**{**{name: getattr(self, name) for name in self._fields}, **changes})
