@@ -23,6 +23,11 @@ CLI_MODULES = ("ddpdoctor.cli", "ddpdoctor.__main__")
 EDGE_MODULES = (*CLI_MODULES, "ddpdoctor.hooks")
 # What reading a log must never import: explain's fast path starts without them.
 HEAVY = ("torch", "typer", "rich", "yaml")
+# Standard modules explain's fast path also goes without: each costs milliseconds of a small log's
+# cold start. `dataclasses` (which imports `inspect`) stays out because records on that path are
+# NamedTuples or `ddpdoctor.records.Record`s; `secrets` and `traceback` are imported where used.
+COLD_PATH_AVOIDS = ("dataclasses", "inspect", "secrets", "traceback")
+SMALL_LOG = Path(__file__).resolve().parent / "fixtures" / "explain" / "torchrun_oom_table.log"
 
 
 def _module_name(path: Path) -> str:
@@ -157,3 +162,19 @@ def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
     # Reading a log goes through these alone; they start without torch, typer, rich or yaml.
     for module in ("ddpdoctor.cli.explain_fast", "ddpdoctor.explain", "ddpdoctor.present.explain"):
         assert results[module].stdout.strip() == "", module
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_explain_on_a_small_log_imports_no_heavy_or_costly_module(fmt: str) -> None:
+    # The console script's own path, in a new interpreter; the first run builds the index cache
+    # (which may import more), the second is the cold start every later run has.
+    probe = (
+        "import sys; from ddpdoctor.cli import main; watched = set(sys.argv[3:]); "
+        "sys.argv = ['ddpdoctor', 'explain', sys.argv[1], '-f', sys.argv[2]]; code = main(); "
+        "print('IMPORTED', sorted(set(sys.modules) & watched), code)"
+    )
+    command = [sys.executable, "-c", probe, str(SMALL_LOG), fmt, *HEAVY, *COLD_PATH_AVOIDS]
+    for _ in range(2):
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.stdout.strip().splitlines()[-1] == "IMPORTED [] 1", proc.stderr
