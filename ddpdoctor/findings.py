@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.records import Record, field
@@ -34,7 +33,7 @@ class Severity(str, enum.Enum):
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2, Severity.OK: 3}
 
 
-class Evidence(NamedTuple):
+class Evidence(Record, frozen=True):
     """A line of input that supports a finding, with where it was read."""
 
     text: str
@@ -53,7 +52,7 @@ class Evidence(NamedTuple):
         return {"text": self.text, "file": self.file, "line": self.line}
 
 
-class Finding(NamedTuple):
+class Finding(Record, frozen=True):
     """One observation: what was found, where, how bad, and what to do about it."""
 
     id: str
@@ -66,7 +65,7 @@ class Finding(NamedTuple):
     evidence: tuple[Evidence, ...] = ()
     entry: str | None = None
     solutions: tuple[str, ...] = ()
-    data: Mapping[str, Any] = MappingProxyType({})
+    data: Mapping[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; keys are part of every report schema."""

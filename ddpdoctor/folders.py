@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import NamedTuple
+
+from ddpdoctor.records import Record
 
 MAX_DEPTH = 32
 
 
-class Listed(NamedTuple):
+class Listed(Record, frozen=True):
     """A file found in a folder: its path relative to the folder, its path, and why it cannot be read (or None)."""
 
     rel: str

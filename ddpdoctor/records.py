@@ -1,13 +1,14 @@
-"""Records: mutable classes with dataclass-style fields that cost nothing to define.
+"""Records: classes with dataclass-style fields that cost almost nothing to define.
 
 `@dataclass` generates and `exec`s an `__init__`, `__repr__` and `__eq__` for every class it
 makes (about half a millisecond each, and `import dataclasses` imports `inspect`), and
-`ddpdoctor explain` on a small log defines dozens of classes before it reads a line. The modules on
-that path therefore use `typing.NamedTuple` for immutable values and :class:`Record` for the rest:
-records that are filled in as a log is read, and those that inherit fields. A subclass declares
-annotated fields as a dataclass would (a default, or :func:`field` for a fresh list or dict per
-record); the one `__init__`, `__eq__` and `__repr__` here read the field table that
-`__init_subclass__` builds, and mypy checks the constructors as it checks a dataclass's.
+`ddpdoctor explain` on a small log defines dozens of classes before it reads a line. The records
+on that path are therefore :class:`Record` subclasses. A subclass declares annotated fields as a
+dataclass would (a default, or :func:`field` for a fresh list or dict per record); the one
+`__init__`, `__eq__` and `__repr__` here read the field table that `__init_subclass__` builds, and
+mypy checks constructors as it checks a dataclass's. `class X(Record, frozen=True)` is an
+immutable, hashable value, as a frozen dataclass is. (A `typing.NamedTuple` costs about ten times
+as much to define, more with string annotations, and is a tuple: iterable, equal to other tuples.)
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Record:
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, object]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, *, frozen: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         fields = list(cls._fields)
         defaults = dict(cls._defaults)
@@ -68,6 +69,9 @@ class Record:
                 defaults[name] = default
         cls._fields = tuple(fields)
         cls._defaults = defaults
+        if frozen:
+            for name, method in _FROZEN_METHODS.items():
+                setattr(cls, name, method)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = self._fields
@@ -89,7 +93,7 @@ class Record:
                     raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
                 if isinstance(value, _Factory):
                     value = value.make()
-            setattr(self, name, value)
+            object.__setattr__(self, name, value)  # a frozen record refuses `setattr`
 
     def __repr__(self) -> str:
         inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
@@ -103,5 +107,25 @@ class Record:
         )
 
     def _replace(self, **changes: Any) -> Self:
-        """A copy with some fields changed (as `NamedTuple._replace` and `dataclasses.replace` make)."""
+        """A copy with some fields changed (what `dataclasses.replace` makes of a dataclass)."""
         return type(self)(**{**{name: getattr(self, name) for name in self._fields}, **changes})
+
+
+def _refuse_assignment(record: Record, name: str, value: object) -> None:
+    raise AttributeError(f"cannot assign to field {name!r} of a frozen {type(record).__name__}")
+
+
+def _refuse_deletion(record: Record, name: str) -> None:
+    raise AttributeError(f"cannot delete field {name!r} of a frozen {type(record).__name__}")
+
+
+def _hash_of_fields(record: Record) -> int:
+    return hash(tuple(getattr(record, name) for name in record._fields))
+
+
+# What `class X(Record, frozen=True)` gets, as a frozen dataclass does: no changes, a hash of its fields.
+_FROZEN_METHODS = {
+    "__setattr__": _refuse_assignment,
+    "__delattr__": _refuse_deletion,
+    "__hash__": _hash_of_fields,
+}

@@ -25,7 +25,7 @@ EDGE_MODULES = (*CLI_MODULES, "ddpdoctor.hooks")
 HEAVY = ("torch", "typer", "rich", "yaml")
 # Standard modules explain's fast path also goes without: each costs milliseconds of a small log's
 # cold start. `dataclasses` (which imports `inspect`) stays out because records on that path are
-# NamedTuples or `ddpdoctor.records.Record`s; `secrets` and `traceback` are imported where used.
+# `ddpdoctor.records.Record`s; `secrets` and `traceback` are imported where they are used.
 COLD_PATH_AVOIDS = ("dataclasses", "inspect", "secrets", "traceback")
 SMALL_LOG = Path(__file__).resolve().parent / "fixtures" / "explain" / "torchrun_oom_table.log"
 

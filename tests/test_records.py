@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from ddpdoctor.explain.observations import ExitObs, Observation
 from ddpdoctor.explain.report import ExplainReport
-from ddpdoctor.findings import Report
+from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.records import Record, field
 
 
@@ -78,3 +80,34 @@ def test_replace_copies_with_changes_and_keeps_the_class() -> None:
     assert type(copy) is ExplainReport
     assert copy.stats == {"engine": "python"} and copy.schema == report.schema
     assert copy is not report
+
+
+class Pair(Record, frozen=True):
+    left: str
+    right: tuple[str, ...] = ()
+
+
+def test_a_frozen_record_refuses_changes_and_hashes_by_its_fields() -> None:
+    pair = Pair("a", ("b",))
+    with pytest.raises(AttributeError, match="frozen Pair"):
+        pair.left = "c"  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="frozen Pair"):
+        del pair.left
+    assert hash(pair) == hash(Pair("a", ("b",)))
+    assert {pair, Pair("a", ("b",))} == {pair}
+    assert pair._replace(left="c") == Pair("c", ("b",))
+
+
+def test_a_frozen_record_is_not_a_tuple() -> None:
+    evidence = Evidence("text", "f.log", 3)
+    assert not isinstance(evidence, tuple)
+    assert evidence != ("text", "f.log", 3)
+    with pytest.raises(TypeError):
+        iter(evidence)  # type: ignore[call-overload]
+
+
+def test_records_survive_pickling_as_worker_results_do() -> None:
+    finding = Finding("x", Severity.ERROR, "c", "t", "m", evidence=(Evidence("e"),), data={"k": 1})
+    report = ExplainReport(findings=[finding], stats={"engine": "python"})
+    assert pickle.loads(pickle.dumps(report)) == report
+    assert pickle.loads(pickle.dumps(finding)) == finding

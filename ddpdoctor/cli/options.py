@@ -10,12 +10,13 @@ at module level.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from ddpdoctor.present.render import OutputFormat
+from ddpdoctor.records import Record
 
 
-class OptionSpec(NamedTuple):
+class OptionSpec(Record, frozen=True):
     """One option: its spellings, its help line and, for options that take a value, its metavar.
 
     A flag with an `off` spelling (`--instrument/--no-instrument`) is true by default.

@@ -3,7 +3,7 @@
 Public API (other commands and outside tools call these):
 
 - :func:`explain_paths` (files, folders, `-`) and :func:`explain_text` (a string);
-- :class:`ExplainOptions`, an immutable record (a NamedTuple) of reading options;
+- :class:`ExplainOptions`, a frozen record of reading options;
 - :class:`ExplainReport`, whose `to_dict()` is the `ddpdoctor.explain/1` JSON contract.
 """
 

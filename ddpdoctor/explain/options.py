@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from ddpdoctor.records import Record
 
 ENGINES: tuple[str, ...] = ("auto", "hyperscan", "python")
 
 
-class ExplainOptions(NamedTuple):
+class ExplainOptions(Record, frozen=True):
     """How to read the logs.
 
     kb_dirs: team knowledge folders added to the bundled entries (like `--kb`).

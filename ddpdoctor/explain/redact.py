@@ -41,7 +41,7 @@ def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
         return value
     if isinstance(value, str):
         return fn(value)
-    fields = getattr(type(value), "_fields", None)  # a NamedTuple or a Record
+    fields = getattr(type(value), "_fields", None)  # a Record
     if fields is not None and not isinstance(value, type):
         return type(value)(**{name: map_strings(getattr(value, name), fn) for name in fields})
     if isinstance(value, list):

@@ -13,10 +13,10 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
-from ddpdoctor.records import field
+from ddpdoctor.records import Record, field
 
 SCHEMA = "ddpdoctor.explain/1"
 MAX_SHOWN = 600
@@ -30,7 +30,7 @@ def short(text: str) -> str:
     return text[:MAX_SHOWN] + f" ... [{len(text) - MAX_SHOWN} more characters]"
 
 
-class ChainLink(NamedTuple):
+class ChainLink(Record, frozen=True):
     """One message of the root cause's chain, outermost first."""
 
     entry: str | None
@@ -41,7 +41,7 @@ class ChainLink(NamedTuple):
         return {"entry": self.entry, "text": self.text}
 
 
-class UserFrame(NamedTuple):
+class UserFrame(Record, frozen=True):
     """The innermost frame of the user's own code in the culprit's stack."""
 
     file: str
@@ -58,7 +58,7 @@ class UserFrame(NamedTuple):
         return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
 
 
-class RootCause(NamedTuple):
+class RootCause(Record, frozen=True):
     """The culprit: which rank, which message, where, what kind of conclusion, and what to do."""
 
     entry: str | None
@@ -118,7 +118,7 @@ class RootCause(NamedTuple):
         }
 
 
-class Victim(NamedTuple):
+class Victim(Record, frozen=True):
     """Another failing rank: a victim of the culprit, or a rank that also failed on its own."""
 
     rank: int | None

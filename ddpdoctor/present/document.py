@@ -7,26 +7,28 @@ Markdown. Only JSON bypasses this model (it is the report's own `to_dict`).
 
 from __future__ import annotations
 
-from typing import Literal, NamedTuple
+from typing import Literal
+
+from ddpdoctor.records import Record
 
 Tone = Literal["plain", "muted", "error", "warning", "info", "ok", "strong"]
 
 
-class Heading(NamedTuple):
+class Heading(Record, frozen=True):
     """A section title; level 1 is the page title."""
 
     text: str
     level: int = 2
 
 
-class Text(NamedTuple):
+class Text(Record, frozen=True):
     """A paragraph; the tone picks its colour in rich output."""
 
     text: str
     tone: Tone = "plain"
 
 
-class Bullets(NamedTuple):
+class Bullets(Record, frozen=True):
     """A list, numbered when `ordered`; with `truncate` each item keeps one line on a terminal (cut with an ellipsis)."""
 
     items: tuple[str, ...]
@@ -34,7 +36,7 @@ class Bullets(NamedTuple):
     truncate: bool = False
 
 
-class Code(NamedTuple):
+class Code(Record, frozen=True):
     """Verbatim text: a log excerpt or an example fix."""
 
     text: str
@@ -42,13 +44,13 @@ class Code(NamedTuple):
     title: str | None = None
 
 
-class Fields(NamedTuple):
+class Fields(Record, frozen=True):
     """Label/value lines such as `rank: 3`."""
 
     pairs: tuple[tuple[str, str], ...]
 
 
-class Table(NamedTuple):
+class Table(Record, frozen=True):
     """Rows under column names; cells are plain strings.
 
     On a terminal no cell but the last column's is ever wrapped or cut (ids and names stay whole);

@@ -14,11 +14,12 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ddpdoctor.errors import DdpDoctorError
 from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
 from ddpdoctor.present.sanitize import escape_controls, escape_json_controls
+from ddpdoctor.records import Record
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -314,7 +315,7 @@ def make_console(stream: IO[str] | None = None, *, color: bool = True) -> Consol
 # --- the formatter protocol -------------------------------------------------------------------
 
 
-class View(NamedTuple):
+class View(Record, frozen=True):
     """What a formatter receives: the report's layout (rich, text, Markdown) and its data (JSON)."""
 
     document: Document
@@ -411,7 +412,7 @@ class GithubFormatter:
         stream.write(f"::{token}::\n")
 
 
-class RichFormatter(NamedTuple):
+class RichFormatter(Record, frozen=True):
     """Rich terminal output, coloured unless `color` is off."""
 
     color: bool
