@@ -398,3 +398,19 @@ def test_retries_at_their_limit_are_a_failure_and_earlier_retries_are_not() -> N
     assert explain_text(line.format(3) + line.format(4)).root_cause is None
     root = explain_text(line.format(33) + line.format(34)).root_cause
     assert root is not None and root.category == "nccl_error" and "(34/34)" in root.text
+
+
+def test_a_log_that_ends_saying_something_failed_gets_a_low_confidence_verdict() -> None:
+    steps = "".join(f"step {i} loss 0.{i}\n" for i in range(60))
+    ending = "launching workers on node2\nssh: connect to host node2 port 2222: Connection timed out\n"
+    root = explain_text(steps + ending).root_cause
+    assert root is not None and "Connection timed out" in root.text and root.confidence == "low"
+    # The same words early in a log that goes on are a healthy start-up, and NCCL's INFO lines are not errors.
+    healthy = "Model weights not found in cache, downloading\n" + steps
+    assert explain_text(healthy).root_cause is None
+    assert (
+        explain_text("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n" + steps).root_cause is None
+    )
+    # Any real error outranks such a line.
+    real = explain_text(steps + "ValueError: bad shape\n" + ending).root_cause
+    assert real is not None and "ValueError" in real.text

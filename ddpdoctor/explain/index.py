@@ -46,6 +46,13 @@ class Anchor:
         self.after = after
 
 
+# Words of a line that says something failed without an error level (`sudo: torchrun: command not found`).
+LEAD_WORDS = (
+    r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
+    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied)\b"
+)
+
+
 # Lines that start or mark a block. They are scanned together with the knowledge-base patterns;
 # a hit pulls the line and `after` following lines into the parser.
 ANCHORS: tuple[Anchor, ...] = (
@@ -68,6 +75,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} |\[[EF]:\w|retrying \(\d", 3
     ),
+    Anchor("lead", LEAD_WORDS, 0),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
     Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
     Anchor(

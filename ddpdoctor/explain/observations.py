@@ -204,5 +204,10 @@ class MembershipObs(Observation):
     joined: int | None = None
 
 
+class LeadObs(Observation):
+    """A line that only says something failed (`command not found`, `Failed to ...`) with no error
+    level or known message: the verdict's last resort when nothing else in the logs is an error."""
+
+
 class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""

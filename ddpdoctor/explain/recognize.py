@@ -20,7 +20,8 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
   launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
 - NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), retries at their limit
-  (`retrying (34/34)`), and any other line the knowledge base matches.
+  (`retrying (34/34)`), and any other line the knowledge base matches;
+- as a last resort (:class:`LeadObs`), a line near the end of its input that only says something failed.
 
 Every message is matched against the knowledge base and unwrapped (wrapper -> inner -> ...) into a
 chain of links, outermost first.
@@ -30,11 +31,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.index import LEAD_WORDS
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -42,6 +45,7 @@ from ddpdoctor.explain.observations import (
     ExceptionObs,
     ExitObs,
     Frame,
+    LeadObs,
     Link,
     MembershipObs,
     Observation,
@@ -158,6 +162,15 @@ _ERROR_LEVEL = LazyRegex(
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
+
+
+# The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
+# that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
+_LEAD = LazyRegex(LEAD_WORDS)
+_NOT_A_LEAD = LazyRegex(r"\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]")
+_MAX_LEADS = 16
+_LEAD_BURST_LINES = 30
+_LEAD_TAIL_LINES = 40
 
 
 def _is_error_record(rest: str) -> bool:
@@ -314,6 +327,7 @@ class LogReader:
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
+        self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -341,8 +355,8 @@ class LogReader:
         """How many lines after the last one the open blocks still want to see."""
         return BLOCK_LOOKAHEAD if any(s.mode != "idle" or s.chain for s in self.streams.values()) else 0
 
-    def finish(self) -> list[Observation]:
-        """Close open blocks and return the observations of this input."""
+    def finish(self, lines: int | None = None) -> list[Observation]:
+        """Close open blocks and return the observations of this input (`lines`: how many it had)."""
         self.gap()
         self._membership()
         self._nccl_process_ranks()
@@ -350,6 +364,13 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
+        end = self._leads[-1].line if self._leads else 0
+        if end and (lines is None or end > lines - _LEAD_TAIL_LINES):
+            # The last burst of such lines, where the input ends (a healthy job's start-up may say
+            # "not found" and go on): its first line is the earliest sign.
+            lead = next(o for o in self._leads if o.line >= end - _LEAD_BURST_LINES)
+            lead.chain = self._links(lead.text, None)
+            self.observations.append(lead)
         return self.observations
 
     # --- NCCL's process labels -------------------------------------------------------------
@@ -610,6 +631,8 @@ class LogReader:
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
+        if _LEAD.search(stripped) and not _NOT_A_LEAD.search(stripped):
+            self._leads.append(self._observe(LeadObs, number, stripped, stream))
         stream.last_line = (number, stripped)
 
     # --- Python tracebacks ---------------------------------------------------------------------
@@ -1469,7 +1492,7 @@ def error_file_observations(
     lines = callstack.splitlines() if callstack.strip() else [text]
     for number, line in enumerate(lines, 1):
         reader.line(number, line.encode("utf-8", "replace"), matcher.candidates(line))
-    found = [o for o in reader.finish() if not isinstance(o, ProgressObs)]
+    found = [o for o in reader.finish(len(lines)) if not isinstance(o, ProgressObs)]
     if not found:
         fallback = ExceptionObs(label, file_index, 1, text)
         fallback.chain = [Link(None, clean_line(text))] if text else []
