@@ -111,3 +111,15 @@ def test_records_survive_pickling_as_worker_results_do() -> None:
     report = ExplainReport(findings=[finding], stats={"engine": "python"})
     assert pickle.loads(pickle.dumps(report)) == report
     assert pickle.loads(pickle.dumps(finding)) == finding
+
+
+def test_redaction_copies_nested_records_and_keeps_their_classes() -> None:
+    evidence = Evidence("failed on /home/alice/train.py", "/home/alice/log.txt", 3)
+    finding = Finding("x", Severity.ERROR, "c", "t", "at /home/alice", evidence=(evidence,))
+    report = ExplainReport(findings=[finding], stats={"engine": "python"})
+    redacted = report.redacted()
+    assert type(redacted) is ExplainReport and redacted is not report
+    [copy] = redacted.findings
+    assert type(copy) is Finding and copy.message == "at ~"
+    assert copy.evidence == (Evidence("failed on ~/train.py", "~/log.txt", 3),)
+    assert report.findings[0] is finding and finding.message == "at /home/alice"

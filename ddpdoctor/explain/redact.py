@@ -7,6 +7,8 @@ import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ddpdoctor.records import Record
+
 _HOME = re.compile(r"(/home/|/Users/|[A-Za-z]:\\Users\\)[^/\\\s'\"]{1,64}")
 _IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}\b")
 _HOST_FIELD = re.compile(r"\bhost\s*:\s*([\w.-]{2,253})")
@@ -41,9 +43,8 @@ def map_strings(value: Any, fn: Callable[[str], str]) -> Any:
         return value
     if isinstance(value, str):
         return fn(value)
-    fields = getattr(type(value), "_fields", None)  # a Record
-    if fields is not None and not isinstance(value, type):
-        return type(value)(**{name: map_strings(getattr(value, name), fn) for name in fields})
+    if isinstance(value, Record):
+        return type(value)(**{name: map_strings(getattr(value, name), fn) for name in value._fields})
     if isinstance(value, list):
         return [map_strings(v, fn) for v in value]
     if isinstance(value, tuple):
