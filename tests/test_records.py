@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import pickle
+from pathlib import Path
 
 import pytest
 
+import ddpdoctor
 from ddpdoctor.explain.observations import ExitObs, Observation
 from ddpdoctor.explain.report import ExplainReport
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
@@ -123,3 +126,44 @@ def test_redaction_copies_nested_records_and_keeps_their_classes() -> None:
     assert type(copy) is Finding and copy.message == "at ~"
     assert copy.evidence == (Evidence("failed on ~/train.py", "~/log.txt", 3),)
     assert report.findings[0] is finding and finding.message == "at /home/alice"
+
+
+def _decorated_as_dataclass(node: ast.ClassDef) -> bool:
+    for decorator in node.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if (isinstance(target, ast.Name) and target.id == "dataclass") or (
+            isinstance(target, ast.Attribute) and target.attr == "dataclass"
+        ):
+            return True
+    return False
+
+
+def test_no_record_subclass_is_also_a_dataclass() -> None:
+    # `@dataclass` on a subclass of a Record (a report, say) would make an `__init__` without the
+    # base's fields. Bases are resolved by name through each module's classes and `from` imports.
+    package = Path(ddpdoctor.__file__).parent
+    modules = {
+        ".".join(path.relative_to(package.parent).with_suffix("").parts): ast.parse(path.read_text("utf-8"))
+        for path in sorted(package.rglob("*.py"))
+        if "_knowledge" not in path.parts
+    }
+    bases: dict[tuple[str, str], list[tuple[str, str]]] = {}
+    decorated: set[tuple[str, str]] = set()
+    for module, tree in modules.items():
+        imported = {
+            alias.asname or alias.name: node.module
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module
+            for alias in node.names
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                names = [b.id for b in node.bases if isinstance(b, ast.Name)]
+                bases[(module, node.name)] = [(imported.get(n, module), n) for n in names]
+                if _decorated_as_dataclass(node):
+                    decorated.add((module, node.name))
+    records = {("ddpdoctor.records", "Record")}
+    while found := {c for c, of in bases.items() if c not in records and any(b in records for b in of)}:
+        records |= found
+    assert {("ddpdoctor.findings", "Report"), ("ddpdoctor.explain.observations", "ExitObs")} <= records
+    assert sorted(records & decorated) == []
