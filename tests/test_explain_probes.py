@@ -11,6 +11,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from ddpdoctor.explain import explain_paths, explain_text
 
 SITE = "/opt/conda/lib/python3.11/site-packages"
@@ -202,6 +204,33 @@ def test_kubectl_prefixes_name_the_rank() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and (root.entry, root.rank) == ("cuda-out-of-memory", 3)
+
+
+LOGGER_FORMATS = {
+    "python logging": "2024-01-01 10:00:00,123 - [rank 3] - {}",
+    "loguru": "2024-01-01 10:00:00.123 | ERROR    | rank 3 | {}",
+    "hydra": "[2024-01-01 10:00:00,123][__main__][ERROR] - [rank 3] {}",
+    "host and rank": "[node1:rank3]: {}",
+    "ray actor": "(TrainWorker rank=3 pid=12) {}",
+    "bare": "Rank 3: {}",
+    "world": "[RANK 3/8] {}",
+    "angle": "<rank 3> {}",
+}
+
+
+@pytest.mark.parametrize("fmt", LOGGER_FORMATS.values(), ids=list(LOGGER_FORMATS))
+def test_a_loggers_rank_field_names_the_rank_and_keeps_the_traceback(fmt: str) -> None:
+    lines = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 10, in <module>']
+    lines += ["    main()", "ValueError: bad batch"]
+    root = explain_text("".join(fmt.format(line) + "\n" for line in lines)).root_cause
+    assert root is not None and (root.rank, root.category) == (3, "user_code")
+    assert root.user_frame is not None and root.user_frame.line == 10
+
+
+def test_a_rank_named_inside_a_message_is_not_its_printer() -> None:
+    for line in ("ValueError: rank 3: bad batch\n", "rank 3 failed to join the group: ValueError: x\n"):
+        root = explain_text(line).root_cause
+        assert root is not None and root.rank is None, line
 
 
 def test_glog_times_across_new_year_keep_their_order(tmp_path: Path) -> None:
