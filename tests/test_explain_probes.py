@@ -381,3 +381,20 @@ def test_a_traceback_indented_as_a_whole_keeps_its_exception_line() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and root.entry == "cuda-invalid-device-ordinal"
+
+
+def test_a_failed_cpp_check_before_an_abort_is_the_root_and_the_abort_its_consequence() -> None:
+    check = "[/src/third_party/gloo/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument\n"
+    abort = "*** SIGABRT received at time=1734086759 on cpu 3 ***\nPC: @  0x19ea96600  (unknown)  __pthread_kill\n"
+    root = explain_text(check + abort).root_cause
+    assert root is not None and "uv_accept: invalid argument" in root.text
+    # Alone, the abort is still a verdict; a glog warning record before it is not taken as the check.
+    alone = explain_text("W1212 04:02:33.40 24044 init.cc:205] PC: @ 0x0 (unknown)\n" + abort).root_cause
+    assert alone is not None and "SIGABRT" in alone.text
+
+
+def test_retries_at_their_limit_are_a_failure_and_earlier_retries_are_not() -> None:
+    line = "host:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No route to host, retrying ({}/34)\n"
+    assert explain_text(line.format(3) + line.format(4)).root_cause is None
+    root = explain_text(line.format(33) + line.format(34)).root_cause
+    assert root is not None and root.category == "nccl_error" and "(34/34)" in root.text

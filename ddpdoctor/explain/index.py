@@ -56,15 +56,18 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "exit",
         r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: \[\[|"
-        r"received by PID|closing signal|death signal|exited on signal|"
+        r"received by PID|received at time=|closing signal|death signal|exited on signal|"
         r"terminated with (?:signal|exit code|the following error)",
         3,
     ),
     Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
+    Anchor("source-located", r"\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] \S", 0),
     Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
     Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
     Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
-    Anchor("error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} |\[[EF]:\w", 3),
+    Anchor(
+        "error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} |\[[EF]:\w|retrying \(\d", 3
+    ),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
     Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
     Anchor(

@@ -13,13 +13,14 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
   tracebacks (`╭─ Traceback ─╮`, one `path:line in function` row per frame);
 - Rust panics (`thread 'X' (TID) panicked at file:line:col:` and the pre-1.73 `panicked at 'msg',
   file:line:col`), their backtraces and Burn's `=== PANIC ===` banner;
-- C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
-  `Fatal Python error`);
+- C++ `terminate called after throwing ... what():`, fatal signals (`Segmentation fault`,
+  `Fatal Python error`, glog's and absl's `*** SIGABRT ...` reports) and the source-located check
+  (`[file.h:596] message`) printed just before such an abort;
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
   launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
-- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
-  knowledge base matches.
+- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), retries at their limit
+  (`retrying (34/34)`), and any other line the knowledge base matches.
 
 Every message is matched against the knowledge base and unwrapped (wrapper -> inner -> ...) into a
 chain of links, outermost first.
@@ -117,8 +118,17 @@ _CARGO_EXIT = LazyRegex(
     r"process didn't exit successfully: .{0,4000}\((?:exit status|signal|exit code): (0x[0-9a-fA-F]{1,8}|\d{1,10})"
 )
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
-# glog's (and Paddle's, Caffe's) failure signal handler: `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`.
-_GLOG_SIGNAL = LazyRegex(r"\*\*\* (SIG[A-Z]{2,8}) \(@[^)]{0,40}\) received by PID (\d{1,10})")
+# Failure signal handlers: glog's (and Paddle's, Caffe's) `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`,
+# absl's `*** SIGABRT received at time=1734086759 on cpu 3 ***`.
+_GLOG_SIGNAL = LazyRegex(
+    r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@[^)]{0,40}\) received by PID (\d{1,10})|received at time=\d)"
+)
+# A C++ message with its source location, as a failed check prints it just before `abort()`:
+# gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
+# Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
+_SOURCE_LOCATED = LazyRegex(
+    r"^(?![IW]\d{4} ).{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] (?!PC: |\*\*\* |@ )\S"
+)
 # horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
 # exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
 _HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9})")
@@ -146,6 +156,19 @@ _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
 )
+# A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
+_RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
+
+
+def _is_error_record(rest: str) -> bool:
+    """Whether a line is an error by its level (`NCCL WARN`, `ERROR:`, glog's `E1231 ...`) or says
+    that the last of its retries failed."""
+    if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()):
+        return True
+    retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
+    return retry is not None and retry.group(1) == retry.group(2)
+
+
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
 _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
@@ -588,9 +611,7 @@ class LogReader:
         if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
             return
-        worth_a_look = (
-            cands or _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(stripped) or _collective_hint(rest)
-        )
+        worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
         stream.last_line = (number, stripped)
@@ -1096,13 +1117,14 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
-        elif "received by PID" in rest and (m := _GLOG_SIGNAL.search(rest)):
+        elif "*** SIG" in rest and (m := _GLOG_SIGNAL.search(rest)):
             signum = _SIGNAL_NUMBERS.get(m.group(1))
             code, pid, reporter = (
                 (-signum if signum is not None else None),
                 bounded_int(m.group(2)),
                 "signal-handler",
             )
+            self._check_before_abort(stream, number)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
         elif "Process name: [[" in rest and (m := _MPI_PROCESS.search(rest)):
@@ -1155,6 +1177,19 @@ class LogReader:
         self._add(obs)
         return True
 
+    def _check_before_abort(self, stream: _Stream, number: int) -> None:
+        """A failed C++ check prints its message with its source location just before `abort()`: read
+        the line before a signal handler's report as the error that report is the consequence of."""
+        if stream.last_line is None or stream.last_line[0] != number - 1:
+            return
+        line, text = stream.last_line
+        if not _SOURCE_LOCATED.match(text):
+            return
+        obs = self._observe(ExceptionObs, line, text, stream)
+        obs.origin = "cpp"
+        obs.chain = self._links(text, None)
+        self._add(obs)
+
     def _cpp_observation(self, stream: _Stream, number: int, message: str, cands: frozenset[int]) -> None:
         assert stream.cpp is not None
         exc_type, start = stream.cpp
@@ -1179,7 +1214,7 @@ class LogReader:
         hits = self.matcher.match(segment, cands) if cands else []
         facts = collective_facts(rest)
         generic = not hits and facts is None
-        if generic and not (_NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip())):
+        if generic and not _is_error_record(rest):
             return False
         obs: Observation
         if facts is not None and facts.state != "progress":
