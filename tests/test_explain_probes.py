@@ -443,3 +443,14 @@ def test_a_log_that_ends_saying_something_failed_gets_a_low_confidence_verdict()
     # Any real error outranks such a line.
     real = explain_text(steps + "ValueError: bad shape\n" + ending).root_cause
     assert real is not None and "ValueError" in real.text
+
+
+def test_the_rank_with_fewest_collectives_enqueued_is_behind_and_a_lone_heartbeat_names_no_rank() -> None:
+    line = (
+        "[rank{r}]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank {r}] Heartbeat monitor timed out! Process will be"
+        " terminated after dumping debug info. workMetaList_.size()={n}\n"
+    )
+    root = explain_text("".join(line.format(r=r, n=n) for r, n in ((0, 103), (1, 103), (2, 84)))).root_cause
+    assert root is not None and root.rank == 2 and "size()=84" in root.text
+    alone = explain_text(line.format(r=5, n=1)).root_cause
+    assert alone is not None and alone.category == "collective_timeout" and alone.rank is None

@@ -203,6 +203,9 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if detail is not None and _CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
             cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
+        if cand.category in ("user_code", "other") and _in_dataloader_worker(obs):
+            cand.category = "dataloader"
+            cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
         if isinstance(obs, CollectiveObs) and obs.state in ("missing", "desync") and obs.named_ranks:
             # The message names the ranks the others waited for: they are the culprits, not its printer.
             cand.suspects = list(obs.named_ranks)
@@ -244,6 +247,15 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     )
     cand.reasons.append(kind + (f"; {said[1]}" if said else ""))
     return cand
+
+
+def _in_dataloader_worker(obs: Observation) -> bool:
+    """Whether a DataLoader worker raised the error (its "Original Traceback", or the re-raise's words)."""
+    if isinstance(obs, ExceptionObs) and obs.worker_frames:
+        return True
+    return (
+        "in DataLoader worker process" in obs.innermost_text() or "in DataLoader worker process" in obs.text
+    )
 
 
 def message_category(text: str) -> tuple[str, str] | None:
@@ -316,7 +328,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         )
         return cand
     user = exc.user_frame() if exc else None
-    worker = (exc is not None and (bool(exc.worker_frames) or "in DataLoader worker process" in text)) or (
+    worker = (exc is not None and _in_dataloader_worker(exc)) or (
         carried is not None and carried.category == "dataloader"
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)

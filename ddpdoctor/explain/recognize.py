@@ -188,7 +188,7 @@ _GLUED_EXCEPTION = LazyRegex(
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
-_BOLD = re.compile(r"^\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
+_BOLD = re.compile(r"^(?P<indent>[ \t]*)\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXIT = LazyRegex(
@@ -464,8 +464,9 @@ class LogReader:
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
             segment = segment.strip().strip("`")  # a line pasted as a Markdown code span
-        elif segment[:2] == "**" or segment.rstrip().endswith("**"):
-            segment = _BOLD.sub("", segment)  # a line pasted in Markdown bold (`**ImportError: ...**`)
+        elif segment.lstrip(" \t")[:2] == "**" or segment.rstrip().endswith("**"):
+            # A line pasted in Markdown bold (`**ImportError: ...**`, a frame's `  **File ...`).
+            segment = _BOLD.sub(r"\g<indent>", segment)
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
             segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
@@ -773,6 +774,7 @@ class LogReader:
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
             or len(exc.lines) >= exc.max_lines
+            or (bool(cands) and self._launcher_record(stripped, cands))
         )
         if ends:
             self._end_exception(stream)
@@ -780,6 +782,17 @@ class LogReader:
         assert exc is not None
         exc.lines.append((number, stripped, cands))
         return True
+
+    def _launcher_record(self, text: str, cands: frozenset[int]) -> bool:
+        """Whether a line is, from its first character, the launcher's own report (torchelastic's
+        `Killing subprocess 4701`): a record of the launcher, not the continuation of a worker's message."""
+        hits = self.matcher.match(text, cands)
+        return (
+            bool(hits)
+            and hits[0].start == 0
+            and hits[0].entry.framework == "torchelastic"
+            and hits[0].entry.kind in ("symptom", "wrapper")
+        )
 
     def _end_exception(self, stream: _Stream) -> None:
         exc, stream.exc = stream.exc, None
