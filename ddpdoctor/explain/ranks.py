@@ -59,7 +59,8 @@ _BARE_FIELD_RANK = LazyRegex(r"(?i)(local[_ ]?)?rank[ _#]?(\d{1,7})(?=\s{0,4}[:|
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
-_LOG_TIME = LazyRegex(r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?")
+_LOG_TIME = LazyRegex(r"(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?!\d)")
+_LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).
 _FIELD_SEPARATOR = LazyRegex(r"(?:[ \t]{0,4}[|:-](?![\w/]))?[ \t]?")
@@ -179,7 +180,7 @@ def _logger_label(text: str) -> tuple[int, bool, int] | None:
 
     Reads the bracketed, parenthesized and pipe- or dash-separated fields a logging format puts first
     (`2024-01-01 10:00:00,123 - [rank 3] - `, `... | ERROR | rank 3 | `, `[node1:rank3]: `,
-    `(TrainWorker rank=3 pid=12) `, `Rank 3: `); it stops at the first thing that is not such a field,
+    `(VllmWorker rank=3 pid=12) ERROR 09-09 02:24:28 [executor.py:522] `, `Rank 3: `); it stops at the first thing that is not such a field,
     so a rank named inside the message (`ValueError: rank 3 ...`) is not taken as the printer."""
     pos, found, end = 0, None, 0
     limit = min(len(text), _LABEL_SPAN)
@@ -194,7 +195,7 @@ def _logger_label(text: str) -> tuple[int, bool, int] | None:
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
             field = _FIELD_RANK.search(inside) if labelish else None
             pos = close + 1
-        elif m := _LOG_TIME.match(text, pos):
+        elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
             field, pos = None, m.end()
         elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
             field, pos = m, m.end()
@@ -208,8 +209,8 @@ def _logger_label(text: str) -> tuple[int, bool, int] | None:
                 found = (rank, field.group(1) is not None)
         separator = _FIELD_SEPARATOR.match(text, pos)
         pos = separator.end() if separator else pos
-        if found is not None and not end:
-            end = pos
+        if found is not None:
+            end = pos  # the labels go on over the record's other fields (`ERROR 09-09 02:24:28 [x.py:522] `)
     return (found[0], found[1], end) if found is not None else None
 
 
