@@ -31,6 +31,8 @@ from ddpdoctor.explain.timeline import Timeline, order
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
+_RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
+_RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
 _ENQUEUED = re.compile(r"workMetaList_\.size\(\)=(\d{1,9})")
 _CONFIG_CHECK = re.compile(
     r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
@@ -57,7 +59,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     best_tier = min(c.tier for c in found)
     pool = [c for c in found if c.tier == best_tier]
     ranked = order(pool, tier=lambda c: -c.strength)
-    culprit = _prefer_known(ranked)
+    culprit = _raised_form(_prefer_known(ranked), pool)
     if best_tier == CONSEQUENCE:
         culprit = _best_consequence(ranked)
     if best_tier == CONSEQUENCE:
@@ -135,6 +137,31 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
         if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):
             return other
     return first
+
+
+def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:
+    """The same failure as raised, when the culprit is the log line printed just before raising it.
+
+    Libraries log an error and then raise it (`THCudaCheck FAIL ... invalid device ordinal`, then
+    `RuntimeError: cuda runtime error (101) : invalid device ordinal`): the raised exception carries
+    the traceback and the user's frame, so it is the one to report."""
+    if isinstance(culprit.obs, ExceptionObs) or culprit.entry is None:
+        return culprit
+    said = re.split(r":\s", culprit.obs.text.strip())[-1].strip()
+    if len(said) < _RAISED_MIN_TEXT:
+        return culprit
+    for other in pool:
+        obs = other.obs
+        if (
+            isinstance(obs, ExceptionObs)
+            and other.entry is culprit.entry
+            and other.rank == culprit.rank
+            and obs.file_index == culprit.obs.file_index
+            and 0 < obs.line - culprit.obs.line <= _RAISED_WITHIN
+            and said in obs.text
+        ):
+            return other
+    return culprit
 
 
 def _best_consequence(ranked: list[Candidate]) -> Candidate:
