@@ -11,6 +11,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from ddpdoctor.explain import explain_paths, explain_text
 
 SITE = "/opt/conda/lib/python3.11/site-packages"
@@ -202,6 +204,33 @@ def test_kubectl_prefixes_name_the_rank() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and (root.entry, root.rank) == ("cuda-out-of-memory", 3)
+
+
+LOGGER_FORMATS = {
+    "python logging": "2024-01-01 10:00:00,123 - [rank 3] - {}",
+    "loguru": "2024-01-01 10:00:00.123 | ERROR    | rank 3 | {}",
+    "hydra": "[2024-01-01 10:00:00,123][__main__][ERROR] - [rank 3] {}",
+    "host and rank": "[node1:rank3]: {}",
+    "ray actor": "(TrainWorker rank=3 pid=12) {}",
+    "bare": "Rank 3: {}",
+    "world": "[RANK 3/8] {}",
+    "angle": "<rank 3> {}",
+}
+
+
+@pytest.mark.parametrize("fmt", LOGGER_FORMATS.values(), ids=list(LOGGER_FORMATS))
+def test_a_loggers_rank_field_names_the_rank_and_keeps_the_traceback(fmt: str) -> None:
+    lines = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 10, in <module>']
+    lines += ["    main()", "ValueError: bad batch"]
+    root = explain_text("".join(fmt.format(line) + "\n" for line in lines)).root_cause
+    assert root is not None and (root.rank, root.category) == (3, "user_code")
+    assert root.user_frame is not None and root.user_frame.line == 10
+
+
+def test_a_rank_named_inside_a_message_is_not_its_printer() -> None:
+    for line in ("ValueError: rank 3: bad batch\n", "rank 3 failed to join the group: ValueError: x\n"):
+        root = explain_text(line).root_cause
+        assert root is not None and root.rank is None, line
 
 
 def test_glog_times_across_new_year_keep_their_order(tmp_path: Path) -> None:
@@ -414,3 +443,14 @@ def test_a_log_that_ends_saying_something_failed_gets_a_low_confidence_verdict()
     # Any real error outranks such a line.
     real = explain_text(steps + "ValueError: bad shape\n" + ending).root_cause
     assert real is not None and "ValueError" in real.text
+
+
+def test_the_rank_with_fewest_collectives_enqueued_is_behind_and_a_lone_heartbeat_names_no_rank() -> None:
+    line = (
+        "[rank{r}]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank {r}] Heartbeat monitor timed out! Process will be"
+        " terminated after dumping debug info. workMetaList_.size()={n}\n"
+    )
+    root = explain_text("".join(line.format(r=r, n=n) for r, n in ((0, 103), (1, 103), (2, 84)))).root_cause
+    assert root is not None and root.rank == 2 and "size()=84" in root.text
+    alone = explain_text(line.format(r=5, n=1)).root_cause
+    assert alone is not None and alone.category == "collective_timeout" and alone.rank is None

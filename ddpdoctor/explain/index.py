@@ -62,7 +62,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("table", r"Root Cause \(first observed failure\)|Failures:|ChildFailedError", 300),
     Anchor(
         "exit",
-        r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: \[\[|"
+        r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: |"
         r"received by PID|received at time=|closing signal|death signal|exited on signal|"
         r"terminated with (?:signal|exit code|the following error)",
         3,
@@ -73,7 +73,9 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
     Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
     Anchor(
-        "error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} |\[[EF]:\w|retrying \(\d", 3
+        "error-level",
+        r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: ",
+        3,
     ),
     Anchor("lead", LEAD_WORDS, 0),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),

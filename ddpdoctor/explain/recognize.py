@@ -136,7 +136,8 @@ _SOURCE_LOCATED = LazyRegex(
 # horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
 # exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
 _HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9})")
-_MPI_PROCESS = LazyRegex(r"Process name: \[\[\d{1,10},\d{1,10}\],(\d{1,7})\]")
+# ... and horovodrun's (gloo) `Process name: elastic-worker-1[0]` (host and local rank).
+_MPI_PROCESS = LazyRegex(r"Process name: (?:\[\[\d{1,10},\d{1,10}\],(\d{1,7})\]|[\w.-]{1,200}\[\d{1,7}\]$)")
 _MPI_EXIT_CODE = LazyRegex(r"Exit code:\s{1,20}(-?\d{1,9})$")
 # A launcher naming the global rank that ended (MosaicML Composer: `Rank 2 crashed with exit code -7.`).
 _RANK_CRASHED = LazyRegex(
@@ -156,9 +157,10 @@ _FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation f
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
-# a tool's `prog: error: ...`.
+# a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
+    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
+    r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
@@ -182,15 +184,17 @@ def _is_error_record(rest: str) -> bool:
     return retry is not None and retry.group(1) == retry.group(2)
 
 
+_BARE_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}\s*$")
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
 _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
-_BOLD = re.compile(r"^\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
+_BOLD = re.compile(r"^(?P<indent>[ \t]*)\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
+_SPAWN_EXCEPTIONS = ("Exception", "ProcessExitedException")
 _SPAWN_EXIT = LazyRegex(
     r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,10}))"
 )
@@ -458,10 +462,13 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        if segment[:8] in ("stderr: ", "stdout: "):
+            segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
             segment = segment.strip().strip("`")  # a line pasted as a Markdown code span
-        elif segment[:2] == "**" or segment.rstrip().endswith("**"):
-            segment = _BOLD.sub("", segment)  # a line pasted in Markdown bold (`**ImportError: ...**`)
+        elif segment.lstrip(" \t")[:2] == "**" or segment.rstrip().endswith("**"):
+            # A line pasted in Markdown bold (`**ImportError: ...**`, a frame's `  **File ...`).
+            segment = _BOLD.sub(r"\g<indent>", segment)
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
             segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
@@ -765,10 +772,12 @@ class LogReader:
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
             or "terminate called after throwing" in rest  # a C++ exception's report of its own
             or _is_exit_report(rest)
+            or ("Process name: " in rest and _MPI_PROCESS.search(rest) is not None)
             or _NCCL_RECORD.match(rest) is not None
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
             or len(exc.lines) >= exc.max_lines
+            or (bool(cands) and self._launcher_record(stripped, cands))
         )
         if ends:
             self._end_exception(stream)
@@ -776,6 +785,17 @@ class LogReader:
         assert exc is not None
         exc.lines.append((number, stripped, cands))
         return True
+
+    def _launcher_record(self, text: str, cands: frozenset[int]) -> bool:
+        """Whether a line is, from its first character, the launcher's own report (torchelastic's
+        `Killing subprocess 4701`): a record of the launcher, not the continuation of a worker's message."""
+        hits = self.matcher.match(text, cands)
+        return (
+            bool(hits)
+            and hits[0].start == 0
+            and hits[0].entry.framework == "torchelastic"
+            and hits[0].entry.kind in ("symptom", "wrapper")
+        )
 
     def _end_exception(self, stream: _Stream) -> None:
         exc, stream.exc = stream.exc, None
@@ -830,11 +850,21 @@ class LogReader:
         worker = next((exc for exc in chain if exc.worker_frames or exc.worker_text), None)
         if worker is not None:
             obs.worker_frames = worker.worker_frames
-            if worker.worker_text:
-                # The worker's own exception states the failure; the re-raise only carries it.
+            if worker.worker_text and not _BARE_EXCEPTION.match(worker.worker_text):
+                # The worker's own exception states the failure; the re-raise only carries it (unless
+                # the worker's is a bare type and the re-raise's "Caught X in DataLoader worker" says more).
                 obs.text, obs.line = worker.worker_text, worker.worker_line
                 obs.evidence.insert(0, (self.label, worker.worker_line, worker.worker_text))
         exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
+        if (
+            exited is not None
+            and len(chain) == 1
+            and (owner.type or "").rsplit(".", 1)[-1] in _SPAWN_EXCEPTIONS
+        ):
+            # torch.multiprocessing.spawn's own report that a process ended (`process 2 terminated with
+            # signal SIGFPE`): an exit report raised as an exception, read as the exit it reports.
+            self._launcher_line(stream, owner.line, obs.text, frozenset())
+            return
         if stream.spawn_rank is None and exited is not None and obs.rank is None:
             # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
             stream.spawn_rank = bounded_rank(exited.group(1))
@@ -842,6 +872,14 @@ class LogReader:
             obs.rank, obs.local_rank = stream.spawn_rank, False
             obs.rank_source = "torch.multiprocessing.spawn (process index)"
             stream.spawn_rank = None
+        if _BARE_EXCEPTION.match(obs.text) and obs.frames and obs.frames[-1].code:
+            # A bare `AssertionError`: the statement that raised it (`assert x % world_size == 0`) is its message.
+            said = f"{obs.text.strip()} at `{obs.frames[-1].code}`"
+            obs.chain = [
+                Link(link.entry, said, link.groups) if link.text == obs.text.strip() else link
+                for link in obs.chain
+            ]
+            obs.text = said
         obs.warning = bool(owner.type and owner.type.endswith("Warning"))
         _rank_from_chain(obs, named)
         obs.evidence = [(self.label, exc.line, exc.text) for exc in chain]
@@ -1146,7 +1184,7 @@ class LogReader:
             self._check_before_abort(stream, number)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
-        elif "Process name: [[" in rest and (m := _MPI_PROCESS.search(rest)):
+        elif "Process name: " in rest and (m := _MPI_PROCESS.search(rest)):
             # Its `Exit code:` follows on the next line; the report is stated at this line.
             stream.mpi_process = (bounded_rank(m.group(1)), number, rest.strip())
             return True
@@ -1282,7 +1320,7 @@ class LogReader:
             # Two messages ran into one line ("...dense" + "torch...ChildFailedError:"): the text
             # in front of the wrapper is the error it reports.
             m = _EXC_LINE.match(before)
-            if m and _ERROR_NAME.match(m.group("type")) and m.group("msg") is not None:
+            if m and _ERROR_NAME.match(m.group("type")) and (m.group("msg") or "").strip():
                 links.append(Link(None, before))
         return links
 
