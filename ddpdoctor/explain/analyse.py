@@ -227,7 +227,7 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if named:
             # It names the peer it waited for: that rank is the one to look at (its own error, if
             # the logs hold it, is a cause and outranks this inference).
-            cand.tier, cand.kind, cand.consequence = INFERRED, "named", None
+            cand.tier, cand.kind, cand.consequence = INFERRED, "straggler", None
             cand.suspects = named
             cand.rank = named[0] if len(named) == 1 else None
             cand.rank_note = f"named by rank {obs.rank if obs.rank is not None else '?'}'s report as the peer it waited for"
