@@ -5,6 +5,9 @@ prefixes). Run (b) adds `--tee 3 --log-dir DIR`: the console, now with `[rankN]:
 to `tee.log` and torchrun writes its per-rank folder under `logdir/`
 (`<run_id>/attempt_0/<local_rank>/{stdout,stderr}.log`, and `error.json` where `@record` is used).
 
+`PROBES` are run again by the slow live test; `FIXTURE_PROBES` are captured only into the
+committed fixtures (tests/fixtures/logs/probe-*), so that more scenarios do not slow the suite.
+
 Usable as a module (`capture_probe`) and as a script::
 
     python tests/probes/capture.py hang-sleep sigkill --out /tmp/probes
