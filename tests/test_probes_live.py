@@ -2,8 +2,8 @@
 
 The slow tests run each probe of tests/probes/ twice under torchrun (capture.py) and explain its
 plain console, its `--tee 3` console and its `--log-dir` folder: each must name the probe's
-culprit rank and category. The fast tests check the committed captures of the same probes
-(tests/fixtures/logs/probe-*): the job that made them still exists, each probe has all three
+culprit rank and category. The fast tests check the committed captures of these probes and of the
+probes captured only into fixtures (tests/fixtures/logs/probe-*): the job that made them still exists, each probe has all three
 captures with the probe's diagnosis, and each sidecar's root line occurs in its log.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from probes.capture import PROBES, Probe, capture_probe
+from probes.capture import ALL_PROBES, PROBES, Probe, capture_probe
 
 from ddpdoctor.explain import explain_paths
 
@@ -78,7 +78,7 @@ def test_probe_fixture_root_line_occurs_in_its_log(sidecar: Path) -> None:
     assert root_line in _log_text(sidecar)
 
 
-@pytest.mark.parametrize("probe", PROBES, ids=[probe.name for probe in PROBES])
+@pytest.mark.parametrize("probe", ALL_PROBES, ids=[probe.name for probe in ALL_PROBES])
 def test_each_probe_has_three_fixtures_with_its_diagnosis(probe: Probe) -> None:
     for capture, suffix in CAPTURES.items():
         sidecar = LOGS / f"probe-{probe.name}-{suffix}.yaml"

@@ -5,6 +5,9 @@ prefixes). Run (b) adds `--tee 3 --log-dir DIR`: the console, now with `[rankN]:
 to `tee.log` and torchrun writes its per-rank folder under `logdir/`
 (`<run_id>/attempt_0/<local_rank>/{stdout,stderr}.log`, and `error.json` where `@record` is used).
 
+`PROBES` are run again by the slow live test; `FIXTURE_PROBES` are captured only into the
+committed fixtures (tests/fixtures/logs/probe-*), so that more scenarios do not slow the suite.
+
 Usable as a module (`capture_probe`) and as a script::
 
     python tests/probes/capture.py hang-sleep sigkill --out /tmp/probes
@@ -37,7 +40,8 @@ class Probe:
 
     name: str
     category: str
-    rank: int
+    # The culprit's global rank; None where every rank fails alike.
+    rank: int | None
     # The category the `--log-dir` folder alone supports, where it lacks the evidence the console
     # holds: torchrun writes a worker's exit code or signal only to its own console.
     logdir_category: str | None = None
@@ -64,6 +68,22 @@ PROBES = (
     Probe("checkpoint-exception", "user_code", 0),
     Probe("value-error", "user_code", 1),
 )
+# Captured into fixtures only: the live test runs PROBES, so that these do not slow the suite.
+FIXTURE_PROBES = (
+    Probe("unused-parameter", "unused_parameters", None),
+    Probe("model-mismatch", "collective_mismatch", 1),
+    Probe("mismatched-collective", "collective_mismatch", None),
+    Probe("rendezvous-straggler", "rendezvous", 1),
+    Probe("sigabrt", "other", 1),
+    Probe("sigsegv", "other", 1),
+    Probe("monitored-barrier", "collective_timeout", 1),
+    Probe("missing-module", "version_mismatch", 1),
+    Probe("host-alloc", "oom_host", 1),
+    Probe("missing-checkpoint", "user_code", 1),
+    Probe("init-twice", "user_code", None),
+    Probe("cuda-on-cpu", "invalid_device", None),
+)
+ALL_PROBES = PROBES + FIXTURE_PROBES
 
 
 @dataclass(frozen=True)
@@ -83,10 +103,10 @@ class ProbeRunError(RuntimeError):
 
 def get_probe(name: str) -> Probe:
     """The probe called `name`."""
-    for probe in PROBES:
+    for probe in ALL_PROBES:
         if probe.name == name:
             return probe
-    raise KeyError(f"no probe {name!r}; known: {', '.join(p.name for p in PROBES)}")
+    raise KeyError(f"no probe {name!r}; known: {', '.join(p.name for p in ALL_PROBES)}")
 
 
 def _environment() -> dict[str, str]:
@@ -145,7 +165,7 @@ def _store_fixtures(probe: Probe, capture: Capture, fixtures: Path) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Capture the named probes (or all) into `--out`, or into the fixture layout with `--fixtures`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("names", nargs="*", help=f"probes to run: {', '.join(p.name for p in PROBES)}")
+    parser.add_argument("names", nargs="*", help=f"probes to run: {', '.join(p.name for p in ALL_PROBES)}")
     parser.add_argument("--all", action="store_true", help="run every probe")
     parser.add_argument("--out", type=Path, help="write OUT/<probe>/{console.log,tee.log,logdir/}")
     parser.add_argument(
@@ -153,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        probes = list(PROBES) if args.all else [get_probe(name) for name in args.names]
+        probes = list(ALL_PROBES) if args.all else [get_probe(name) for name in args.names]
     except KeyError as exc:
         parser.error(str(exc.args[0]))
     if not probes:
