@@ -117,6 +117,7 @@ _RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvo
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
 _CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
+_C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
@@ -554,6 +555,8 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
     out += _named_ranks(reports)
     out += _op_mismatch(reports)
     if not out:
+        out += _call_site_mismatch(timeline)
+    if not out:
         straggler = _straggler(timeline, found, reports)
         if straggler is not None:
             out.append(straggler)
@@ -632,6 +635,28 @@ def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
         cand.reasons.append(f"at sequence number {seq} the ranks ran different collectives ({detail})")
         return [cand]
     return _sequence_skew(reports)
+
+
+def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
+    """Ranks whose tracebacks stop in different collectives of torch.distributed (rank 0 in
+    `all_reduce`, rank 1 in `broadcast`): each waits for a partner in a call the other never makes."""
+    ops: dict[int, tuple[str, ExceptionObs]] = {}
+    for obs in timeline.failures:
+        if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in ops:
+            op = next((f.function for f in obs.frames if f.file.endswith(_C10D_API)), None)
+            if op is not None:
+                ops[obs.rank] = (op, obs)
+    counts = Counter(op for op, _ in ops.values())
+    if len(counts) < 2:
+        return []
+    rare = min(counts.values())
+    odd = sorted(rank for rank, (op, _) in ops.items() if counts[op] == rare)
+    odd_rank = odd[0] if rare * 2 < len(ops) and len(odd) == 1 else None
+    cand = Candidate(ops[odd[0]][1], CAUSE, "mismatch", "collective_mismatch", None, odd_rank, strength=2)
+    cand.suspects = odd
+    detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(ops.items()))
+    cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
+    return [cand]
 
 
 def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
