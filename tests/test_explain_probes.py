@@ -381,3 +381,36 @@ def test_a_traceback_indented_as_a_whole_keeps_its_exception_line() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and root.entry == "cuda-invalid-device-ordinal"
+
+
+def test_a_failed_cpp_check_before_an_abort_is_the_root_and_the_abort_its_consequence() -> None:
+    check = "[/src/third_party/gloo/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument\n"
+    abort = "*** SIGABRT received at time=1734086759 on cpu 3 ***\nPC: @  0x19ea96600  (unknown)  __pthread_kill\n"
+    root = explain_text(check + abort).root_cause
+    assert root is not None and "uv_accept: invalid argument" in root.text
+    # Alone, the abort is still a verdict; a glog warning record before it is not taken as the check.
+    alone = explain_text("W1212 04:02:33.40 24044 init.cc:205] PC: @ 0x0 (unknown)\n" + abort).root_cause
+    assert alone is not None and "SIGABRT" in alone.text
+
+
+def test_retries_at_their_limit_are_a_failure_and_earlier_retries_are_not() -> None:
+    line = "host:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No route to host, retrying ({}/34)\n"
+    assert explain_text(line.format(3) + line.format(4)).root_cause is None
+    root = explain_text(line.format(33) + line.format(34)).root_cause
+    assert root is not None and root.category == "nccl_error" and "(34/34)" in root.text
+
+
+def test_a_log_that_ends_saying_something_failed_gets_a_low_confidence_verdict() -> None:
+    steps = "".join(f"step {i} loss 0.{i}\n" for i in range(60))
+    ending = "launching workers on node2\nssh: connect to host node2 port 2222: Connection timed out\n"
+    root = explain_text(steps + ending).root_cause
+    assert root is not None and "Connection timed out" in root.text and root.confidence == "low"
+    # The same words early in a log that goes on are a healthy start-up, and NCCL's INFO lines are not errors.
+    healthy = "Model weights not found in cache, downloading\n" + steps
+    assert explain_text(healthy).root_cause is None
+    assert (
+        explain_text("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n" + steps).root_cause is None
+    )
+    # Any real error outranks such a line.
+    real = explain_text(steps + "ValueError: bad shape\n" + ending).root_cause
+    assert real is not None and "ValueError" in real.text

@@ -32,6 +32,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
+    LeadObs,
     MembershipObs,
     Observation,
 )
@@ -236,9 +237,12 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     said = message_category(obs.text)
     category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
-    cand.reasons.append(
-        "an error-level line the knowledge base does not know" + (f"; {said[1]}" if said else "")
+    kind = (
+        "a line that says something failed, with no error level (nothing else in the logs is an error)"
+        if isinstance(obs, LeadObs)
+        else "an error-level line the knowledge base does not know"
     )
+    cand.reasons.append(kind + (f"; {said[1]}" if said else ""))
     return cand
 
 

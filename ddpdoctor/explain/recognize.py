@@ -13,13 +13,15 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
   tracebacks (`╭─ Traceback ─╮`, one `path:line in function` row per frame);
 - Rust panics (`thread 'X' (TID) panicked at file:line:col:` and the pre-1.73 `panicked at 'msg',
   file:line:col`), their backtraces and Burn's `=== PANIC ===` banner;
-- C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
-  `Fatal Python error`);
+- C++ `terminate called after throwing ... what():`, fatal signals (`Segmentation fault`,
+  `Fatal Python error`, glog's and absl's `*** SIGABRT ...` reports) and the source-located check
+  (`[file.h:596] message`) printed just before such an abort;
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
   launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
-- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
-  knowledge base matches.
+- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), retries at their limit
+  (`retrying (34/34)`), and any other line the knowledge base matches;
+- as a last resort (:class:`LeadObs`), a line near the end of its input that only says something failed.
 
 Every message is matched against the knowledge base and unwrapped (wrapper -> inner -> ...) into a
 chain of links, outermost first.
@@ -29,12 +31,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.index import LEAD_WORDS
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -42,6 +46,7 @@ from ddpdoctor.explain.observations import (
     ExceptionObs,
     ExitObs,
     Frame,
+    LeadObs,
     Link,
     MembershipObs,
     Observation,
@@ -117,8 +122,17 @@ _CARGO_EXIT = LazyRegex(
     r"process didn't exit successfully: .{0,4000}\((?:exit status|signal|exit code): (0x[0-9a-fA-F]{1,8}|\d{1,10})"
 )
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
-# glog's (and Paddle's, Caffe's) failure signal handler: `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`.
-_GLOG_SIGNAL = LazyRegex(r"\*\*\* (SIG[A-Z]{2,8}) \(@[^)]{0,40}\) received by PID (\d{1,10})")
+# Failure signal handlers: glog's (and Paddle's, Caffe's) `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`,
+# absl's `*** SIGABRT received at time=1734086759 on cpu 3 ***`.
+_GLOG_SIGNAL = LazyRegex(
+    r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@[^)]{0,40}\) received by PID (\d{1,10})|received at time=\d)"
+)
+# A C++ message with its source location, as a failed check prints it just before `abort()`:
+# gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
+# Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
+_SOURCE_LOCATED = LazyRegex(
+    r"^(?![IW]\d{4} ).{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] (?!PC: |\*\*\* |@ )\S"
+)
 # horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
 # exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
 _HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9})")
@@ -146,6 +160,28 @@ _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
 )
+# A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
+_RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
+
+
+# The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
+# that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
+_LEAD = LazyRegex(LEAD_WORDS)
+_NOT_A_LEAD = LazyRegex(r"\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]")
+_MAX_LEADS = 16
+_LEAD_BURST_LINES = 30
+_LEAD_TAIL_LINES = 40
+
+
+def _is_error_record(rest: str) -> bool:
+    """Whether a line is an error by its level (`NCCL WARN`, `ERROR:`, glog's `E1231 ...`) or says
+    that the last of its retries failed."""
+    if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()):
+        return True
+    retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
+    return retry is not None and retry.group(1) == retry.group(2)
+
+
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
 _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
@@ -295,6 +331,7 @@ class LogReader:
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
+        self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -322,8 +359,8 @@ class LogReader:
         """How many lines after the last one the open blocks still want to see."""
         return BLOCK_LOOKAHEAD if any(s.mode != "idle" or s.chain for s in self.streams.values()) else 0
 
-    def finish(self) -> list[Observation]:
-        """Close open blocks and return the observations of this input."""
+    def finish(self, lines: int | None = None) -> list[Observation]:
+        """Close open blocks and return the observations of this input (`lines`: how many it had)."""
         self.gap()
         self._membership()
         self._nccl_process_ranks()
@@ -331,6 +368,13 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
+        end = self._leads[-1].line if self._leads else 0
+        if end and (lines is None or end > lines - _LEAD_TAIL_LINES):
+            # The last burst of such lines, where the input ends (a healthy job's start-up may say
+            # "not found" and go on): its first line is the earliest sign.
+            lead = next(o for o in self._leads if o.line >= end - _LEAD_BURST_LINES)
+            lead.chain = self._links(lead.text, None)
+            self.observations.append(lead)
         return self.observations
 
     # --- NCCL's process labels -------------------------------------------------------------
@@ -588,11 +632,11 @@ class LogReader:
         if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
             return
-        worth_a_look = (
-            cands or _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(stripped) or _collective_hint(rest)
-        )
+        worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
+        if _LEAD.search(stripped) and not _NOT_A_LEAD.search(stripped):
+            self._leads.append(self._observe(LeadObs, number, stripped, stream))
         stream.last_line = (number, stripped)
 
     # --- Python tracebacks ---------------------------------------------------------------------
@@ -1096,13 +1140,14 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
-        elif "received by PID" in rest and (m := _GLOG_SIGNAL.search(rest)):
+        elif "*** SIG" in rest and (m := _GLOG_SIGNAL.search(rest)):
             signum = _SIGNAL_NUMBERS.get(m.group(1))
             code, pid, reporter = (
                 (-signum if signum is not None else None),
                 bounded_int(m.group(2)),
                 "signal-handler",
             )
+            self._check_before_abort(stream, number)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
         elif "Process name: [[" in rest and (m := _MPI_PROCESS.search(rest)):
@@ -1155,6 +1200,19 @@ class LogReader:
         self._add(obs)
         return True
 
+    def _check_before_abort(self, stream: _Stream, number: int) -> None:
+        """A failed C++ check prints its message with its source location just before `abort()`: read
+        the line before a signal handler's report as the error that report is the consequence of."""
+        if stream.last_line is None or stream.last_line[0] != number - 1:
+            return
+        line, text = stream.last_line
+        if not _SOURCE_LOCATED.match(text):
+            return
+        obs = self._observe(ExceptionObs, line, text, stream)
+        obs.origin = "cpp"
+        obs.chain = self._links(text, None)
+        self._add(obs)
+
     def _cpp_observation(self, stream: _Stream, number: int, message: str, cands: frozenset[int]) -> None:
         assert stream.cpp is not None
         exc_type, start = stream.cpp
@@ -1179,7 +1237,7 @@ class LogReader:
         hits = self.matcher.match(segment, cands) if cands else []
         facts = collective_facts(rest)
         generic = not hits and facts is None
-        if generic and not (_NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip())):
+        if generic and not _is_error_record(rest):
             return False
         obs: Observation
         if facts is not None and facts.state != "progress":
@@ -1438,7 +1496,7 @@ def error_file_observations(
     lines = callstack.splitlines() if callstack.strip() else [text]
     for number, line in enumerate(lines, 1):
         reader.line(number, line.encode("utf-8", "replace"), matcher.candidates(line))
-    found = [o for o in reader.finish() if not isinstance(o, ProgressObs)]
+    found = [o for o in reader.finish(len(lines)) if not isinstance(o, ProgressObs)]
     if not found:
         fallback = ExceptionObs(label, file_index, 1, text)
         fallback.chain = [Link(None, clean_line(text))] if text else []
