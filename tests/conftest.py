@@ -17,11 +17,44 @@ from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
+# `make test` runs the suite on two workers (`-n 2 --dist loadgroup`); every test of one group runs
+# on the same worker, one after another. The files in SERIAL share one group: each starts real
+# multi-process jobs whose verdict rests on a hang or timeout threshold of a few seconds (`--hang-after`,
+# a collective or `--timeout` bound), which a second such job on the other worker could push past.
+SERIAL = frozenset(
+    {
+        "test_run_hangs.py",
+        "test_run_heartbeat.py",
+        "test_run.py",
+        "test_probes_live.py",
+        "test_distributed_launch.py",
+        "test_scenarios.py",
+    }
+)
+# Files whose tests share an expensive result (a module-scoped fixture, a per-session cache) stay on
+# one worker, so that it is computed once rather than once per worker.
+SHARED_RESULTS = {
+    "test_packaging.py": "wheel",  # the built wheel
+    "test_explain_scan.py": "index",  # the compiled pattern index
+    "test_explain_contract.py": "explained-logs",  # `explained_log`: every fixture log explained once
+    "test_explain_fixtures.py": "explained-logs",
+}
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Stop at once, with one line, when the log fixtures are missing (a partial checkout)."""
     if not (FIXTURES / "logs").is_dir():
         raise pytest.UsageError(f"missing {FIXTURES / 'logs'}: the fixture logs are part of the repository")
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the tests of SERIAL and SHARED_RESULTS in their worker groups (used by `--dist loadgroup`)."""
+    for item in items:
+        name = item.path.name
+        group = "serial" if name in SERIAL else SHARED_RESULTS.get(name)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
