@@ -147,11 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="name the misses (dev split only)")
     parser.add_argument("--i-am-moving-them", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, help="write the aggregate figures as JSON")
+    parser.add_argument(
+        "--batch", metavar="PREFIX", help="only the logs whose name starts with PREFIX (a batch's first run)"
+    )
     args = parser.parse_args(argv)
     names = list(SPLITS) if args.split == "all" else [args.split]
     summaries = []
     for split in names:
-        cases = load_cases(SPLITS[split])
+        cases = [c for c in load_cases(SPLITS[split]) if c.name.startswith(args.batch or "")]
         if not cases:
             print(f"{split}: no labelled logs in {SPLITS[split]}")
             continue

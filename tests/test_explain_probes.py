@@ -11,6 +11,8 @@ import gzip
 import json
 from pathlib import Path
 
+import pytest
+
 from ddpdoctor.explain import explain_paths, explain_text
 
 SITE = "/opt/conda/lib/python3.11/site-packages"
@@ -204,6 +206,33 @@ def test_kubectl_prefixes_name_the_rank() -> None:
     assert root is not None and (root.entry, root.rank) == ("cuda-out-of-memory", 3)
 
 
+LOGGER_FORMATS = {
+    "python logging": "2024-01-01 10:00:00,123 - [rank 3] - {}",
+    "loguru": "2024-01-01 10:00:00.123 | ERROR    | rank 3 | {}",
+    "hydra": "[2024-01-01 10:00:00,123][__main__][ERROR] - [rank 3] {}",
+    "host and rank": "[node1:rank3]: {}",
+    "ray actor": "(TrainWorker rank=3 pid=12) {}",
+    "bare": "Rank 3: {}",
+    "world": "[RANK 3/8] {}",
+    "angle": "<rank 3> {}",
+}
+
+
+@pytest.mark.parametrize("fmt", LOGGER_FORMATS.values(), ids=list(LOGGER_FORMATS))
+def test_a_loggers_rank_field_names_the_rank_and_keeps_the_traceback(fmt: str) -> None:
+    lines = ["Traceback (most recent call last):", '  File "/home/u/train.py", line 10, in <module>']
+    lines += ["    main()", "ValueError: bad batch"]
+    root = explain_text("".join(fmt.format(line) + "\n" for line in lines)).root_cause
+    assert root is not None and (root.rank, root.category) == (3, "user_code")
+    assert root.user_frame is not None and root.user_frame.line == 10
+
+
+def test_a_rank_named_inside_a_message_is_not_its_printer() -> None:
+    for line in ("ValueError: rank 3: bad batch\n", "rank 3 failed to join the group: ValueError: x\n"):
+        root = explain_text(line).root_cause
+        assert root is not None and root.rank is None, line
+
+
 def test_glog_times_across_new_year_keep_their_order(tmp_path: Path) -> None:
     (tmp_path / "rank0.log").write_text(
         "[E1231 23:59:58.000000 ProcessGroupNCCL.cpp:1] step\n"
@@ -381,3 +410,47 @@ def test_a_traceback_indented_as_a_whole_keeps_its_exception_line() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and root.entry == "cuda-invalid-device-ordinal"
+
+
+def test_a_failed_cpp_check_before_an_abort_is_the_root_and_the_abort_its_consequence() -> None:
+    check = "[/src/third_party/gloo/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument\n"
+    abort = "*** SIGABRT received at time=1734086759 on cpu 3 ***\nPC: @  0x19ea96600  (unknown)  __pthread_kill\n"
+    root = explain_text(check + abort).root_cause
+    assert root is not None and "uv_accept: invalid argument" in root.text
+    # Alone, the abort is still a verdict; a glog warning record before it is not taken as the check.
+    alone = explain_text("W1212 04:02:33.40 24044 init.cc:205] PC: @ 0x0 (unknown)\n" + abort).root_cause
+    assert alone is not None and "SIGABRT" in alone.text
+
+
+def test_retries_at_their_limit_are_a_failure_and_earlier_retries_are_not() -> None:
+    line = "host:1183664:1184669 [0] NCCL INFO socketPollConnect: connect returned No route to host, retrying ({}/34)\n"
+    assert explain_text(line.format(3) + line.format(4)).root_cause is None
+    root = explain_text(line.format(33) + line.format(34)).root_cause
+    assert root is not None and root.category == "nccl_error" and "(34/34)" in root.text
+
+
+def test_a_log_that_ends_saying_something_failed_gets_a_low_confidence_verdict() -> None:
+    steps = "".join(f"step {i} loss 0.{i}\n" for i in range(60))
+    ending = "launching workers on node2\nssh: connect to host node2 port 2222: Connection timed out\n"
+    root = explain_text(steps + ending).root_cause
+    assert root is not None and "Connection timed out" in root.text and root.confidence == "low"
+    # The same words early in a log that goes on are a healthy start-up, and NCCL's INFO lines are not errors.
+    healthy = "Model weights not found in cache, downloading\n" + steps
+    assert explain_text(healthy).root_cause is None
+    assert (
+        explain_text("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n" + steps).root_cause is None
+    )
+    # Any real error outranks such a line.
+    real = explain_text(steps + "ValueError: bad shape\n" + ending).root_cause
+    assert real is not None and "ValueError" in real.text
+
+
+def test_the_rank_with_fewest_collectives_enqueued_is_behind_and_a_lone_heartbeat_names_no_rank() -> None:
+    line = (
+        "[rank{r}]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank {r}] Heartbeat monitor timed out! Process will be"
+        " terminated after dumping debug info. workMetaList_.size()={n}\n"
+    )
+    root = explain_text("".join(line.format(r=r, n=n) for r, n in ((0, 103), (1, 103), (2, 84)))).root_cause
+    assert root is not None and root.rank == 2 and "size()=84" in root.text
+    alone = explain_text(line.format(r=5, n=1)).root_cause
+    assert alone is not None and alone.category == "collective_timeout" and alone.rank is None

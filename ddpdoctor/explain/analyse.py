@@ -32,6 +32,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
+    LeadObs,
     MembershipObs,
     Observation,
 )
@@ -111,6 +112,9 @@ _LAUNCHER_WRAPPERS = (
     "CalledProcessError",
     "ProcessExitedException",
 )
+# Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
+_RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
+_FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
 _CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
@@ -202,10 +206,14 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if detail is not None and _CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
             cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
-        if isinstance(obs, CollectiveObs) and obs.state in ("missing", "desync") and obs.named_ranks:
+        if cand.category in ("user_code", "other") and _in_dataloader_worker(obs):
+            cand.category = "dataloader"
+            cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
+        named = _named_as_behind(obs)
+        if named:
             # The message names the ranks the others waited for: they are the culprits, not its printer.
-            cand.suspects = list(obs.named_ranks)
-            cand.rank = obs.named_ranks[0] if len(obs.named_ranks) == 1 else None
+            cand.suspects = named
+            cand.rank = named[0] if len(named) == 1 else None
             cand.rank_note = "named by another rank's report as missing or behind"
             cand.consequence = None
         return cand
@@ -216,6 +224,14 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand = Candidate(obs, CONSEQUENCE, "symptom", symptom.category, symptom, obs.rank)
         cand.consequence = _consequence(symptom) or "peer-failure"
         cand.reasons.append(f"{symptom.id} is what a rank reports when it waits for or loses a peer")
+        named = _named_as_behind(obs)
+        if named:
+            # It names the peer it waited for: that rank is the one to look at (its own error, if
+            # the logs hold it, is a cause and outranks this inference).
+            cand.tier, cand.kind, cand.consequence = INFERRED, "named", None
+            cand.suspects = named
+            cand.rank = named[0] if len(named) == 1 else None
+            cand.rank_note = f"named by rank {obs.rank if obs.rank is not None else '?'}'s report as the peer it waited for"
         return cand
     if primary is not None and primary.entry is not None and primary.entry.kind == "wrapper":
         cand = Candidate(obs, WRAPPER, "wrapper", primary.entry.category, primary.entry, obs.rank)
@@ -236,10 +252,31 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     said = message_category(obs.text)
     category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
-    cand.reasons.append(
-        "an error-level line the knowledge base does not know" + (f"; {said[1]}" if said else "")
+    kind = (
+        "a line that says something failed, with no error level (nothing else in the logs is an error)"
+        if isinstance(obs, LeadObs)
+        else "an error-level line the knowledge base does not know"
     )
+    cand.reasons.append(kind + (f"; {said[1]}" if said else ""))
     return cand
+
+
+def _named_as_behind(obs: Observation) -> list[int]:
+    """The ranks a report names as missing or behind (a desync report, a monitored barrier's failed
+    ranks), whether it was read as a collective line or raised as an exception."""
+    if isinstance(obs, CollectiveObs):
+        return list(obs.named_ranks) if obs.state in ("missing", "desync") else []
+    facts = collective_facts(obs.innermost_text())
+    return list(facts.named_ranks) if facts is not None and facts.state in ("missing", "desync") else []
+
+
+def _in_dataloader_worker(obs: Observation) -> bool:
+    """Whether a DataLoader worker raised the error (its "Original Traceback", or the re-raise's words)."""
+    if isinstance(obs, ExceptionObs) and obs.worker_frames:
+        return True
+    return (
+        "in DataLoader worker process" in obs.innermost_text() or "in DataLoader worker process" in obs.text
+    )
 
 
 def message_category(text: str) -> tuple[str, str] | None:
@@ -301,7 +338,10 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         )
         cand.reasons.append("a collective timed out on this rank: it waited for another rank")
         return cand
-    if _PEER_LOST.search(text):
+    in_rendezvous = (
+        exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].file))
+    )
+    if _PEER_LOST.search(text) and not in_rendezvous:
         starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
         category = "rendezvous" if starting else ("nccl_error" if "NCCL" in text else "other")
         cand = Candidate(obs, CONSEQUENCE, "symptom", category, carried, obs.rank, consequence="peer-failure")
@@ -312,7 +352,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         )
         return cand
     user = exc.user_frame() if exc else None
-    worker = (exc is not None and (bool(exc.worker_frames) or "in DataLoader worker process" in text)) or (
+    worker = (exc is not None and _in_dataloader_worker(exc)) or (
         carried is not None and carried.category == "dataloader"
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
@@ -320,12 +360,23 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.tier, cand.kind = WRAPPER, "wrapper"
         cand.reasons.append(f"{short_type} only reports that a child process failed")
         return cand
+    if short_type == "Error" and _FAILED_TO_RUN.match(text):
+        # A launcher's summary (`colossalai run`: `Error: failed to run torchrun ... on host`): the
+        # command's own output says why.
+        cand.tier, cand.kind = WRAPPER, "wrapper"
+        cand.reasons.append("a launcher's report that the command it ran failed")
+        return cand
     if worker:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
     elif (said := message_category(text)) is not None:
         cand.category, cand.strength = said[0], 2
         cand.reasons.append(said[1])
+    elif exc is not None and in_rendezvous:
+        cand.category, cand.strength = "rendezvous", 2
+        cand.reasons.append(
+            f"raised while the job assembled its processes (the rendezvous, at {exc.frames[-1].where()})"
+        )
     elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")

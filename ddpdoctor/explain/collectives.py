@@ -36,6 +36,7 @@ _LAGGING = LazyRegex(r"ranks \[([\d, ]{1,4000})\] are the lagging ranks")
 _JOINED = LazyRegex(r"\[([\d, ]{1,4000})\] joined but didn't finish collective #(\d{1,19})")
 _FINISHED = LazyRegex(r"\[([\d, ]{1,4000})\] finished collective #(\d{1,19}), but didn't join")
 _MONITORED = LazyRegex(r"Ranks? ([\d, ]{1,4000}?) failed to pass monitoredBarrier")
+_BARRIER_PEER = LazyRegex(r"waiting for send/recv from rank (\d{1,7})")
 _MISSING = LazyRegex(r"missing ranks: [\{\[]?([\d, ]{1,4000})[\}\]]?")
 _READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
 _STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
@@ -106,6 +107,9 @@ def collective_facts(text: str) -> CollectiveFacts | None:
         if facts.named_ranks:
             return facts
     if "monitoredBarrier" in text and (m := _MONITORED.search(text)):
+        return CollectiveFacts("missing", op="BARRIER", named_ranks=_ranks(m.group(1)))
+    if "monitoredBarrier" in text and (m := _BARRIER_PEER.search(text)):
+        # A rank reached the barrier but its send/recv with the named rank failed: that rank is at fault.
         return CollectiveFacts("missing", op="BARRIER", named_ranks=_ranks(m.group(1)))
     if "missing ranks" in text and (m := _MISSING.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))

@@ -18,6 +18,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     ExceptionObs,
     ExitObs,
+    LeadObs,
     Link,
     MembershipObs,
     Observation,
@@ -51,9 +52,21 @@ def diagnose(
     index: KbIndex,
     input_ranks: Iterable[int] = (),
 ) -> tuple[Timeline, Verdict]:
-    """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read)."""
-    timeline = Timeline(observations, world_hints, input_ranks)
-    return timeline, decide(timeline, candidates(timeline, index))
+    """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read).
+
+    Lines that only say something failed (:class:`LeadObs`) are weighed only when nothing else is a
+    failure: a log with a failure in it never gets "no failure found"."""
+    observations = list(observations)
+    world_hints, input_ranks = list(world_hints), list(input_ranks)
+    leads = [obs for obs in observations if isinstance(obs, LeadObs)]
+    timeline = Timeline(
+        [obs for obs in observations if not isinstance(obs, LeadObs)], world_hints, input_ranks
+    )
+    found = candidates(timeline, index)
+    if not found and leads:
+        timeline = Timeline(observations, world_hints, input_ranks)
+        found = candidates(timeline, index)
+    return timeline, decide(timeline, found)
 
 
 def build_report(

@@ -46,6 +46,13 @@ class Anchor:
         self.after = after
 
 
+# Words of a line that says something failed without an error level (`sudo: torchrun: command not found`).
+LEAD_WORDS = (
+    r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
+    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied)\b"
+)
+
+
 # Lines that start or mark a block. They are scanned together with the knowledge-base patterns;
 # a hit pulls the line and `after` following lines into the parser.
 ANCHORS: tuple[Anchor, ...] = (
@@ -55,16 +62,22 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor("table", r"Root Cause \(first observed failure\)|Failures:|ChildFailedError", 300),
     Anchor(
         "exit",
-        r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: \[\[|"
-        r"received by PID|closing signal|death signal|exited on signal|"
+        r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: |"
+        r"received by PID|received at time=|closing signal|death signal|exited on signal|"
         r"terminated with (?:signal|exit code|the following error)",
         3,
     ),
     Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
+    Anchor("source-located", r"\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] \S", 0),
     Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
     Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
     Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
-    Anchor("error-level", r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[E\d{4} |\[[EF]:\w", 3),
+    Anchor(
+        "error-level",
+        r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: ",
+        3,
+    ),
+    Anchor("lead", LEAD_WORDS, 0),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
     Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
     Anchor(

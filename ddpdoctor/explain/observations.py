@@ -212,5 +212,11 @@ class MembershipObs(Observation):
 
 
 @dataclass
+class LeadObs(Observation):
+    """A line that only says something failed (`command not found`, `Failed to ...`) with no error
+    level or known message: the verdict's last resort when nothing else in the logs is an error."""
+
+
+@dataclass
 class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""

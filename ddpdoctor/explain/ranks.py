@@ -12,6 +12,10 @@ Launchers label lines in different ways, and a line may carry more than one labe
   `master-0` pod in the job it is rank 0 and `worker-N` is rank N+1, otherwise `worker-N` is rank N);
 - pdsh/DeepSpeed host labels (`worker-1: [rank3]: ...`, or `worker-1: ...` alone when most lines of
   the file carry one) and process-id labels (`[80746] `).
+- with none of those, a logger's rank field among the fields its format puts before the message:
+  `2024-01-01 10:00:00,123 - [rank 3] - ...`, `... | ERROR | rank 3 | ...`, `[node1:rank3]: ...`,
+  `(TrainWorker rank=3 pid=12) ...`, `Rank 3: ...`, `[RANK 3/8] ...` (torch's own `[Rank 3]` tag
+  is part of its message and is left to the analysers).
 
 Every number is read with a bounded count of digits, and ranks above MAX_RANK are ignored, so a
 hostile log cannot make ddpdoctor allocate or compute in proportion to a number it contains.
@@ -46,6 +50,22 @@ SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
 _HOSTISH = LazyRegex(r"[\d.-]")
 _NOT_A_HOST = LazyRegex(r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$")
+
+# Rank fields of loggers' own line formats, read when no launcher label is found (see _logger_label).
+_FIELD_RANK = LazyRegex(
+    r"(?i)(?<![a-z])(local[_ ]?)?rank[ :=_#]{0,2}(\d{1,7})(?:\s{0,2}/\s{0,2}\d{1,7})?(?!\w)"
+)
+_BARE_FIELD_RANK = LazyRegex(r"(?i)(local[_ ]?)?rank[ _#]?(\d{1,7})(?=\s{0,4}[:|\]-])")
+# torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
+# part of the message, which the analysers read.
+_TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
+_LOG_TIME = LazyRegex(r"(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?!\d)")
+_LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
+_LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
+# A field's separator, and one space: more is the message's own indentation (a traceback's frames).
+_FIELD_SEPARATOR = LazyRegex(r"(?:[ \t]{0,4}[|:-](?![\w/]))?[ \t]?")
+_CLOSERS = {"[": "]", "(": ")", "<": ">"}
+_LABEL_SPAN = 200  # a line's label region is within its first characters
 
 _TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
 # `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`: the rank ends the name.
@@ -113,7 +133,7 @@ def split_prefix(
     if stamp is not None:
         rest = rest[stamp.end() :]  # `2024-11-20 14:37:16 [rank3]: ...`: a logger's time before the label
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):
-        return Prefix(None, False, line)  # no label: keep the indentation (traceback frames need it)
+        return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None
     local = False
     for _ in range(_MAX_PREFIXES):
@@ -139,8 +159,59 @@ def split_prefix(
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
-        return Prefix(None, False, line if unlabelled else rest)
+        return _logger_prefix(line) if unlabelled else Prefix(None, False, rest)
     return Prefix(rank, local, rest)
+
+
+def _logger_prefix(line: str) -> Prefix:
+    """A logger's rank field in front of the message, else the line as it is."""
+    text = line.lstrip(" \t")
+    if not text[:1].isalnum() and text[:1] not in _CLOSERS:
+        return Prefix(None, False, line)
+    found = _logger_label(text)
+    if found is None:
+        return Prefix(None, False, line)
+    rank, local, end = found
+    return Prefix(rank, local, text[end:])
+
+
+def _logger_label(text: str) -> tuple[int, bool, int] | None:
+    """(rank, local, end of the labels) from a logger's fields in front of the message.
+
+    Reads the bracketed, parenthesized and pipe- or dash-separated fields a logging format puts first
+    (`2024-01-01 10:00:00,123 - [rank 3] - `, `... | ERROR | rank 3 | `, `[node1:rank3]: `,
+    `(VllmWorker rank=3 pid=12) ERROR 09-09 02:24:28 [executor.py:522] `, `Rank 3: `); it stops at the first thing that is not such a field,
+    so a rank named inside the message (`ValueError: rank 3 ...`) is not taken as the printer."""
+    pos, found, end = 0, None, 0
+    limit = min(len(text), _LABEL_SPAN)
+    while pos < limit:
+        opener = text[pos]
+        if opener in _CLOSERS:
+            close = text.find(_CLOSERS[opener], pos + 1, pos + 100)
+            if close < 0 or _TORCH_TAG.match(text, pos):
+                break
+            inside = text[pos + 1 : close]
+            # A label, not a printed list or command line (`['python', 'train.py', '--local_rank=1']`).
+            labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
+            field = _FIELD_RANK.search(inside) if labelish else None
+            pos = close + 1
+        elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
+            field, pos = None, m.end()
+        elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
+            field, pos = m, m.end()
+        elif m := _LOG_FIELD.match(text, pos):
+            field, pos = None, m.end()
+        else:
+            break
+        if field is not None:
+            rank = bounded_rank(field.group(2))
+            if rank is not None:
+                found = (rank, field.group(1) is not None)
+        separator = _FIELD_SEPARATOR.match(text, pos)
+        pos = separator.end() if separator else pos
+        if found is not None:
+            end = pos  # the labels go on over the record's other fields (`ERROR 09-09 02:24:28 [x.py:522] `)
+    return (found[0], found[1], end) if found is not None else None
 
 
 def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | None:

@@ -13,13 +13,15 @@ its block ends (the reader's :meth:`LogReader.more` tells the scanner how many m
   tracebacks (`╭─ Traceback ─╮`, one `path:line in function` row per frame);
 - Rust panics (`thread 'X' (TID) panicked at file:line:col:` and the pre-1.73 `panicked at 'msg',
   file:line:col`), their backtraces and Burn's `=== PANIC ===` banner;
-- C++ `terminate called after throwing ... what():` and fatal signals (`Segmentation fault`,
-  `Fatal Python error`);
+- C++ `terminate called after throwing ... what():`, fatal signals (`Segmentation fault`,
+  `Fatal Python error`, glog's and absl's `*** SIGABRT ...` reports) and the source-located check
+  (`[file.h:596] message`) printed just before such an abort;
 - torchrun's ChildFailedError table (Failures and Root Cause, multi-line tracebacks) and
   launcher exits (torchrun's agent, DeepSpeed, cargo, Open MPI, srun, `Killed`, `Signal N (SIG..) received by PID`);
 - collective lines (:mod:`collectives`: watchdog, desync, fingerprints, gloo timeouts);
-- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), and any other line the
-  knowledge base matches.
+- NCCL `WARN` lines, generic error-level lines (`ERROR ...`, `[E ...]`), retries at their limit
+  (`retrying (34/34)`), and any other line the knowledge base matches;
+- as a last resort (:class:`LeadObs`), a line near the end of its input that only says something failed.
 
 Every message is matched against the knowledge base and unwrapped (wrapper -> inner -> ...) into a
 chain of links, outermost first.
@@ -29,12 +31,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.index import LEAD_WORDS
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -42,6 +46,7 @@ from ddpdoctor.explain.observations import (
     ExceptionObs,
     ExitObs,
     Frame,
+    LeadObs,
     Link,
     MembershipObs,
     Observation,
@@ -117,12 +122,22 @@ _CARGO_EXIT = LazyRegex(
     r"process didn't exit successfully: .{0,4000}\((?:exit status|signal|exit code): (0x[0-9a-fA-F]{1,8}|\d{1,10})"
 )
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
-# glog's (and Paddle's, Caffe's) failure signal handler: `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`.
-_GLOG_SIGNAL = LazyRegex(r"\*\*\* (SIG[A-Z]{2,8}) \(@[^)]{0,40}\) received by PID (\d{1,10})")
+# Failure signal handlers: glog's (and Paddle's, Caffe's) `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`,
+# absl's `*** SIGABRT received at time=1734086759 on cpu 3 ***`.
+_GLOG_SIGNAL = LazyRegex(
+    r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@[^)]{0,40}\) received by PID (\d{1,10})|received at time=\d)"
+)
+# A C++ message with its source location, as a failed check prints it just before `abort()`:
+# gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
+# Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
+_SOURCE_LOCATED = LazyRegex(
+    r"^(?![IW]\d{4} ).{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] (?!PC: |\*\*\* |@ )\S"
+)
 # horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
 # exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
 _HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9})")
-_MPI_PROCESS = LazyRegex(r"Process name: \[\[\d{1,10},\d{1,10}\],(\d{1,7})\]")
+# ... and horovodrun's (gloo) `Process name: elastic-worker-1[0]` (host and local rank).
+_MPI_PROCESS = LazyRegex(r"Process name: (?:\[\[\d{1,10},\d{1,10}\],(\d{1,7})\]|[\w.-]{1,200}\[\d{1,7}\]$)")
 _MPI_EXIT_CODE = LazyRegex(r"Exit code:\s{1,20}(-?\d{1,9})$")
 # A launcher naming the global rank that ended (MosaicML Composer: `Rank 2 crashed with exit code -7.`).
 _RANK_CRASHED = LazyRegex(
@@ -142,19 +157,44 @@ _FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation f
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
-# a tool's `prog: error: ...`.
+# a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|E\d{4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
+    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
+    r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
 )
+# A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
+_RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
+
+
+# The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
+# that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
+_LEAD = LazyRegex(LEAD_WORDS)
+_NOT_A_LEAD = LazyRegex(r"\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]")
+_MAX_LEADS = 16
+_LEAD_BURST_LINES = 30
+_LEAD_TAIL_LINES = 40
+
+
+def _is_error_record(rest: str) -> bool:
+    """Whether a line is an error by its level (`NCCL WARN`, `ERROR:`, glog's `E1231 ...`) or says
+    that the last of its retries failed."""
+    if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()):
+        return True
+    retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
+    return retry is not None and retry.group(1) == retry.group(2)
+
+
+_BARE_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}\s*$")
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
 _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
-_BOLD = re.compile(r"^\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
+_BOLD = re.compile(r"^(?P<indent>[ \t]*)\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
+_SPAWN_EXCEPTIONS = ("Exception", "ProcessExitedException")
 _SPAWN_EXIT = LazyRegex(
     r"process (\d{1,7}) terminated with (?:signal (SIG[A-Z]{2,8})|exit code (-?\d{1,10}))"
 )
@@ -295,6 +335,7 @@ class LogReader:
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
+        self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -322,8 +363,8 @@ class LogReader:
         """How many lines after the last one the open blocks still want to see."""
         return BLOCK_LOOKAHEAD if any(s.mode != "idle" or s.chain for s in self.streams.values()) else 0
 
-    def finish(self) -> list[Observation]:
-        """Close open blocks and return the observations of this input."""
+    def finish(self, lines: int | None = None) -> list[Observation]:
+        """Close open blocks and return the observations of this input (`lines`: how many it had)."""
         self.gap()
         self._membership()
         self._nccl_process_ranks()
@@ -331,6 +372,13 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
+        end = self._leads[-1].line if self._leads else 0
+        if end and (lines is None or end > lines - _LEAD_TAIL_LINES):
+            # The last burst of such lines, where the input ends (a healthy job's start-up may say
+            # "not found" and go on): its first line is the earliest sign.
+            lead = next(o for o in self._leads if o.line >= end - _LEAD_BURST_LINES)
+            lead.chain = self._links(lead.text, None)
+            self.observations.append(lead)
         return self.observations
 
     # --- NCCL's process labels -------------------------------------------------------------
@@ -418,10 +466,13 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        if segment[:8] in ("stderr: ", "stdout: "):
+            segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
             segment = segment.strip().strip("`")  # a line pasted as a Markdown code span
-        elif segment[:2] == "**" or segment.rstrip().endswith("**"):
-            segment = _BOLD.sub("", segment)  # a line pasted in Markdown bold (`**ImportError: ...**`)
+        elif segment.lstrip(" \t")[:2] == "**" or segment.rstrip().endswith("**"):
+            # A line pasted in Markdown bold (`**ImportError: ...**`, a frame's `  **File ...`).
+            segment = _BOLD.sub(r"\g<indent>", segment)
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
             segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
@@ -588,11 +639,11 @@ class LogReader:
         if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
             return
-        worth_a_look = (
-            cands or _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(stripped) or _collective_hint(rest)
-        )
+        worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
+        if _LEAD.search(stripped) and not _NOT_A_LEAD.search(stripped):
+            self._leads.append(self._observe(LeadObs, number, stripped, stream))
         stream.last_line = (number, stripped)
 
     # --- Python tracebacks ---------------------------------------------------------------------
@@ -725,10 +776,12 @@ class LogReader:
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
             or "terminate called after throwing" in rest  # a C++ exception's report of its own
             or _is_exit_report(rest)
+            or ("Process name: " in rest and _MPI_PROCESS.search(rest) is not None)
             or _NCCL_RECORD.match(rest) is not None
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
             or len(exc.lines) >= exc.max_lines
+            or (bool(cands) and self._launcher_record(stripped, cands))
         )
         if ends:
             self._end_exception(stream)
@@ -736,6 +789,17 @@ class LogReader:
         assert exc is not None
         exc.lines.append((number, stripped, cands))
         return True
+
+    def _launcher_record(self, text: str, cands: frozenset[int]) -> bool:
+        """Whether a line is, from its first character, the launcher's own report (torchelastic's
+        `Killing subprocess 4701`): a record of the launcher, not the continuation of a worker's message."""
+        hits = self.matcher.match(text, cands)
+        return (
+            bool(hits)
+            and hits[0].start == 0
+            and hits[0].entry.framework == "torchelastic"
+            and hits[0].entry.kind in ("symptom", "wrapper")
+        )
 
     def _end_exception(self, stream: _Stream) -> None:
         exc, stream.exc = stream.exc, None
@@ -790,11 +854,21 @@ class LogReader:
         worker = next((exc for exc in chain if exc.worker_frames or exc.worker_text), None)
         if worker is not None:
             obs.worker_frames = worker.worker_frames
-            if worker.worker_text:
-                # The worker's own exception states the failure; the re-raise only carries it.
+            if worker.worker_text and not _BARE_EXCEPTION.match(worker.worker_text):
+                # The worker's own exception states the failure; the re-raise only carries it (unless
+                # the worker's is a bare type and the re-raise's "Caught X in DataLoader worker" says more).
                 obs.text, obs.line = worker.worker_text, worker.worker_line
                 obs.evidence.insert(0, (self.label, worker.worker_line, worker.worker_text))
         exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
+        if (
+            exited is not None
+            and len(chain) == 1
+            and (owner.type or "").rsplit(".", 1)[-1] in _SPAWN_EXCEPTIONS
+        ):
+            # torch.multiprocessing.spawn's own report that a process ended (`process 2 terminated with
+            # signal SIGFPE`): an exit report raised as an exception, read as the exit it reports.
+            self._launcher_line(stream, owner.line, obs.text, frozenset())
+            return
         if stream.spawn_rank is None and exited is not None and obs.rank is None:
             # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
             stream.spawn_rank = bounded_rank(exited.group(1))
@@ -802,6 +876,14 @@ class LogReader:
             obs.rank, obs.local_rank = stream.spawn_rank, False
             obs.rank_source = "torch.multiprocessing.spawn (process index)"
             stream.spawn_rank = None
+        if _BARE_EXCEPTION.match(obs.text) and obs.frames and obs.frames[-1].code:
+            # A bare `AssertionError`: the statement that raised it (`assert x % world_size == 0`) is its message.
+            said = f"{obs.text.strip()} at `{obs.frames[-1].code}`"
+            obs.chain = [
+                Link(link.entry, said, link.groups) if link.text == obs.text.strip() else link
+                for link in obs.chain
+            ]
+            obs.text = said
         obs.warning = bool(owner.type and owner.type.endswith("Warning"))
         _rank_from_chain(obs, named)
         obs.evidence = [(self.label, exc.line, exc.text) for exc in chain]
@@ -1096,16 +1178,17 @@ class LogReader:
                 bounded_int(m.group(3)),
                 "torchelastic",
             )
-        elif "received by PID" in rest and (m := _GLOG_SIGNAL.search(rest)):
+        elif "*** SIG" in rest and (m := _GLOG_SIGNAL.search(rest)):
             signum = _SIGNAL_NUMBERS.get(m.group(1))
             code, pid, reporter = (
                 (-signum if signum is not None else None),
                 bounded_int(m.group(2)),
                 "signal-handler",
             )
+            self._check_before_abort(stream, number)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
-        elif "Process name: [[" in rest and (m := _MPI_PROCESS.search(rest)):
+        elif "Process name: " in rest and (m := _MPI_PROCESS.search(rest)):
             # Its `Exit code:` follows on the next line; the report is stated at this line.
             stream.mpi_process = (bounded_rank(m.group(1)), number, rest.strip())
             return True
@@ -1155,6 +1238,19 @@ class LogReader:
         self._add(obs)
         return True
 
+    def _check_before_abort(self, stream: _Stream, number: int) -> None:
+        """A failed C++ check prints its message with its source location just before `abort()`: read
+        the line before a signal handler's report as the error that report is the consequence of."""
+        if stream.last_line is None or stream.last_line[0] != number - 1:
+            return
+        line, text = stream.last_line
+        if not _SOURCE_LOCATED.match(text):
+            return
+        obs = self._observe(ExceptionObs, line, text, stream)
+        obs.origin = "cpp"
+        obs.chain = self._links(text, None)
+        self._add(obs)
+
     def _cpp_observation(self, stream: _Stream, number: int, message: str, cands: frozenset[int]) -> None:
         assert stream.cpp is not None
         exc_type, start = stream.cpp
@@ -1179,7 +1275,7 @@ class LogReader:
         hits = self.matcher.match(segment, cands) if cands else []
         facts = collective_facts(rest)
         generic = not hits and facts is None
-        if generic and not (_NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip())):
+        if generic and not _is_error_record(rest):
             return False
         obs: Observation
         if facts is not None and facts.state != "progress":
@@ -1228,7 +1324,7 @@ class LogReader:
             # Two messages ran into one line ("...dense" + "torch...ChildFailedError:"): the text
             # in front of the wrapper is the error it reports.
             m = _EXC_LINE.match(before)
-            if m and _ERROR_NAME.match(m.group("type")) and m.group("msg") is not None:
+            if m and _ERROR_NAME.match(m.group("type")) and (m.group("msg") or "").strip():
                 links.append(Link(None, before))
         return links
 
@@ -1438,7 +1534,7 @@ def error_file_observations(
     lines = callstack.splitlines() if callstack.strip() else [text]
     for number, line in enumerate(lines, 1):
         reader.line(number, line.encode("utf-8", "replace"), matcher.candidates(line))
-    found = [o for o in reader.finish() if not isinstance(o, ProgressObs)]
+    found = [o for o in reader.finish(len(lines)) if not isinstance(o, ProgressObs)]
     if not found:
         fallback = ExceptionObs(label, file_index, 1, text)
         fallback.chain = [Link(None, clean_line(text))] if text else []

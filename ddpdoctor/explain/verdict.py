@@ -26,11 +26,14 @@ import re
 from dataclasses import dataclass, field
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
-from ddpdoctor.explain.observations import CollectiveObs, ExitObs
+from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs
 from ddpdoctor.explain.timeline import Timeline, order
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
+_RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
+_RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
+_ENQUEUED = re.compile(r"workMetaList_\.size\(\)=(\d{1,9})")
 _CONFIG_CHECK = re.compile(
     r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
     r"|\bCheck batch related parameters\b"
@@ -56,18 +59,18 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     best_tier = min(c.tier for c in found)
     pool = [c for c in found if c.tier == best_tier]
     ranked = order(pool, tier=lambda c: -c.strength)
-    culprit = _prefer_known(ranked)
+    culprit = _raised_form(_prefer_known(ranked), pool)
     if best_tier == CONSEQUENCE:
         culprit = _best_consequence(ranked)
     if best_tier == CONSEQUENCE:
-        _symptom_rank(culprit, pool)
+        culprit = _symptom_rank(culprit, pool)
         _lone_lost_connection(culprit)
     elif culprit.kind in ("crash", "exit", "host-kill"):
         culprit = _shared_exit(culprit, pool)
     if best_tier == CAUSE:
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
-        _every_rank_alike(culprit, pool, timeline)
+        _every_rank_alike(culprit, pool, found, timeline)
         _job_configuration(culprit)
     if culprit.category == "rendezvous" and culprit.tier == CAUSE:
         culprit.rank_note = (
@@ -136,6 +139,31 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
     return first
 
 
+def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:
+    """The same failure as raised, when the culprit is the log line printed just before raising it.
+
+    Libraries log an error and then raise it (`THCudaCheck FAIL ... invalid device ordinal`, then
+    `RuntimeError: cuda runtime error (101) : invalid device ordinal`): the raised exception carries
+    the traceback and the user's frame, so it is the one to report."""
+    if isinstance(culprit.obs, ExceptionObs) or culprit.entry is None:
+        return culprit
+    said = re.split(r":\s", culprit.obs.text.strip())[-1].strip()
+    if len(said) < _RAISED_MIN_TEXT:
+        return culprit
+    for other in pool:
+        obs = other.obs
+        if (
+            isinstance(obs, ExceptionObs)
+            and other.entry is culprit.entry
+            and other.rank == culprit.rank
+            and obs.file_index == culprit.obs.file_index
+            and 0 < obs.line - culprit.obs.line <= _RAISED_WITHIN
+            and said in obs.text
+        ):
+            return other
+    return culprit
+
+
 def _best_consequence(ranked: list[Candidate]) -> Candidate:
     """Among consequences only: torchrun's first observed failure, else the watchdog's report of the collective."""
     for cand in ranked:
@@ -178,13 +206,20 @@ def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     return culprit
 
 
-def _symptom_rank(culprit: Candidate, pool: list[Candidate]) -> None:
-    """With only consequences, the rank is known only when one rank reported them (or torchrun said)."""
+def _symptom_rank(culprit: Candidate, pool: list[Candidate]) -> Candidate:
+    """With only consequences, the rank is known only when one rank reported them (or torchrun said), or
+    when one rank's report shows it fell behind the others; returns the culprit (that rank's report)."""
     obs = culprit.obs
     if isinstance(obs, ExitObs) and obs.table_root:
-        return
+        return culprit
     ranks = {c.rank for c in pool if c.rank is not None and c.consequence != "launcher"}
-    if culprit.consequence == "timeout" and culprit.rank is not None:
+    behind = _fewest_enqueued(pool)
+    if behind is not None:
+        culprit, culprit.rank_note = behind
+        culprit.suspects = [culprit.rank] if culprit.rank is not None else []
+    elif (
+        culprit.consequence == "timeout" or culprit.category == "collective_timeout"
+    ) and culprit.rank is not None:
         # A rank that reports a timeout waited for another one: it is a victim, the culprit is unknown.
         culprit.rank_note = (
             f"rank {culprit.rank} reported the timeout; the rank it waited for is not in the logs"
@@ -193,6 +228,34 @@ def _symptom_rank(culprit: Candidate, pool: list[Candidate]) -> None:
     elif len(ranks) > 1 or (culprit.rank is not None and ranks and culprit.rank not in ranks):
         culprit.suspects = culprit.suspects or []
         culprit.rank = None
+    return culprit
+
+
+def _fewest_enqueued(pool: list[Candidate]) -> tuple[Candidate, str] | None:
+    """(report, note) of the one rank with fewer collectives still enqueued than every other reporting rank.
+
+    ProcessGroupNCCL's heartbeat monitor prints how many collectives its watchdog still tracks
+    (`workMetaList_.size()=84`). Launching a collective is asynchronous, so ranks that went on enqueue
+    more than a rank that stopped before them: the rank with the fewest is the one behind."""
+    sizes: dict[int, int] = {}
+    reports: dict[int, Candidate] = {}
+    for cand in pool:
+        m = _ENQUEUED.search(cand.obs.text)
+        if m is not None and cand.rank is not None and cand.rank == cand.obs.rank:
+            sizes[cand.rank] = int(m.group(1))
+            reports.setdefault(cand.rank, cand)
+    if len(sizes) < 2:
+        return None
+    fewest = min(sizes.values())
+    behind = [rank for rank, size in sizes.items() if size == fewest]
+    if len(behind) != 1:
+        return None
+    others = sorted({size for rank, size in sizes.items() if rank != behind[0]})
+    note = (
+        f"rank {behind[0]} had {fewest} collectives enqueued when its heartbeat monitor fired, the other"
+        f" ranks {', '.join(map(str, others))}: it fell behind them"
+    )
+    return reports[behind[0]], note
 
 
 def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None:
@@ -238,9 +301,12 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
 
 
-def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timeline) -> None:
+def _every_rank_alike(
+    culprit: Candidate, pool: list[Candidate], found: list[Candidate], timeline: Timeline
+) -> None:
     """Every rank of the job raised the same error: the fault is shared (code, data, configuration), not
-    one rank's, so no rank is named; the ranks are the suspects."""
+    one rank's, so no rank is named; the ranks are the suspects. A rank whose traceback was cut off
+    in a frame of the culprit's own traceback counts as raising it too."""
     if not _printed_by(culprit) or not timeline.world_size or timeline.world_size < 2:
         return
     signature = _error_signature(culprit)
@@ -248,6 +314,9 @@ def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timel
         c.rank
         for c in [culprit, *pool]
         if c.rank is not None and _printed_by(c) and c.tier == CAUSE and _error_signature(c) == signature
+    }
+    ranks |= {
+        c.rank for c in found if c.rank is not None and _printed_by(c) and _cut_off_on_the_way(c, culprit)
     }
     if len(ranks) < timeline.world_size or not ranks.issuperset(range(timeline.world_size)):
         return
@@ -257,6 +326,17 @@ def _every_rank_alike(culprit: Candidate, pool: list[Candidate], timeline: Timel
         f" (the code, the data or the configuration), not one rank's; rank {culprit.rank} printed it first"
     )
     culprit.rank = None
+
+
+def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:
+    """Whether a traceback cut off before its exception line stopped in a frame of the culprit's traceback."""
+    obs, raised = cand.obs, culprit.obs
+    if not isinstance(obs, ExceptionObs) or not obs.cut_off or not obs.frames:
+        return False
+    if not isinstance(raised, ExceptionObs):
+        return False
+    last = obs.frames[-1]
+    return any((frame.file, frame.line) == (last.file, last.line) for frame in raised.frames)
 
 
 def _job_configuration(culprit: Candidate) -> None:
