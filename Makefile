@@ -29,8 +29,12 @@ typecheck: $(BIN)/.installed
 kb-lint: $(BIN)/.installed
 	$(BIN)/ddpdoctor kb lint
 
+# Two workers: many tests wait on subprocesses, timeouts and torchrun jobs, so a second one overlaps
+# that waiting with work even on 2 cores; tests/conftest.py schedules the worker groups.
+PYTEST_WORKERS ?= 2
+
 pytest: $(BIN)/.installed
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 test: lint typecheck kb-lint pytest
 

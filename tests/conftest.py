@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,51 @@ from ddpdoctor.explain.report import ExplainReport
 from ddpdoctor.kb import KnowledgeBase, load_knowledge_base
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# `make test` runs the suite on two workers (`pytest -n 2`, pytest-xdist). The scheduler below sends
+# every test of one worker group to the same worker, one after another; other tests go one at a time to
+# whichever worker is free. The files in SERIAL share one group: each runs real torchrun jobs that must
+# hang, or must not, and judges them by a threshold of a few seconds (`--hang-after`, a collective
+# timeout, `--timeout`, a scenario's bound), which a second such burst of ranks on the other worker
+# could push past; test_run_hangs.py and test_run_heartbeat.py start theirs in module-scoped fixtures,
+# and test_scenarios.py keeps each scenario's run for its later tests.
+SERIAL = frozenset(
+    {
+        "test_run_hangs.py",
+        "test_run_heartbeat.py",
+        "test_distributed_launch.py",
+        "test_scenarios.py",
+    }
+)
+# Files whose tests share an expensive result (a module-scoped fixture, a per-session cache) stay on
+# one worker, so that it is computed once rather than once per worker.
+SHARED_RESULTS = {
+    "test_packaging.py": "wheel",  # the built wheel
+    "test_explain_scan.py": "index",  # the compiled pattern index
+    "test_explain_contract.py": "explained-logs",  # `explained_log`: every fixture log explained once
+    "test_explain_fixtures.py": "explained-logs",
+}
+
+
+def worker_group(nodeid: str) -> str | None:
+    """The worker group of the test `nodeid`, or None for a test that may run on any worker."""
+    name = nodeid.split("::", 1)[0].rpartition("/")[2]
+    return "serial" if name in SERIAL else SHARED_RESULTS.get(name)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `-n N` (`--dist load`), hand out each worker group whole, the largest groups first."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class GroupScheduling(LoadScopeScheduling):
+        # xdist_group marks would do this, but pytest 9.2 ignores the node ids xdist 3.8 rewrites for them.
+        def _split_scope(self, nodeid: str) -> str:
+            return worker_group(nodeid) or nodeid
+
+    return GroupScheduling(config, log)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -136,32 +135,66 @@ def test_cycle_finder_finds_a_cycle_and_accepts_a_tree() -> None:
     assert _find_cycle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
 
 
-def _import_alone(module: str) -> subprocess.CompletedProcess[str]:
-    """Import `module` in a new interpreter; stdout lists the HEAVY packages that came with it."""
-    probe = (
-        "import importlib, sys; importlib.import_module(sys.argv[1]); "
-        "print(*sorted(set(sys.modules) & set(sys.argv[2:])))"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", probe, module, *HEAVY],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+# Run as `python -c FORK_SERVER FOLDER HEAVY,... MODULE...`: an interpreter that imports nothing beyond
+# what every interpreter starts with forks one child per module (four at a time); the child imports
+# that module alone, writes its output (then the HEAVY packages that came with it) to FOLDER/MODULE and
+# exits 0, or 1 after a traceback. The server prints `(module, exit code)` per child, then its own
+# sys.modules, which the test compares with a fresh interpreter's. One fork costs far less than one
+# interpreter's start-up, and the child is as alone as a new interpreter would be.
+FORK_SERVER = """
+import os, sys
+folder, heavy, modules = sys.argv[1], set(sys.argv[2].split(",")), sys.argv[3:]
+running = {}
+
+def reap():
+    pid, status = os.wait()
+    print(repr((running.pop(pid), os.waitstatus_to_exitcode(status))), flush=True)
+
+for module in modules:
+    if len(running) == 4:
+        reap()
+    pid = os.fork()
+    if pid == 0:
+        output = os.open(os.path.join(folder, module), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        try:
+            __import__(module)
+        except BaseException:
+            import traceback
+            traceback.print_exc()
+            sys.stderr.flush()
+            os._exit(1)
+        print(*sorted(set(sys.modules) & heavy), flush=True)
+        os._exit(0)
+    running[pid] = module
+while running:
+    reap()
+print(repr(sorted(sys.modules)), flush=True)
+"""
+
+
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=300, check=False)
 
 
 @pytest.mark.slow
-def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
-    # One interpreter per module, so that no module is helped by what another imported first.
+def test_every_module_imports_alone(tmp_path: Path) -> None:
     modules = [m for m in MODULES if not m.endswith("__main__")]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        results = dict(zip(modules, pool.map(_import_alone, modules), strict=True))
-    failures = {m: r.stderr.strip().splitlines()[-1:] for m, r in results.items() if r.returncode != 0}
+    server = _python("-c", FORK_SERVER, str(tmp_path), ",".join(HEAVY), *modules)
+    assert server.returncode == 0, server.stderr
+    *children, loaded = server.stdout.splitlines()
+    # The children were forked from an interpreter holding only what a fresh one starts with.
+    fresh = _python("-c", "import sys; print(repr(sorted(sys.modules)))")
+    assert ast.literal_eval(loaded) == ast.literal_eval(fresh.stdout)
+    codes = dict(ast.literal_eval(line) for line in children)
+    assert sorted(codes) == sorted(modules)
+    output = {m: (tmp_path / m).read_text(encoding="utf-8") for m in modules}
+    failures = {m: output[m].strip().splitlines()[-1:] for m, code in codes.items() if code != 0}
     assert failures == {}
     # Reading a log goes through these alone; they start without torch, typer, rich or yaml.
     for module in ("ddpdoctor.cli.explain_fast", "ddpdoctor.explain", "ddpdoctor.present.explain"):
-        assert results[module].stdout.strip() == "", module
+        assert output[module].strip() == "", module
 
 
 @pytest.mark.slow
