@@ -70,10 +70,18 @@ _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|N
 _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
     r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
+    r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}"
+)
+# The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
+_BACKEND_LACKS = LazyRegex(
+    r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
+    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl)\b|\b(?:mpi|gloo|nccl|ucc)\b (?:process group |backend )?"
+    r"(?:does not support|doesn't support)\b"
 )
 _PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
 _SETTING_UP = LazyRegex(
     r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group)"
+    r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
@@ -114,14 +122,24 @@ _LAUNCHER_WRAPPERS = (
 )
 # Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
 _RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
+_SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
-_CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
+CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
+# torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
+_RENDEZVOUS_TYPES = (
+    "RendezvousClosedError",
+    "RendezvousConnectionError",
+    "RendezvousError",
+    "RendezvousStateError",
+    "RendezvousTimeoutError",
+    "DistStoreError",
+)
 _COLLATERAL_SIGNALS = (15, 1, 2)  # sent by the launcher (or the user) to stop the other ranks
 
 
@@ -203,7 +221,7 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
         cand.consequence = _consequence(primary.entry)
         detail = (obs.nccl_detail() or obs) if cand.category == "nccl_error" else None
-        if detail is not None and _CUDA_OOM.search(detail.text):
+        if detail is not None and CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
             cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
         if cand.category in ("user_code", "other") and _in_dataloader_worker(obs):
@@ -285,6 +303,8 @@ def message_category(text: str) -> tuple[str, str] | None:
         return "rendezvous", "two processes joined the process group with the same rank"
     if _MISMATCHED_COLLECTIVE.search(text):
         return "collective_mismatch", "the message says the ranks called different collectives"
+    if _BACKEND_LACKS.search(text):
+        return "backend_unsupported", "the message says the process group's backend lacks the operation"
     if _NCCL_FAILURE.search(text):
         return "nccl_error", "the message says an NCCL call failed"
     if _PORT_IN_USE.search(text):
@@ -356,7 +376,10 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         carried is not None and carried.category == "dataloader"
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
-    if short_type in _LAUNCHER_WRAPPERS and not worker:
+    if not worker and (
+        short_type in _LAUNCHER_WRAPPERS
+        or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].file))
+    ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
         cand.reasons.append(f"{short_type} only reports that a child process failed")
         return cand
@@ -372,10 +395,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif (said := message_category(text)) is not None:
         cand.category, cand.strength = said[0], 2
         cand.reasons.append(said[1])
-    elif exc is not None and in_rendezvous:
+    elif (exc is not None and in_rendezvous) or short_type in _RENDEZVOUS_TYPES:
         cand.category, cand.strength = "rendezvous", 2
+        where = f", at {exc.frames[-1].where()}" if exc is not None and in_rendezvous else ""
         cand.reasons.append(
-            f"raised while the job assembled its processes (the rendezvous, at {exc.frames[-1].where()})"
+            f"{short_type} raised while the job assembled its processes (the rendezvous{where})"
         )
     elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
@@ -388,7 +412,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             "a bus error in a data-parallel job is almost always /dev/shm running out (shared memory)"
         )
-    elif _CUDA_OOM.search(text):
+    elif CUDA_OOM.search(text):
         cand.category, cand.strength = "oom_gpu", 2
         cand.reasons.append("the message says a device ran out of memory")
     elif short_type in ("KeyboardInterrupt", "SystemExit"):
@@ -661,7 +685,9 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
 
 def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     """Ranks of one process group whose oldest unfinished collectives have different sequence numbers:
-    their sequences of collectives diverged (one rank issued collectives the others did not)."""
+    they are out of step. The ranks at the lowest number are behind (they stopped issuing collectives,
+    or issued fewer); the others went on and wait for them. Which one stalled first the reports alone
+    do not say, so those ranks are the suspects."""
     oldest: dict[int, CollectiveObs] = {}
     for obs in reports:
         if obs.state == "timeout" and obs.sequence is not None and obs.rank is not None:
@@ -673,12 +699,13 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     if len(oldest) < 2 or len(groups) > 1 or len(seqs) < 2:
         return []
     first = min(oldest.values(), key=lambda o: o.sequence or 0)
-    cand = Candidate(first, CAUSE, "mismatch", "collective_mismatch", None, None, strength=2)
-    cand.suspects = sorted(oldest)
+    behind = sorted(rank for rank, o in oldest.items() if o.sequence == first.sequence)
+    cand = Candidate(first, INFERRED, "straggler", "collective_timeout", first.known(), None, strength=2)
+    cand.suspects = behind
     detail = ", ".join(f"rank {r}: {o.op or '?'} #{o.sequence}" for r, o in sorted(oldest.items()))
     cand.reasons.append(
-        f"the ranks timed out at different sequence numbers ({detail}): they issued different numbers of"
-        " collectives (a collective called on some ranks only)"
+        f"the ranks timed out at different sequence numbers ({detail}): rank(s) {rank_list(behind)} are"
+        " behind, the others went on and waited for them"
     )
     return [cand]
 

@@ -34,7 +34,7 @@ from ddpdoctor.explain.report import (
     short,
 )
 from ddpdoctor.explain.timeline import Timeline
-from ddpdoctor.explain.verdict import Verdict, decide
+from ddpdoctor.explain.verdict import Verdict, decide, nccl_warn_for
 from ddpdoctor.findings import Evidence, Finding, Severity
 
 REPORT_URL = "https://github.com/ddpdoctor/ddpdoctor/issues"
@@ -194,7 +194,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     frame = exc.user_frame() if exc else None
     innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
-    stated = _specific_nccl_line(cand, timeline) or obs.nccl_detail() or obs
+    stated = nccl_warn_for(cand, timeline) or obs.nccl_detail() or obs
     return RootCause(
         entry=entry.id if entry else None,
         category=cand.category,
@@ -225,18 +225,6 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
         ),
         example_fix=dict(entry.fix) if entry else None,
     )
-
-
-def _specific_nccl_line(cand: Candidate, timeline: Timeline) -> Observation | None:
-    """NCCL's own `WARN` line for an error NCCL reported ("unhandled system error", "invalid usage"): it says what failed."""
-    if "NCCL WARN" in cand.obs.text or not (
-        cand.category == "nccl_error" or any("nccl" in link.text.lower() for link in cand.obs.chain)
-    ):
-        return None
-    for obs in timeline.failures:
-        if "NCCL WARN" in obs.text and (obs.rank is None or cand.rank is None or obs.rank == cand.rank):
-            return obs
-    return None
 
 
 def _unknown_title(cand: Candidate) -> str:

@@ -156,6 +156,9 @@ _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 _FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation fault|Bus error)\b.*)")
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
+# A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
+_JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
+_FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`).
 _ERROR_LEVEL = LazyRegex(
@@ -292,6 +295,8 @@ class _Stream:
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
         self.last_seen = 0  # number of the last line this stream received
+        self.latest: tuple[int, str] | None = None  # that line (number, text) ...
+        self.before: tuple[int, str] | None = None  # ... and the one it received before it
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
         self.mpi_process: tuple[int | None, int, str] | None = None
         self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
@@ -486,6 +491,7 @@ class LogReader:
         stream = self._stream(rank, local)
         stream.last_seen = number
         rest = prefix.rest.rstrip()
+        stream.before, stream.latest = stream.latest, (number, rest)
         if prefix.rank is not None and rest.lstrip()[:1] == "`":
             rest = rest.strip().strip("`").strip()  # a Markdown code fence or span opened after the label
         if not rest.strip():
@@ -631,6 +637,15 @@ class LogReader:
             obs.chain = [Link(None, what.strip() or rest.strip())]
             self._add(obs)
             return
+        if stripped.startswith('"message": "') and (field := _JSON_MESSAGE.match(stripped)):
+            # torchelastic's error handler logs an error file's JSON: its message is the error.
+            inner = field.group(1)
+            exc = _EXC_LINE.match(inner)
+            if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
+                self._start_exception(
+                    stream, number, inner, self.matcher.candidates(inner), frames=[], standalone=True
+                )
+                return
         exc = _EXC_LINE.match(stripped) if rest[:1] not in (" ", "\t") else None
         if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
@@ -1217,6 +1232,11 @@ class LogReader:
         obs.reporter = reporter
         if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
             local = bounded_rank(lm.group(1))
+        elif local is None and reporter == "deepspeed" and stream.before and stream.before[0] == number - 1:
+            # DeepSpeed prints the worker's whole command line before `exits with return code`; a long
+            # one is wrapped, and its `--local_rank=N` is on the line before.
+            if lm := _LOCAL_RANK_ARG.search(stream.before[1]):
+                local = bounded_rank(lm.group(1))
         if global_rank is not None:
             obs.rank, obs.rank_source = (
                 global_rank,
@@ -1295,6 +1315,7 @@ class LogReader:
         obs.chain = self._chain_from_hits(hits, cands) if hits else [Link(None, clean_line(rest.strip()))]
         obs.warning = bool(
             _WARNING_TEXT.search(rest)
+            or _FALLING_BACK.search(rest)
             or (hits and all(link.entry is None or link.entry.id.endswith("-warning") for link in obs.chain))
         )
         if obs.warning or generic:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 
-from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
-from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs
+from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, CUDA_OOM, INFERRED, Candidate
+from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.records import Record, field
 
@@ -71,6 +71,12 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _sole_failing_rank(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
         _job_configuration(culprit)
+    warn = nccl_warn_for(culprit, timeline)
+    if warn is not None and culprit.category == "nccl_error" and CUDA_OOM.search(warn.text):
+        culprit.category = "oom_gpu"
+        culprit.reasons.append(
+            f"NCCL's own report says a CUDA allocation ran out of device memory: {warn.text}"
+        )
     if culprit.category == "rendezvous" and culprit.tier == CAUSE:
         culprit.rank_note = (
             f"printed by rank {culprit.rank}; the job as a whole could not assemble"
@@ -136,6 +142,18 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
         if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):
             return other
     return first
+
+
+def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
+    """NCCL's own `WARN` line for an error NCCL reported ("unhandled system error", "invalid usage"): it says what failed."""
+    if "NCCL WARN" in cand.obs.text or not (
+        cand.category == "nccl_error" or any("nccl" in link.text.lower() for link in cand.obs.chain)
+    ):
+        return None
+    for obs in timeline.failures:
+        if "NCCL WARN" in obs.text and (obs.rank is None or cand.rank is None or obs.rank == cand.rank):
+            return obs
+    return None
 
 
 def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:
