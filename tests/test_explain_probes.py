@@ -454,3 +454,39 @@ def test_the_rank_with_fewest_collectives_enqueued_is_behind_and_a_lone_heartbea
     assert root is not None and root.rank == 2 and "size()=84" in root.text
     alone = explain_text(line.format(r=5, n=1)).root_cause
     assert alone is not None and alone.category == "collective_timeout" and alone.rank is None
+
+
+def test_ranks_out_of_step_are_a_hang_with_the_ranks_behind_as_suspects() -> None:
+    text = _watchdog(0, 1516, "ALLREDUCE") + _watchdog(1, 1517, "ALLREDUCE")
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank, root.suspect_ranks) == (
+        "collective_timeout",
+        None,
+        (0,),
+    )
+    assert "SeqNum=1516" in root.text
+
+
+def _collective_traceback(rank: int, op: str) -> str:
+    lines = [
+        "Traceback (most recent call last):",
+        '  File "/home/u/train.py", line 40, in <module>',
+        f"    dist.{op}(metric)",
+        '  File "/usr/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 81, in wrapper',
+        "    return func(*args, **kwargs)",
+        f'  File "/usr/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 2800, in {op}',
+        "    work.wait()",
+        "RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:534] Connection closed by peer [127.0.0.1]:1",
+    ]
+    return "".join(f"[rank{rank}]: {line}\n" for line in lines)
+
+
+def test_tracebacks_that_stop_in_different_collectives_are_a_mismatch() -> None:
+    root = explain_text(
+        _collective_traceback(0, "all_reduce") + _collective_traceback(1, "broadcast")
+    ).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", None)
+    same = explain_text(
+        _collective_traceback(0, "all_reduce") + _collective_traceback(1, "all_reduce")
+    ).root_cause
+    assert same is not None and same.category != "collective_mismatch"
