@@ -7,12 +7,14 @@
    Earliest means by clock when every reading compares (:mod:`timeline`); otherwise, within one
    input, by line; across inputs without comparable clocks, the more specific candidate (a known
    root over an unknown error) comes first. An unknown error gives way to a known root cause of
-   the same rank.
+   the same rank, and a library's log line of an error to the exception that raised it just after.
+   With only consequences, a report naming the peer it waited for, or the heartbeat report of the
+   rank with the fewest collectives still enqueued, names the rank; a timeout alone names none.
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
    (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
    several ranks dying alike, the same error raised by every rank of the job, or a check of the job's
    parallel layout (`not divisible by`) name no rank; NCCL losing a peer with no peer failure in the
-   logs points at the network.
+   logs points at the network; NCCL's own WARN of a CUDA out-of-memory makes an NCCL error `oom_gpu`.
 3. Every other failing rank is a victim (it failed because of the culprit: timeouts, lost peers,
    collateral signals) or also failed (a cause of its own).
 4. The confidence is high for a known root or an error in the user's code with nothing to compete,
