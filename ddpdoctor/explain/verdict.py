@@ -8,8 +8,8 @@
    input, by line; across inputs without comparable clocks, the more specific candidate (a known
    root over an unknown error) comes first. An unknown error gives way to a known root cause of
    the same rank, and a library's log line of an error to the exception that raised it just after.
-   With only consequences, a report naming the peer it waited for, or the heartbeat report of the
-   rank with the fewest collectives still enqueued, names the rank; a timeout alone names none.
+   With only consequences, the heartbeat report of the rank with the fewest collectives still
+   enqueued names that rank; a timeout alone names none (its printer waited).
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
    (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
    several ranks dying alike, the same error raised by every rank of the job, or a check of the job's
