@@ -4,12 +4,14 @@ Each analyser reads the whole timeline and returns :class:`Candidate` verdicts i
 
 1. a cause: a knowledge-base root entry, an exception or panic (classified by its structure and by
    what its message says when the knowledge base does not know it), a mismatch between the ranks'
-   collectives (different ops at one sequence number, or timeouts at different sequence numbers), a
-   rank a desync report names as behind, a process group that cannot form (global ranks claimed
-   twice, a store-based barrier stuck at another count than the world size);
+   collectives (different ops at one sequence number, or tracebacks that stop in different
+   collectives), a rank a desync report or a monitored barrier names as behind, a process group
+   that cannot form (global ranks claimed twice, a store-based barrier stuck at another count than
+   the world size);
 2. an inference: a rank killed by SIGKILL that printed no error (likely the host's OOM killer), a
    rank that crashed on a signal or exited non-zero without text, a rank that never reported the
-   collective timeout every other rank hit (the straggler);
+   collective timeout every other rank hit (the straggler), ranks behind the others' sequence
+   numbers, the peer a rank's report says it waited for;
 3. a consequence: timeouts, lost connections to a peer, errors that follow an earlier error of the
    same rank, SIGTERM/SIGABRT sent by the launcher or the watchdog, error-level lines;
 4. a wrapper with nothing inside (a launcher's summary only).

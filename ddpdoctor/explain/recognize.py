@@ -1232,11 +1232,16 @@ class LogReader:
         obs.reporter = reporter
         if local is None and (lm := _LOCAL_RANK_ARG.search(rest)):
             local = bounded_rank(lm.group(1))
-        elif local is None and reporter == "deepspeed" and stream.before and stream.before[0] == number - 1:
+        elif (
+            local is None
+            and reporter == "deepspeed"
+            and stream.before
+            and stream.before[0] == number - 1
+            and (lm := _LOCAL_RANK_ARG.search(stream.before[1]))
+        ):
             # DeepSpeed prints the worker's whole command line before `exits with return code`; a long
             # one is wrapped, and its `--local_rank=N` is on the line before.
-            if lm := _LOCAL_RANK_ARG.search(stream.before[1]):
-                local = bounded_rank(lm.group(1))
+            local = bounded_rank(lm.group(1))
         if global_rank is not None:
             obs.rank, obs.rank_source = (
                 global_rank,
