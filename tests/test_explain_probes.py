@@ -490,3 +490,18 @@ def test_tracebacks_that_stop_in_different_collectives_are_a_mismatch() -> None:
         _collective_traceback(0, "all_reduce") + _collective_traceback(1, "all_reduce")
     ).root_cause
     assert same is not None and same.category != "collective_mismatch"
+
+
+def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
+    unindented = (
+        'File "a.py", line 5, in f\n\nFile "b.py", line 7, in g\nassert x, "boom"\nAssertionError: boom\n'
+    )
+    root = explain_text(unindented).root_cause
+    assert root is not None and root.text == "AssertionError: boom" and root.user_frame is not None
+    quoted = explain_text(
+        '"ValueError: You set `strategy=ddp` but it is not supported here. Either\n'
+    ).root_cause
+    assert quoted is not None and quoted.text.startswith("ValueError: You set")
+    columns = "  File \"m.py\", line 198, in mask\n    x = f(dtype=inputs.dtype)      AttributeError: 'NoneType' object\n"
+    glued = explain_text(columns).root_cause
+    assert glued is not None and glued.text.startswith("AttributeError: 'NoneType'")

@@ -77,7 +77,7 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
-    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl)\b|\b(?:mpi|gloo|nccl|ucc)\b (?:process group |backend )?"
+    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc)\b (?:process group |backend )?"
     r"(?:does not support|doesn't support)\b"
 )
 _PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
@@ -121,12 +121,21 @@ _LAUNCHER_WRAPPERS = (
     "ProcessRaisedException",
     "CalledProcessError",
     "ProcessExitedException",
+    "AlgorithmError",  # SageMaker: `AlgorithmError: ExecuteUserScriptError: ExitCode 1`
+    "ExecuteUserScriptError",
 )
 # Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
 _RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
+_CHILD_BOOTSTRAP = LazyRegex(r"(?<!torch/)multiprocessing/spawn\.py$")  # a child reading its task
+# A check of the job's parallel layout (sizes that must divide the world size): the configuration's.
+LAYOUT_CHECK = LazyRegex(
+    r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
+    r"|\bCheck batch related parameters\b"
+)
+_DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
-CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY")
+CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
@@ -385,6 +394,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.tier, cand.kind = WRAPPER, "wrapper"
         cand.reasons.append(f"{short_type} only reports that a child process failed")
         return cand
+    if exc is not None and exc.frames and _CHILD_BOOTSTRAP.search(exc.frames[-1].file):
+        # Python's multiprocessing starting a child: it reads its task from the parent, so failing
+        # there (`pickle data was truncated`) means the parent went away first.
+        cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "peer-failure"
+        cand.reasons.append("a child process failed while starting: its parent had already gone away")
+        return cand
     if short_type == "Error" and _FAILED_TO_RUN.match(text):
         # A launcher's summary (`colossalai run`: `Error: failed to run torchrun ... on host`): the
         # command's own output says why.
@@ -431,6 +446,19 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
+    elif exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file):
+        cand.category, cand.strength = "dataloader", 2
+        cand.reasons.append(f"raised by the data pipeline (torch.utils.data, at {exc.frames[-1].where()})")
+    elif (
+        short_type == "AssertionError"
+        and exc is not None
+        and exc.frames
+        and exc.raised_in_library()
+        and not LAYOUT_CHECK.search(text)
+    ):
+        # A library's own invariant failed (`fp32 param and grad have different shape`): its internal
+        # state or its support for this combination of features, not a call the script got wrong.
+        cand.reasons.append(f"an assertion inside a library failed ({exc.frames[-1].where()})")
     elif _NUMERIC.search(text):
         cand.reasons.append("the numbers went bad (NaN/Inf): a numerical failure, not a crash of the code")
     elif user is not None:

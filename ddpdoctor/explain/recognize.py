@@ -189,8 +189,14 @@ def _is_error_record(rest: str) -> bool:
 
 _BARE_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}\s*$")
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
+# ... or put beside it in a second column of a wide paste (`dtype=x.dtype      AttributeError: ...`).
 _GLUED_EXCEPTION = LazyRegex(
-    r"(?P<code>.*?[)\]\w])(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
+    r"(?P<code>.*?[)\]\w])(?: {2,})?"
+    r"(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
+)
+# An exception line pasted inside quotes (`"ValueError: You set ...`, `"[rank3]: ValueError: ...`).
+_QUOTED_EXCEPTION = LazyRegex(
+    r"[\"'](?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception): "
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
@@ -467,6 +473,8 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
+        if segment[:1] in ('"', "'") and _QUOTED_EXCEPTION.match(segment):
+            segment = segment[1:]
         if segment[:8] in ("stderr: ", "stdout: "):
             segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
@@ -588,7 +596,7 @@ class LogReader:
             stream.since_exc += 1
             if stream.since_exc > _CHAIN_TRAILER or not _is_quiet(stripped):
                 self._flush_chain(stream)
-        frame = _FRAME.match(rest) if rest[:1] in (" ", "\t") else None
+        frame = _FRAME.match(rest) if rest[:1] in (" ", "\t") or stripped.startswith('File "') else None
         if frame is None and '", line ' in rest:
             frame = _CUT_FRAME.match(stripped)
         if frame is not None:
@@ -684,6 +692,11 @@ class LogReader:
             stream.frames = []
             return True
         if stripped.startswith("[Previous line repeated"):
+            return True
+        if stripped.startswith('File "') and (m := _FRAME.match(stripped)):
+            # A pasted traceback that lost its indentation: frames at the first column.
+            if len(stream.frames) < MAX_FRAMES:
+                stream.frames.append(_frame(m))
             return True
         if _NCCL_RECORD.match(stripped):
             # A log record after frames with no exception line (a faulthandler dump): the block is over.

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, CUDA_OOM, INFERRED, Candidate
+from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, CUDA_OOM, INFERRED, LAYOUT_CHECK, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.records import Record, field
@@ -36,10 +36,6 @@ _DIGITS = re.compile(r"\d+")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
 _ENQUEUED = re.compile(r"workMetaList_\.size\(\)=(\d{1,9})")
-_CONFIG_CHECK = re.compile(
-    r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
-    r"|\bCheck batch related parameters\b"
-)
 
 
 class Verdict(Record):
@@ -361,7 +357,7 @@ def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:
 def _job_configuration(culprit: Candidate) -> None:
     """A check of the job's parallel layout (sizes that must divide the world size, batch sizes that
     must multiply out) gives the same answer on every rank: the rank that printed it is not at fault."""
-    if culprit.rank is None or not _CONFIG_CHECK.search(culprit.obs.innermost_text()):
+    if culprit.rank is None or not LAYOUT_CHECK.search(culprit.obs.innermost_text()):
         return
     culprit.rank_note = f"printed by rank {culprit.rank}, but it is a check of the job's configuration that every rank fails alike"
     culprit.rank = None
