@@ -72,19 +72,22 @@ _NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|N
 _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
     r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
-    r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}"
+    r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}|\bnumber of collective participants\b"
 )
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
-    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc)\b (?:process group |backend )?"
+    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?"
     r"(?:does not support|doesn't support)\b"
 )
 _PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
 _SETTING_UP = LazyRegex(
     r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group)"
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
+    # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
+    r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
 )
+_KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
 _ALREADY_CHECKED_IN = LazyRegex(
@@ -123,6 +126,7 @@ _LAUNCHER_WRAPPERS = (
     "ProcessExitedException",
     "AlgorithmError",  # SageMaker: `AlgorithmError: ExecuteUserScriptError: ExitCode 1`
     "ExecuteUserScriptError",
+    "UnexpectedStatusException",  # SageMaker's SDK: the training job failed
 )
 # Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
 _RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
@@ -330,6 +334,8 @@ def message_category(text: str) -> tuple[str, str] | None:
             "a connection was refused: nothing listened at that address (a peer or the store had not"
             " started, or the address or port is wrong)"
         )
+    if _KILLED_BY_SIGKILL.search(text):
+        return "oom_host", "a process was killed by SIGKILL with no error of its own: most likely host memory"
     return None
 
 

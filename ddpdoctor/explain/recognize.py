@@ -125,7 +125,7 @@ _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d
 # Failure signal handlers: glog's (and Paddle's, Caffe's) `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`,
 # absl's `*** SIGABRT received at time=1734086759 on cpu 3 ***`.
 _GLOG_SIGNAL = LazyRegex(
-    r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@[^)]{0,40}\) received by PID (\d{1,10})|received at time=\d)"
+    r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@.{0,120}? received by PID (\d{1,10})|received at time=\d)"
 )
 # A C++ message with its source location, as a failed check prints it just before `abort()`:
 # gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
@@ -194,9 +194,11 @@ _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?: {2,})?"
     r"(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
-# An exception line pasted inside quotes (`"ValueError: You set ...`, `"[rank3]: ValueError: ...`).
+# An exception line pasted inside quotes (`"ValueError: You set ...`, `"[rank3]: ValueError: ...`), also
+# as a field's value (SageMaker's `ErrorMessage "RuntimeError: ...`).
 _QUOTED_EXCEPTION = LazyRegex(
-    r"[\"'](?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception): "
+    r"(?:[A-Z]\w{0,40} )?[\"'](?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}"
+    r"(?:Error|Exception): )"
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
@@ -473,8 +475,8 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
-        if segment[:1] in ('"', "'") and _QUOTED_EXCEPTION.match(segment):
-            segment = segment[1:]
+        if ('"' in segment[:42] or "'" in segment[:42]) and (quoted := _QUOTED_EXCEPTION.match(segment)):
+            segment = segment[quoted.end() :]
         if segment[:8] in ("stderr: ", "stdout: "):
             segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
