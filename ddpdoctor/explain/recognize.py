@@ -156,8 +156,9 @@ _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 _FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation fault|Bus error)\b.*)")
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
-# A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
+# The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
+# A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
 _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`).
