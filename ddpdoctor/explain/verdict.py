@@ -230,9 +230,11 @@ def _symptom_rank(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     ranks = {c.rank for c in pool if c.rank is not None and c.consequence != "launcher"}
     behind = _fewest_enqueued(pool)
     if behind is not None:
-        culprit, culprit.rank_note = behind
-        culprit.suspects = [culprit.rank] if culprit.rank is not None else []
-    elif (
+        report, note = behind
+        report.rank_note = note
+        report.suspects = [report.rank] if report.rank is not None else []
+        return report
+    if (
         culprit.consequence == "timeout" or culprit.category == "collective_timeout"
     ) and culprit.rank is not None:
         # A rank that reports a timeout waited for another one: it is a victim, the culprit is unknown.
