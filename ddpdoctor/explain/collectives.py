@@ -41,7 +41,9 @@ _READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
 # A store wait that timed out on the key gloo's full-mesh rendezvous waits for: the last part of
 # `.../default_pg/0//cpu//0/1` (PG prefix, device type, context index, peer) is the rank whose
 # address never arrived, the rank that did not join.
-_GLOO_PEER_KEY = LazyRegex(r"wait timeout after \d{1,12}ms, keys: \S{0,300}?//[a-z]{1,20}//\d{1,4}/(\d{1,7})\b")
+_GLOO_PEER_KEY = LazyRegex(
+    r"wait timeout after \d{1,12}ms, keys: \S{0,300}?//[a-z]{1,20}//\d{1,4}/(\d{1,7})\b"
+)
 _STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
 _GLOO_TIMEOUT = LazyRegex(
     # gloo's wording, also when a terminal wrapped the line right after `ms`.
