@@ -520,6 +520,26 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
         ("RuntimeError: CUDNN_STATUS_MAPPING_ERROR in conv2d backward", "cuda_error"),
         ("ConnectionError: [Errno -2] Name or service not known: 'trainer-0.svc'", "rendezvous"),
         ("OSError: [Errno 12] Cannot allocate memory", "oom_host"),
+        ("RuntimeError: Malloc device memory failed, size[2147483648], ret[2], Device[0]", "oom_gpu"),
+        (
+            "OSError: (External) Nccl error, unhandled system error  (at collective_helper.cc:103)",
+            "nccl_error",
+        ),
+        (
+            "XlaRuntimeError: INTERNAL: nccl_utils.cc:297: NCCL operation ncclCommInitRank(&comm, nranks,"
+            " id, rank) failed: unhandled cuda error",
+            "nccl_error",
+        ),
+        ("XlaRuntimeError: INTERNAL: during context [pre-optimization]: RET_CHECK failure", "other"),
+        (
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: Incompatible shapes: [32] vs. [64]",
+            "user_code",
+        ),
+        (
+            "XlaRuntimeError: UNIMPLEMENTED: AllToAll is not implemented on this backend",
+            "backend_unsupported",
+        ),
+        ("XlaRuntimeError: DEADLINE_EXCEEDED: GetKeyValue() timed out with key: gemm", "collective_timeout"),
         (
             "myhost:12:34 [3] NCCL INFO socketPollConnect: connect returned No route to host, retrying (9/9)",
             "nccl_error",

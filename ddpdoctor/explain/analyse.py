@@ -39,7 +39,7 @@ from ddpdoctor.explain.observations import (
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
-from ddpdoctor.explain.wording import CUDA_OOM, VERSION_TEXT, message_category
+from ddpdoctor.explain.wording import CUDA_OOM, TIMED_OUT_STATUS, VERSION_TEXT, message_category
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 
@@ -59,7 +59,9 @@ KNOWN_ENTRY_IDS = (*SIGNAL_ENTRIES.values(), NO_ERROR_FILE_ENTRY)
 _PEER_LOST = LazyRegex(
     r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
     r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
-    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)",
+    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)|"
+    # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
+    r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted",
     0,
 )
 # Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
@@ -310,7 +312,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     short_type = exc_type.rsplit(".", 1)[-1]
     carried = carrier if carrier is not None and carrier.kind == "wrapper" else None
     facts = collective_facts(text)
-    if facts is not None and facts.state == "timeout":
+    if (facts is not None and facts.state == "timeout") or (
+        TIMED_OUT_STATUS.search(text) and not message_category(text)
+    ):
         cand = Candidate(
             obs, CONSEQUENCE, "symptom", "collective_timeout", carried, obs.rank, consequence="timeout"
         )

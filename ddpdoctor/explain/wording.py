@@ -39,6 +39,8 @@ _BACKEND_LACKS = LazyRegex(
 # allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
 CUDA_OOM = LazyRegex(
     r"(?i:out of (?:device |gpu |cuda )?memory)|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b"
+    r"|(?i:(?:malloc|alloc\w{0,10}) (?:device|gpu|cuda|hbm) memory (?:failed|error))"
+    r"|(?i:failed to allocate\b.{0,60}\b(?:device|gpu|cuda|hbm) memory)"
     r"|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
 )
 # Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
@@ -75,8 +77,8 @@ _CUDA_NO_DEVICE = LazyRegex(
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
-    r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
-    r"|\bNCCL\b.{0,40}\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
+    r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
+    r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
@@ -98,6 +100,14 @@ _UNREACHABLE = LazyRegex(
     r"|No route to host|Network is unreachable|Cannot assign requested address|\bEHOSTUNREACH\b"
     r"|\bgetaddrinfo\b.{0,40}fail|\bfailed to resolve\b|\bunknown host\b"
 )
+# The canonical status codes of JAX, XLA, TensorFlow, PaddlePaddle and gRPC, as a code
+# (`INTERNAL: ...`), an exception type (`InvalidArgumentError`) or Paddle's `(InvalidArgument)`.
+# The most generic words of all: tried last. (UNAVAILABLE and ABORTED, a peer gone, and
+# DEADLINE_EXCEEDED, a wait that timed out, are consequences: see analyse.)
+_INTERNAL_STATUS = LazyRegex(r"\bINTERNAL: |\bInternalError\b|\(Internal\) ")
+_INVALID_ARGUMENT_STATUS = LazyRegex(r"\bINVALID_ARGUMENT: |\bInvalidArgumentError\b|\(InvalidArgument\) ")
+_UNIMPLEMENTED_STATUS = LazyRegex(r"\bUNIMPLEMENTED: |\bUnimplementedError\b|\(Unimplemented\) ")
+TIMED_OUT_STATUS = LazyRegex(r"\bDEADLINE_EXCEEDED: |\bDeadlineExceededError\b")
 VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
     r"does not match the version|was compiled (?:with|against)|No module named|version ?>= ?\d|"
@@ -145,6 +155,21 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _KILLED_BY_SIGKILL,
         "oom_host",
         "a process was killed by SIGKILL with no error of its own: most likely host memory",
+    ),
+    (
+        _UNIMPLEMENTED_STATUS,
+        "backend_unsupported",
+        "the runtime does not implement the operation on this backend or device (UNIMPLEMENTED)",
+    ),
+    (
+        _INVALID_ARGUMENT_STATUS,
+        "user_code",
+        "the library rejected an argument the program gave it (INVALID_ARGUMENT): shapes, types or values",
+    ),
+    (
+        _INTERNAL_STATUS,
+        "other",
+        "the runtime reports an internal error (INTERNAL): a fault inside the library, not a wrong call",
     ),
 )
 
