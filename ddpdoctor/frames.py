@@ -1,4 +1,5 @@
-"""Which frame of a stack is the user's own code: the one rule explain, guard and the hang report share."""
+"""Which frame of a stack is the user's own code, and which one waits in a collective: the rules
+explain, guard and the hang report share."""
 
 from __future__ import annotations
 
@@ -21,6 +22,40 @@ _LIBRARY_MARKERS = (
 )
 
 
+# Top-level packages and modules of libraries and of the standard library, as `py-spy dump` shortens
+# their paths (`torch/distributed/distributed_c10d.py`, `threading.py`).
+_SHORTENED_LIBRARIES = frozenset(
+    {
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "deepspeed",
+        "accelerate",
+        "transformers",
+        "datasets",
+        "lightning",
+        "lightning_fabric",
+        "pytorch_lightning",
+        "ray",
+        "apex",
+        "numpy",
+        "triton",
+        "tqdm",
+        "safetensors",
+        "threading.py",
+        "multiprocessing",
+        "concurrent",
+        "asyncio",
+        "importlib",
+        "queue.py",
+        "selectors.py",
+        "socket.py",
+        "subprocess.py",
+        "runpy.py",
+    }
+)
+
+
 def is_user_frame(path: str) -> bool:
     """A frame from the user's code, not from an installed library, the interpreter or the toolchain.
 
@@ -30,5 +65,53 @@ def is_user_frame(path: str) -> bool:
     path = path.replace("\\", "/")
     if not path or any(marker in path for marker in _LIBRARY_MARKERS):
         return False
+    if not path.startswith(("/", ".")) and path.split("/", 1)[0] in _SHORTENED_LIBRARIES:
+        return False
     folder, _, name = path.rpartition("/")
     return not (folder.endswith("/bin") and "." not in name)
+
+
+# torch.distributed (and DeepSpeed/Accelerate wrappers) functions a waiting rank sits in.
+_COLLECTIVES = frozenset(
+    {
+        "all_reduce",
+        "all_gather",
+        "all_gather_into_tensor",
+        "all_gather_object",
+        "all_to_all",
+        "all_to_all_single",
+        "barrier",
+        "batch_isend_irecv",
+        "broadcast",
+        "broadcast_object_list",
+        "gather",
+        "gather_object",
+        "irecv",
+        "isend",
+        "monitored_barrier",
+        "recv",
+        "reduce",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "scatter",
+        "scatter_object_list",
+        "send",
+    }
+)
+# Where collectives live: a `recv` elsewhere (a socket, an HTTP client) is not one.
+_COMM_LIBRARIES = (
+    "torch/distributed/",
+    "deepspeed/comm/",
+    "accelerate/",
+    "lightning/",
+)
+
+
+def collective_name(function: str, file: str) -> str | None:
+    """The collective a frame is (`all_reduce` in `torch/distributed/distributed_c10d.py`), or None:
+    a function of that name elsewhere (a socket's `recv`) is not one."""
+    name = function.rsplit(".", 1)[-1]
+    path = file.replace("\\", "/")
+    if name in _COLLECTIVES and any(library in path for library in _COMM_LIBRARIES):
+        return name
+    return None

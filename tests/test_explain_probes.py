@@ -577,3 +577,68 @@ def test_a_failed_check_before_the_shells_abort_report_is_the_cause() -> None:
         "epoch 3 step 120\nbash: line 1: 4242 Aborted (core dumped) python train.py\n"
     ).root_cause
     assert alone is not None and "Aborted" in alone.text
+
+
+def _py_spy(rank: int, frames: list[str]) -> str:
+    lines = [f'Thread {100 + rank} (idle): "MainThread"', *(f"    {frame}" for frame in frames)]
+    lines.insert(2, "        Arguments:")  # `--locals` lines under a frame
+    return "".join(f"[rank{rank}]: {line}\n" for line in lines)
+
+
+_IN_ALL_REDUCE = [
+    "all_reduce (torch/distributed/distributed_c10d.py:2050)",
+    "wrapper (torch/distributed/c10d_logger.py:75)",
+    "train_step (train.py:55)",
+    "<module> (train.py:99)",
+]
+
+
+def test_py_spy_dumps_name_the_rank_outside_the_collective_the_others_wait_in() -> None:
+    loading = [
+        "_next_data (torch/utils/data/dataloader.py:1300)",
+        "train_step (train.py:50)",
+        "<module> (train.py:99)",
+    ]
+    text = _py_spy(0, _IN_ALL_REDUCE) + _py_spy(1, loading) + _py_spy(2, _IN_ALL_REDUCE)
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("dataloader", 1)
+    assert root.user_frame is not None and (root.user_frame.file, root.user_frame.line) == ("train.py", 50)
+    alone = explain_text(_py_spy(0, _IN_ALL_REDUCE)).root_cause
+    assert alone is not None and (alone.category, alone.rank) == ("collective_timeout", None)
+    assert alone.text == "train_step (train.py:55)"
+
+
+def test_faulthandler_dumps_give_a_crash_its_stack_and_a_timeout_its_hang() -> None:
+    crash = (
+        "Fatal Python error: Segmentation fault\n\n"
+        "Thread 0x00007f8b2c7fe700 (most recent call first):\n"
+        '  File "/usr/lib/python3.8/threading.py", line 306 in wait\n\n'
+        "Current thread 0x00007f8b3d9c4740 (most recent call first):\n"
+        '  File "/opt/conda/lib/python3.8/site-packages/torch/nn/functional.py", line 2044 in embedding\n'
+        '  File "/home/u/model.py", line 88 in forward\n'
+        '  File "/home/u/train.py", line 120 in <module>\n'
+    )
+    root = explain_text(crash).root_cause
+    assert root is not None and root.text == "Fatal Python error: Segmentation fault"
+    assert root.user_frame is not None and root.user_frame.line == 88 and root.category == "other"
+    timeout = (
+        "Timeout (0:05:00)!\n"
+        "Thread 0x00007f8b3d9c4740 (most recent call first):\n"
+        '  File "/opt/conda/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 3685 in barrier\n'
+        '  File "/home/u/train.py", line 88 in train\n'
+        '  File "/home/u/train.py", line 120 in <module>\n'
+    )
+    hang = explain_text(timeout).root_cause
+    assert hang is not None and hang.category == "collective_timeout" and "line 88 in train" in hang.text
+
+
+def test_a_failure_warning_repeated_until_the_end_is_a_verdict_and_a_retry_that_recovers_is_not() -> None:
+    warning = (
+        "[W socket.cpp:601] [c10d] The client socket has failed to connect to [node-0.cluster]:29500"
+        " (errno: 110 - Connection timed out).\n"
+    )
+    root = explain_text(warning * 3).root_cause
+    assert root is not None and root.category == "rendezvous" and root.confidence == "low"
+    recovered = warning * 3 + "".join(f"epoch {i} loss 0.{i}\n" for i in range(6))
+    assert explain_text(recovered).root_cause is None
+    assert explain_text(warning).root_cause is None  # one retry is not a failure

@@ -36,10 +36,17 @@ from ddpdoctor.explain.observations import (
     LeadObs,
     MembershipObs,
     Observation,
+    StackDumpObs,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
-from ddpdoctor.explain.wording import CUDA_OOM, TIMED_OUT_STATUS, VERSION_TEXT, message_category
+from ddpdoctor.explain.wording import (
+    CUDA_OOM,
+    TIMED_OUT_STATUS,
+    VERSION_TEXT,
+    WRAPPER_EXCEPTIONS,
+    message_category,
+)
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 
@@ -88,16 +95,6 @@ _PROGRAMMING_ERRORS = (
     "RecursionError",
     "SyntaxError",
     "IndentationError",
-)
-# Exceptions of launchers that only carry a child's failure.
-_LAUNCHER_WRAPPERS = (
-    "ChildFailedError",
-    "ProcessRaisedException",
-    "CalledProcessError",
-    "ProcessExitedException",
-    "AlgorithmError",  # SageMaker: `AlgorithmError: ExecuteUserScriptError: ExitCode 1`
-    "ExecuteUserScriptError",
-    "UnexpectedStatusException",  # SageMaker's SDK: the training job failed
 )
 # Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
 _RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
@@ -174,6 +171,7 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
     found += exit_candidates(timeline, index, found)
     found += collective_candidates(timeline, found)
     found += membership_candidates(timeline)
+    found += dump_candidates(timeline)
     return found
 
 
@@ -244,8 +242,8 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         return cand
     if isinstance(obs, ExceptionObs) or (primary is not None and primary.entry is None and entry is not None):
         return _structural(obs, entry)
-    if isinstance(obs, (CollectiveObs, MembershipObs)):
-        return None  # the collective and membership analysers weigh them
+    if isinstance(obs, (CollectiveObs, MembershipObs, StackDumpObs)):
+        return None  # the collective, membership and stack-dump analysers weigh them
     if primary is None or (entry is not None and entry.kind == "wrapper"):
         return Candidate(obs, WRAPPER, "wrapper", entry.category if entry else "other", entry, obs.rank)
     if _USAGE.match(obs.text):
@@ -333,13 +331,14 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             + ": a consequence of the peer's failure"
         )
         return cand
-    user = exc.user_frame() if exc else None
+    # A native crash's stack (faulthandler's dump) says where it happened, not that the code was wrong.
+    user = exc.user_frame() if exc is not None and exc.origin != "fatal" else None
     worker = (exc is not None and _in_dataloader_worker(exc)) or (
         carried is not None and carried.category == "dataloader"
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
     if not worker and (
-        short_type in _LAUNCHER_WRAPPERS
+        short_type in WRAPPER_EXCEPTIONS
         or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].file))
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
@@ -810,6 +809,62 @@ def membership_candidates(timeline: Timeline) -> list[Candidate]:
                 " same rank, so the process group cannot form (it hangs at initialisation)"
             )
             out.append(cand)
+    return out
+
+
+# --- stack dumps -----------------------------------------------------------------------------
+
+
+def dump_candidates(timeline: Timeline) -> list[Candidate]:
+    """What the ranks' stack dumps (py-spy, faulthandler) say of a hang: ranks that wait in a
+    collective wait for the ranks that do not, so a dumped rank outside any collective while others
+    are in one is the straggler; when every dumped rank waits, the job hangs on a rank not dumped."""
+    latest: dict[int | None, StackDumpObs] = {}
+    for obs in timeline.failures:
+        if isinstance(obs, StackDumpObs) and obs.main:
+            latest[obs.rank] = obs
+    waiting = {rank: obs for rank, obs in latest.items() if obs.collective() is not None}
+    ops = sorted({str(obs.collective()) for obs in waiting.values()})
+    out = []
+    for rank, obs in latest.items():
+        if rank in waiting:
+            continue
+        in_data = any(_DATA_CODE.search(frame.file) for frame in obs.frames)
+        where = (obs.user_frame() or obs.frames[-1]).where()
+        if waiting and rank is not None:
+            cand = Candidate(
+                obs, INFERRED, "straggler", "dataloader" if in_data else "collective_timeout", None, rank
+            )
+            cand.strength, cand.suspects = 2, [rank]
+            waiters = sorted(r for r in waiting if r is not None)
+            cand.reasons.append(
+                f"rank(s) {rank_list(waiters) or '?'} wait in {', '.join(ops)} while rank {rank}'s main thread is"
+                f" not in a collective ({where}"
+                + (", loading data" if in_data else "")
+                + "): the others wait for it"
+            )
+            out.append(cand)
+        elif obs.timeout:
+            cand = Candidate(obs, CONSEQUENCE, "symptom", "dataloader" if in_data else "other", None, rank)
+            cand.consequence = "timeout"
+            cand.reasons.append(f"a timeout fired while the main thread was at {where}: it was stuck there")
+            out.append(cand)
+    if waiting and not any(c.kind == "straggler" for c in out):
+        first = min(waiting.items(), key=lambda item: -1 if item[0] is None else item[0])[1]
+        cand = Candidate(
+            first, CONSEQUENCE, "symptom", "collective_timeout", None, None, consequence="timeout"
+        )
+        dumped = sorted(r for r in waiting if r is not None)
+        if timeline.world_size and dumped:
+            undumped = [r for r in range(timeline.world_size) if r not in latest]
+            cand.suspects = undumped if len(undumped) <= max(1, timeline.world_size // 2) else []
+        cand.reasons.append(
+            f"the dumped rank(s) {rank_list(dumped) or '?'} wait in {', '.join(ops)}"
+            f" (called from {(first.user_frame() or first.frames[-1]).where()}): the job hangs on a rank that"
+            " never reached it"
+            + (f" (not dumped: rank(s) {rank_list(cand.suspects)})" if cand.suspects else "")
+        )
+        out.append(cand)
     return out
 
 

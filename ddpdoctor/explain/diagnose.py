@@ -22,6 +22,7 @@ from ddpdoctor.explain.observations import (
     Link,
     MembershipObs,
     Observation,
+    StackDumpObs,
 )
 from ddpdoctor.explain.report import (
     MAX_EVIDENCE,
@@ -190,9 +191,12 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     # An inferred culprit (a straggler, a lost peer) is known through another rank's report: that
     # report's frames are the victim's, not the culprit's.
     own = cand.rank is None or obs.rank == cand.rank
-    exc = obs if isinstance(obs, ExceptionObs) and own else None
+    exc = obs if isinstance(obs, (ExceptionObs, StackDumpObs)) and own else None
     frame = exc.user_frame() if exc else None
-    innermost = (exc.worker_frames or exc.frames)[-1] if exc and (exc.worker_frames or exc.frames) else None
+    frames = (
+        (exc.worker_frames or exc.frames) if isinstance(exc, ExceptionObs) else (exc.frames if exc else [])
+    )
+    innermost = frames[-1] if frames else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
     stated = nccl_warn_for(cand, timeline) or obs.nccl_detail() or obs
     return RootCause(

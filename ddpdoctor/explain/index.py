@@ -68,6 +68,11 @@ ANCHORS: tuple[Anchor, ...] = (
         3,
     ),
     Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
+    Anchor(
+        "dump",
+        r"\(most recent call first\):|Thread (?:0x[0-9a-fA-F]+|\d+) \((?:idle|active|gil|waiting)|Timeout \(\d+:\d\d:\d\d",
+        120,
+    ),
     Anchor("source-located", r"\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] \S", 0),
     Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
     Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),

@@ -13,7 +13,7 @@ import itertools
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.index import IndexEntry
-from ddpdoctor.frames import is_user_frame
+from ddpdoctor.frames import collective_name, is_user_frame
 from ddpdoctor.records import Record, field
 
 SIGNAL_NAMES = {
@@ -202,6 +202,30 @@ class MembershipObs(Observation):
     missing: list[int] = field(default_factory=list)
     world: int = 0
     joined: int | None = None
+
+
+class StackDumpObs(Observation):
+    """One thread's stack as a dump tool printed it (`py-spy dump`, faulthandler's dump of every
+    thread): not an error, but where a rank was when it was dumped. Its line is the innermost frame
+    of the user's code (else the innermost frame); `frames` are outermost first, as in a traceback."""
+
+    tool: str = "py-spy"  # py-spy, faulthandler
+    thread: str | None = None
+    frames: list[Frame] = field(default_factory=list)
+    main: bool = False  # the process's main thread (py-spy's "MainThread", or a stack from `<module>`)
+    timeout: bool = False  # faulthandler dumped it because a timeout fired (`Timeout (0:05:00)!`)
+
+    def user_frame(self) -> Frame | None:
+        """The innermost frame in the user's code."""
+        return next((frame for frame in reversed(self.frames) if frame.user), None)
+
+    def collective(self) -> str | None:
+        """The collective the thread waits in (`all_reduce`), or None."""
+        for frame in self.frames:
+            name = collective_name(frame.function, frame.file)
+            if name is not None:
+                return name
+        return None
 
 
 class LeadObs(Observation):

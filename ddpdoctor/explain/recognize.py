@@ -50,6 +50,7 @@ from ddpdoctor.explain.observations import (
     MembershipObs,
     Observation,
     ProgressObs,
+    StackDumpObs,
 )
 from ddpdoctor.explain.ranks import (
     bounded_int,
@@ -59,6 +60,7 @@ from ddpdoctor.explain.ranks import (
     looks_srun_labelled,
     split_prefix,
 )
+from ddpdoctor.explain.wording import WRAPPER_EXCEPTIONS
 from ddpdoctor.matching import LazyRegex, clean_line, segments
 from ddpdoctor.records import Record, field
 
@@ -84,6 +86,27 @@ _CUT_FRAME = LazyRegex(r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9
 _RICH_TOP, _RICH_SIDE, _RICH_BOTTOM = "╭", "│", "╰"
 _RICH_BOX_CHARS = "╭│╰"
 _RICH_FRAME = LazyRegex(r"(?P<file>\S.{0,4095}?):(?P<line>\d{1,9}) in (?P<func>\S{1,512})$")
+# Stack dumps, innermost frame first: faulthandler's `Thread 0x00007f... (most recent call first):`
+# (`Current thread ...` for the thread that dumped) with `  File "x.py", line 12 in f` frames, and
+# `py-spy dump`'s `Thread 4242 (idle): "MainThread"` with `    f (x.py:12)` frames.
+_FH_THREAD = LazyRegex(
+    r"(?P<current>Current thread|Thread) 0x[0-9a-fA-F]{1,16}(?: \[(?P<name>[^\]]{0,200})\])?"
+    r" \(most recent call first\):$"
+)
+_FH_FRAME = LazyRegex(
+    r'\s{1,8}File "(?P<file>[^"]{1,4096})", line (?P<line>\d{1,9}|\?\?\?) in (?P<func>\S{1,512})\s*$'
+)
+_PYSPY_THREAD = LazyRegex(
+    r'Thread (?:0x[0-9a-fA-F]{1,16}|\d{1,10}) \((?:idle|active|gil|waiting)[^)]{0,60}\): "(?P<name>[^"]{0,200})"'
+)
+_PYSPY_FRAME = LazyRegex(
+    r"(?P<indent>\s{2,12})(?P<func>[^\s()][^()]{0,511}?) \((?P<file>[^()]{1,4096}):(?P<line>\d{1,9})\)\s*$"
+)
+_DUMP_TIMEOUT = LazyRegex(
+    r"Timeout \(\d{1,4}:\d\d:\d\d(?:\.\d{1,6})?\)!$"
+)  # faulthandler.dump_traceback_later
+_MAX_DUMP_FRAMES = 200
+_FATAL_DUMP_LINES = 400  # a crash's dump of its threads follows its `Fatal Python error` within this
 _RICH_CODE = LazyRegex(r"(?P<current>❱)?\s*\d{1,9}(?: (?P<code>.*))?$")
 _EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
 _ERROR_NAME = LazyRegex(
@@ -192,6 +215,10 @@ _NOT_A_LEAD = LazyRegex(
     r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
 )
 _MAX_LEADS = 16
+_MAX_WARNED = 256
+_REPEATS_TO_FAIL = 3
+_WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
+_DIGITS = re.compile(r"\d+")
 _LEAD_BURST_LINES = 30
 _LEAD_TAIL_LINES = 40
 
@@ -298,6 +325,19 @@ class _Panic(Record):
     aborted: bool = False  # the panic hook panicked too: Rust aborted without the message
 
 
+class _Dump:
+    """A thread's stack dump being read: its header and its frames, innermost first."""
+
+    def __init__(self, line: int, header: str, tool: str, thread: str, current: bool) -> None:
+        self.line = line
+        self.header = header
+        self.tool = tool
+        self.thread = thread
+        self.current = current
+        self.frames: list[tuple[Frame, int, str]] = []
+        self.indent = 0
+
+
 class _Stream:
     """Recognizer state of one rank's output within one input."""
 
@@ -326,6 +366,9 @@ class _Stream:
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
         self.mpi_process: tuple[int | None, int, str] | None = None
         self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
+        self.dump: _Dump | None = None  # a thread's stack dump being read
+        self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
+        self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
 
 
 class LogReader:
@@ -363,6 +406,7 @@ class LogReader:
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
         self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
+        self._warned: dict[str, list[Any]] = {}  # a failure warning's words: [count, first, last line]
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -405,6 +449,17 @@ class LogReader:
             # "not found" and go on): its first line is the earliest sign.
             lead = next(o for o in self._leads if o.line >= end - _LEAD_BURST_LINES)
             lead.chain = self._links(lead.text, None)
+            self.observations.append(lead)
+        elif warned := [
+            (first, count)
+            for count, first, last in self._warned.values()
+            if count >= _REPEATS_TO_FAIL and (lines is None or last > lines - _WARNED_TAIL_LINES)
+        ]:
+            # A warning that something failed, repeated until the input ends: the retries never
+            # succeeded (a rendezvous that never connects prints nothing else).
+            lead, count = min(warned, key=lambda item: item[0].line)
+            lead.chain = self._links(lead.text, None)
+            lead.notes.append(f"repeated {count} times until the end of the log: the retries never succeeded")
             self.observations.append(lead)
         return self.observations
 
@@ -582,6 +637,9 @@ class LogReader:
             if m and stream.cpp is not None:
                 self._cpp_observation(stream, number, m.group("msg"), cands)
                 return
+        elif mode == "dump":
+            if self._dump_line(stream, number, rest):
+                return
         elif mode == "banner":
             m = _BANNER_PATH.search(rest)
             if m:
@@ -616,6 +674,8 @@ class LogReader:
             stream.since_exc += 1
             if stream.since_exc > _CHAIN_TRAILER or not _is_quiet(stripped):
                 self._flush_chain(stream)
+        if self._start_dump(stream, number, stripped):
+            return
         frame = _FRAME.match(rest) if rest[:1] in (" ", "\t") or stripped.startswith('File "') else None
         if frame is None and '", line ' in rest:
             frame = _CUT_FRAME.match(stripped)
@@ -665,6 +725,7 @@ class LogReader:
             obs = self._observe(ExceptionObs, number, rest.strip(), stream)
             obs.origin = "fatal"
             obs.chain = [Link(None, what.strip() or rest.strip())]
+            stream.fatal = obs
             self._add(obs)
             return
         if stripped.startswith('"message": "') and (field := _JSON_MESSAGE.match(stripped)):
@@ -683,9 +744,23 @@ class LogReader:
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
-        if _LEAD.search(stripped) and not _NOT_A_LEAD.search(stripped):
-            self._leads.append(self._observe(LeadObs, number, stripped, stream))
+        if _LEAD.search(stripped):
+            if not _NOT_A_LEAD.search(stripped):
+                self._leads.append(self._observe(LeadObs, number, stripped, stream))
+            else:
+                self._repeated_warning(stream, number, stripped)
         stream.last_line = (number, stripped)
+
+    def _repeated_warning(self, stream: _Stream, number: int, text: str) -> None:
+        """Count a warning that says something failed (`[W socket.cpp:601] ... failed to connect ...`),
+        by its words with the numbers left out: one is a retry, the same one until the end is not."""
+        key = _DIGITS.sub("#", text)[:300]
+        seen = self._warned.get(key)
+        if seen is not None:
+            seen[0] += 1
+            seen[2] = number
+        elif len(self._warned) < _MAX_WARNED:
+            self._warned[key] = [1, self._observe(LeadObs, number, text, stream), number]
 
     # --- Python tracebacks ---------------------------------------------------------------------
 
@@ -817,6 +892,7 @@ class LogReader:
         ends = (
             stamp is not None
             or stripped in (CAUSE_MARKER, CONTEXT_MARKER)
+            or (exc is not None and _carried_exception(exc, stripped))
             or TRACEBACK_HEAD in rest
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
@@ -984,9 +1060,68 @@ class LogReader:
             self._end_table(stream)
         if stream.mode == "traceback":
             self._cut_off_traceback(stream)
+        if stream.mode == "dump":
+            self._end_dump(stream)
         stream.frames = []
         stream.mode = "idle"
         self._flush_chain(stream)
+
+    # --- stack dumps (py-spy, faulthandler) ----------------------------------------------------
+
+    def _start_dump(self, stream: _Stream, number: int, stripped: str) -> bool:
+        if stripped.startswith("Timeout (") and _DUMP_TIMEOUT.match(stripped):
+            stream.dump_timeout = number
+            return True
+        if stripped.endswith("(most recent call first):") and (m := _FH_THREAD.match(stripped)):
+            current = m.group("current") == "Current thread"
+            thread = m.group("name") or ("current thread" if current else "")
+            stream.dump = _Dump(number, stripped, "faulthandler", thread, current)
+        elif stripped.startswith("Thread ") and (m := _PYSPY_THREAD.match(stripped)):
+            stream.dump = _Dump(number, stripped, "py-spy", m.group("name"), False)
+        else:
+            return False
+        stream.mode = "dump"
+        return True
+
+    def _dump_line(self, stream: _Stream, number: int, rest: str) -> bool:
+        """A frame of the open dump (True), or the line after it (False: the dump has ended)."""
+        dump = stream.dump
+        assert dump is not None
+        m = (_FH_FRAME if dump.tool == "faulthandler" else _PYSPY_FRAME).match(rest)
+        if m is not None:
+            if len(dump.frames) < _MAX_DUMP_FRAMES:
+                dump.frames.append((_frame(m), number, rest.strip()))
+            if dump.tool == "py-spy" and len(dump.frames) == 1:
+                dump.indent = len(m.group("indent"))
+            return True
+        if dump.tool == "py-spy" and dump.frames and len(rest) - len(rest.lstrip()) > dump.indent:
+            return True  # `py-spy dump --locals`: a frame's arguments and locals, indented under it
+        self._end_dump(stream)
+        return not rest.strip()
+
+    def _end_dump(self, stream: _Stream) -> None:
+        dump, stream.dump, stream.mode = stream.dump, None, "idle"
+        if dump is None or not dump.frames:
+            return
+        frames = [frame for frame, _, _ in reversed(dump.frames)]
+        fatal = stream.fatal
+        if fatal is not None and 0 < dump.line - fatal.line <= _FATAL_DUMP_LINES:
+            # A crash's own dump of its threads: the crashing thread's stack is the crash's traceback.
+            if dump.current and not fatal.frames:
+                fatal.frames = frames
+            return
+        number, text = next(
+            ((n, t) for frame, n, t in dump.frames if frame.user), (dump.frames[0][1], dump.frames[0][2])
+        )
+        obs = self._observe(StackDumpObs, number, text, stream)
+        obs.tool, obs.thread, obs.frames = dump.tool, dump.thread, frames
+        obs.main = dump.thread == "MainThread" or frames[0].function == "<module>"
+        obs.timeout = (
+            stream.dump_timeout is not None and 0 < dump.line - stream.dump_timeout <= _FATAL_DUMP_LINES
+        )
+        obs.evidence.insert(0, (self.label, dump.line, dump.header))
+        obs.chain = [Link(None, text)]
+        self._add(obs, dedupe=False)
 
     # --- Rust panics -------------------------------------------------------------------------
 
@@ -1490,6 +1625,19 @@ def _looks_like_exception(text: str) -> bool:
 
 def _collective_hint(text: str) -> bool:
     return "WorkNCCL(" in text or "collective" in text or "Timed out waiting" in text or "ranks" in text
+
+
+def _carried_exception(exc: _Exception, line: str) -> bool:
+    """Whether a line of a wrapper's message is the exception it carries (SageMaker's
+    `ErrorMessage "RuntimeError: ...`): that exception is read as one of its own."""
+    if exc.type is None or exc.type.rsplit(".", 1)[-1] not in WRAPPER_EXCEPTIONS:
+        return False
+    inner = _EXC_LINE.match(line)
+    return (
+        inner is not None
+        and _ERROR_NAME.match(inner.group("type")) is not None
+        and inner.group("msg") is not None
+    )
 
 
 def _frame(m: re.Match[str]) -> Frame:

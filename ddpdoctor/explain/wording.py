@@ -99,6 +99,7 @@ _UNREACHABLE = LazyRegex(
     r"Name or service not known|nodename nor servname|Temporary failure in name resolution"
     r"|No route to host|Network is unreachable|Cannot assign requested address|\bEHOSTUNREACH\b"
     r"|\bgetaddrinfo\b.{0,40}fail|\bfailed to resolve\b|\bunknown host\b"
+    r"|\bfailed to connect to\b.{0,300}(?:Connection timed out|errno: 110\b)"
 )
 # The canonical status codes of JAX, XLA, TensorFlow, PaddlePaddle and gRPC, as a code
 # (`INTERNAL: ...`), an exception type (`InvalidArgumentError`) or Paddle's `(InvalidArgument)`.
@@ -112,6 +113,17 @@ VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
     r"does not match the version|was compiled (?:with|against)|No module named|version ?>= ?\d|"
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
+)
+
+# Exceptions of launchers and platforms that only carry a child's failure (their message may quote it).
+WRAPPER_EXCEPTIONS = (
+    "ChildFailedError",
+    "ProcessRaisedException",
+    "CalledProcessError",
+    "ProcessExitedException",
+    "AlgorithmError",  # SageMaker: `AlgorithmError: ExecuteUserScriptError: ExitCode 1`
+    "ExecuteUserScriptError",
+    "UnexpectedStatusException",  # SageMaker's SDK: the training job failed
 )
 
 # (pattern, category, reason), in order: the first that matches decides.

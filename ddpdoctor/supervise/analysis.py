@@ -14,43 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ddpdoctor.check.grouping import rank_list
+from ddpdoctor.frames import collective_name
 from ddpdoctor.supervise.stacks import Frame, ProcessStacks
 
-# torch.distributed (and DeepSpeed/Accelerate wrappers) functions a waiting rank sits in.
-COLLECTIVES = frozenset(
-    {
-        "all_reduce",
-        "all_gather",
-        "all_gather_into_tensor",
-        "all_gather_object",
-        "all_to_all",
-        "all_to_all_single",
-        "barrier",
-        "batch_isend_irecv",
-        "broadcast",
-        "broadcast_object_list",
-        "gather",
-        "gather_object",
-        "irecv",
-        "isend",
-        "monitored_barrier",
-        "recv",
-        "reduce",
-        "reduce_scatter",
-        "reduce_scatter_tensor",
-        "scatter",
-        "scatter_object_list",
-        "send",
-    }
-)
-# Where collectives live: a `recv` elsewhere (a socket, an HTTP client) is not one.
-_COMM_LIBRARIES = (
-    "torch/distributed/",
-    "torch\\distributed\\",
-    "deepspeed/comm/",
-    "accelerate/",
-    "lightning/",
-)
 # Decorator frames between the user's call and the function the user called.
 _WRAPPERS = frozenset({"wrapper", "_wrapper", "inner", "_fn", "decorate_context", "wrapped"})
 # Knowledge-base entries for each situation a suspect can be in (checked against the KB by a test).
@@ -102,8 +68,8 @@ def called_frame(frames: Sequence[Frame]) -> Frame | None:
 def collective_of(frames: Sequence[Frame]) -> str | None:
     """The collective a stack waits in (outermost match), e.g. `all_reduce`, or None."""
     for frame in reversed(frames):
-        name = frame.function.rsplit(".", 1)[-1]
-        if name in COLLECTIVES and not frame.native and any(lib in frame.file for lib in _COMM_LIBRARIES):
+        name = None if frame.native else collective_name(frame.function, frame.file)
+        if name is not None:
             return name
     return None
 
