@@ -642,3 +642,40 @@ def test_a_failure_warning_repeated_until_the_end_is_a_verdict_and_a_retry_that_
     recovered = warning * 3 + "".join(f"epoch {i} loss 0.{i}\n" for i in range(6))
     assert explain_text(recovered).root_cause is None
     assert explain_text(warning).root_cause is None  # one retry is not a failure
+
+
+def test_slurm_error_records_are_not_usage_errors_and_argparse_rejections_are() -> None:
+    slurm = explain_text(
+        "srun: error: Unable to create step for job 4242: Memory required by task\n"
+    ).root_cause
+    assert slurm is not None and slurm.category != "user_code"
+    usage = explain_text("train.py: error: unrecognized arguments: --local_rank=3\n").root_cause
+    assert usage is not None and usage.category in ("user_code", "version_mismatch")
+
+
+def test_a_boxed_tool_message_is_reported_by_its_headline() -> None:
+    box = (
+        "-" * 74 + "\nORTE has lost communication with a remote daemon.\n\n"
+        "This is usually due to either a failure of the TCP network\n"
+        "connection to the node, or possibly an internal failure of\n"
+        "the daemon itself. We cannot recover from this failure, and\n"
+        "therefore will terminate the job.\n" + "-" * 74 + "\n"
+    )
+    root = explain_text(box).root_cause
+    assert root is not None and root.text == "ORTE has lost communication with a remote daemon."
+
+
+def test_an_argument_a_library_passed_on_and_its_installed_version_refuses_is_a_version_mismatch() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 40, in <module>\n'
+        "    model = AutoModelForCausalLM.from_pretrained(path, use_flash_attention_2=True)\n"
+        '  File "/usr/lib/python3.10/site-packages/transformers/modeling_utils.py", line 3850, in from_pretrained\n'
+        "    model = cls(config, *model_args, **model_kwargs)\n"
+        "TypeError: LlamaForCausalLM.__init__() got an unexpected keyword argument 'use_flash_attention_2'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "version_mismatch"
+    own = text.replace("/usr/lib/python3.10/site-packages/transformers/", "/home/u/")
+    mine = explain_text(own).root_cause
+    assert mine is not None and mine.category == "user_code"

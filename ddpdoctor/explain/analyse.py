@@ -78,7 +78,12 @@ _START_UP = LazyRegex(
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
 )
-_USAGE = LazyRegex(r"[\w./-]{1,200}: error: \S")
+# argparse's rejection of a command line (`train.py: error: unrecognized arguments: --local_rank=0`),
+# by its own wording: Slurm's and other tools' `srun: error: ...` records are not usage errors.
+_USAGE = LazyRegex(
+    r"[\w./-]{1,200}: error: (?:unrecognized arguments|the following arguments are required|argument \S{1,100}:"
+    r"|invalid choice|ambiguous option|expected (?:one|at least one) argument|too few arguments)"
+)
 _BUS_ERROR = LazyRegex(r"Bus error|SIGBUS|signal 7\b")
 # Python exceptions that say the program itself is wrong, whoever raised them.
 _PROGRAMMING_ERRORS = (
@@ -389,6 +394,19 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"{short_type} while a library looked up this process's device"
             f" ({(exc.worker_frames or exc.frames)[-1].where()}): more processes than devices on the node"
+        )
+    elif (
+        exc is not None
+        and short_type == "TypeError"
+        and exc.raised_in_library()
+        and "unexpected keyword argument" in text
+    ):
+        # The argument was passed on inside library code (`from_pretrained(..., use_flash_attention_2=True)`
+        # reaching a model's `__init__`): one package, or the script, expects another version of another.
+        cand.category, cand.strength = "version_mismatch", 2
+        cand.reasons.append(
+            f"an argument reached library code whose installed version does not take it"
+            f" ({exc.frames[-1].where()}): the versions of the packages (or the script) do not fit"
         )
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2

@@ -216,6 +216,7 @@ _NOT_A_LEAD = LazyRegex(
 )
 _MAX_LEADS = 16
 _MAX_WARNED = 256
+_BOX_LINES = 30  # a box's headline speaks for the lines under it up to this far
 _REPEATS_TO_FAIL = 3
 _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
 _DIGITS = re.compile(r"\d+")
@@ -369,6 +370,7 @@ class _Stream:
         self.dump: _Dump | None = None  # a thread's stack dump being read
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
+        self.box: tuple[int, str] | None = None  # a box of dashes is open: its first line (0 until read)
 
 
 class LogReader:
@@ -744,9 +746,21 @@ class LogReader:
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
+        if _SEPARATOR.match(stripped):
+            # A box of dashes around a tool's message (Open MPI's help messages): its first line
+            # is the message's headline.
+            stream.box = None if stream.box is not None else (0, "")
+        elif stream.box is not None and stream.box[0] == 0 and stripped:
+            stream.box = (number, stripped)
         if _LEAD.search(stripped):
             if not _NOT_A_LEAD.search(stripped):
-                self._leads.append(self._observe(LeadObs, number, stripped, stream))
+                box = stream.box
+                said = (
+                    box
+                    if box is not None and box[0] and number - box[0] <= _BOX_LINES
+                    else (number, stripped)
+                )
+                self._leads.append(self._observe(LeadObs, said[0], said[1], stream))
             else:
                 self._repeated_warning(stream, number, stripped)
         stream.last_line = (number, stripped)
