@@ -679,3 +679,26 @@ def test_an_argument_a_library_passed_on_and_its_installed_version_refuses_is_a_
     own = text.replace("/usr/lib/python3.10/site-packages/transformers/", "/home/u/")
     mine = explain_text(own).root_cause
     assert mine is not None and mine.category == "user_code"
+
+
+def test_a_dataparallel_replicas_error_is_the_models_not_a_dataloader_workers() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 120, in <module>\n'
+        "    out = model(x)\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/_utils.py", line 694, in reraise\n'
+        "    raise exception\n"
+        "RuntimeError: Caught RuntimeError in replica 1 on device 1.\n"
+        "Original Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.10/site-packages/torch/nn/parallel/parallel_apply.py", line 85, in _worker\n'
+        "    output = module(*input, **kwargs)\n"
+        '  File "/home/u/model.py", line 40, in forward\n'
+        "    x = self.fc(x.view(-1, 512))\n"
+        "RuntimeError: shape '[-1, 512]' is invalid for input of size 1000\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "user_code"
+    assert root.user_frame is not None and root.user_frame.line == 40
+    worker = text.replace("in replica 1 on device 1", "in DataLoader worker process 1")
+    loader = explain_text(worker).root_cause
+    assert loader is not None and loader.category == "dataloader"

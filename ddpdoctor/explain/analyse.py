@@ -110,6 +110,8 @@ LAYOUT_CHECK = LazyRegex(
     r"|\bCheck batch related parameters\b"
 )
 _DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
+# torch's ExceptionWrapper re-raising an error caught in another thread or process.
+_CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
@@ -277,12 +279,14 @@ def _named_as_behind(obs: Observation) -> list[int]:
 
 
 def _in_dataloader_worker(obs: Observation) -> bool:
-    """Whether a DataLoader worker raised the error (its "Original Traceback", or the re-raise's words)."""
-    if isinstance(obs, ExceptionObs) and obs.worker_frames:
-        return True
-    return (
-        "in DataLoader worker process" in obs.innermost_text() or "in DataLoader worker process" in obs.text
-    )
+    """Whether a DataLoader worker raised the error: the re-raise's words (`Caught KeyError in
+    DataLoader worker process 0`), else an "Original Traceback" through torch.utils.data. torch
+    re-raises DataParallel's replicas the same way (`Caught RuntimeError in replica 1 on device 1`):
+    those are the model's errors."""
+    for text in (obs.text, obs.innermost_text()):
+        if (caught := _CAUGHT_IN.search(text)) is not None:
+            return caught.group(1) != "replica"
+    return isinstance(obs, ExceptionObs) and any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames)
 
 
 def _indexes_devices(exc: ExceptionObs) -> bool:
