@@ -215,6 +215,8 @@ LOGGER_FORMATS = {
     "bare": "Rank 3: {}",
     "world": "[RANK 3/8] {}",
     "angle": "<rank 3> {}",
+    "torch-style tag first": "[Rank 3] {}",
+    "glued": "rank3: {}",
 }
 
 

@@ -49,7 +49,10 @@ _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
 _HOSTISH = LazyRegex(r"[\d.-]")
-_NOT_A_HOST = LazyRegex(r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$")
+_NOT_A_HOST = LazyRegex(
+    r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$"
+    r"|^(?:local[_-]?)?rank[_-]?\d{1,7}$"  # `rank3: ...` is a rank label, read as one
+)
 
 # Rank fields of loggers' own line formats, read when no launcher label is found (see _logger_label).
 _FIELD_RANK = LazyRegex(
@@ -188,8 +191,8 @@ def _logger_label(text: str) -> tuple[int, bool, int] | None:
         opener = text[pos]
         if opener in _CLOSERS:
             close = text.find(_CLOSERS[opener], pos + 1, pos + 100)
-            if close < 0 or _TORCH_TAG.match(text, pos):
-                break
+            if close < 0 or (pos > 0 and _TORCH_TAG.match(text, pos)):
+                break  # torch's tag after a record's fields is its message's; first on the line it is a label
             inside = text[pos + 1 : close]
             # A label, not a printed list or command line (`['python', 'train.py', '--local_rank=1']`).
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
