@@ -704,3 +704,27 @@ def test_a_dataparallel_replicas_error_is_the_models_not_a_dataloader_workers() 
     worker = text.replace("in replica 1 on device 1", "in DataLoader worker process 1")
     loader = explain_text(worker).root_cause
     assert loader is not None and loader.category == "dataloader"
+
+
+def test_a_notebooks_traceback_keeps_its_cell_as_the_users_frame() -> None:
+    text = (
+        "-" * 75 + "\n"
+        "ValueError                                Traceback (most recent call last)\n"
+        "Cell In[3], line 5\n"
+        "      3 model = Net()\n"
+        "      4 trainer = Trainer(devices=2)\n"
+        "----> 5 trainer.fit(model, dm)\n\n"
+        "File /usr/local/lib/python3.10/dist-packages/mylib/trainer.py:544, in Trainer.fit(self, model, dm)\n"
+        "    542 self.state = 1\n"
+        "--> 544 self._check(dm)\n\n"
+        "ValueError: the datamodule yields no batches\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.text == "ValueError: the datamodule yields no batches"
+    assert root.user_frame is not None
+    assert (root.user_frame.file, root.user_frame.line, root.user_frame.code) == (
+        "Cell In[3]",
+        5,
+        "trainer.fit(model, dm)",
+    )
+    assert root.frame is not None and root.frame.endswith("trainer.py:544 in Trainer.fit")

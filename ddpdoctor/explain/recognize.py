@@ -86,6 +86,14 @@ _CUT_FRAME = LazyRegex(r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9
 _RICH_TOP, _RICH_SIDE, _RICH_BOTTOM = "╭", "│", "╰"
 _RICH_BOX_CHARS = "╭│╰"
 _RICH_FRAME = LazyRegex(r"(?P<file>\S.{0,4095}?):(?P<line>\d{1,9}) in (?P<func>\S{1,512})$")
+# IPython's and Jupyter's tracebacks: `Cell In[3], line 5` and `File /path/x.py:544, in f(self, ...)`
+# frames, each followed by source context where `----> 544 code` marks the executing line.
+_IPYTHON_FRAME = LazyRegex(
+    r"File (?P<file>\S.{0,4095}?):(?P<line>\d{1,9}), in (?P<func>[^\s(]{1,512})"
+    r"|(?P<cell>Cell In ?\[\d{1,7}\]), line (?P<cell_line>\d{1,9})"
+)
+_IPYTHON_HEAD = LazyRegex(r"[A-Za-z_][\w.]{0,200}\s{2,}Traceback \(most recent call last\)$")
+_IPYTHON_CODE = LazyRegex(r"-{1,8}> ?\d{1,9} (?P<code>.*)")
 # Stack dumps, innermost frame first: faulthandler's `Thread 0x00007f... (most recent call first):`
 # (`Current thread ...` for the thread that dumped) with `  File "x.py", line 12 in f` frames, and
 # `py-spy dump`'s `Thread 4242 (idle): "MainThread"` with `    f (x.py:12)` frames.
@@ -352,6 +360,7 @@ class _Stream:
         self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
         self.frame_indent = 0  # the indentation of the last `File "..."` line
+        self.ipython = False  # the traceback being read is IPython's (context lines around each frame)
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
         self.chain_marker: str | None = None
@@ -656,13 +665,18 @@ class LogReader:
 
     def _idle(self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]) -> None:
         stripped = rest.strip()
-        if TRACEBACK_HEAD in rest or (stripped.startswith(_RICH_TOP) and TRACEBACK_HEAD[:-1] in rest):
+        if (
+            TRACEBACK_HEAD in rest
+            or (stripped.startswith(_RICH_TOP) and TRACEBACK_HEAD[:-1] in rest)
+            or (stripped.endswith(TRACEBACK_HEAD[:-1]) and _IPYTHON_HEAD.match(stripped) is not None)
+        ):
             if not stream.chain_marker:
                 self._flush_chain(stream)
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
             stream.frames_dropped = 0
             stream.rich_path = ""
+            stream.ipython = False
             return
         if stripped in (CAUSE_MARKER, CONTEXT_MARKER):
             if stream.chain:
@@ -795,12 +809,24 @@ class LogReader:
                     if stream.frames_dropped > MAX_FRAMES:
                         self._cut_off_traceback(stream)
                         stream.mode = "idle"
-            elif stream.frames and stream.frames[-1].code is None and rest.strip():
+            elif stream.frames and stream.frames[-1].code is None and rest.strip() and not stream.ipython:
                 stream.frames[-1].code = rest.strip()[:400]
             return True
         stripped = rest.strip()
         if stripped.startswith(TRACEBACK_HEAD):
             stream.frames = []
+            return True
+        if (ipython := _IPYTHON_FRAME.match(stripped)) is not None:
+            stream.ipython = True
+            if len(stream.frames) < MAX_FRAMES:
+                if ipython.group("cell"):
+                    line = bounded_int(ipython.group("cell_line")) or 0
+                    stream.frames.append(Frame(ipython.group("cell"), line, "<cell>"))
+                else:
+                    stream.frames.append(_frame(ipython))
+            return True
+        if stream.ipython and stream.frames and (marked := _IPYTHON_CODE.match(stripped)) is not None:
+            stream.frames[-1].code = marked.group("code").strip()[:400]
             return True
         if stripped.startswith("[Previous line repeated"):
             return True
