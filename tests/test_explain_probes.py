@@ -522,6 +522,11 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
         ("RuntimeError: CUDNN_STATUS_MAPPING_ERROR in conv2d backward", "cuda_error"),
         ("ConnectionError: [Errno -2] Name or service not known: 'trainer-0.svc'", "rendezvous"),
         ("OSError: [Errno 12] Cannot allocate memory", "oom_host"),
+        (
+            "OSError: libcudart.so.11.0: cannot open shared object file: No such file or directory",
+            "version_mismatch",
+        ),
+        ("RuntimeError: Ninja is required to load C++ extensions", "version_mismatch"),
         ("RuntimeError: Malloc device memory failed, size[2147483648], ret[2], Device[0]", "oom_gpu"),
         (
             "OSError: (External) Nccl error, unhandled system error  (at collective_helper.cc:103)",

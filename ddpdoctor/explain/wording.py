@@ -111,7 +111,10 @@ _UNIMPLEMENTED_STATUS = LazyRegex(r"\bUNIMPLEMENTED: |\bUnimplementedError\b|\(U
 TIMED_OUT_STATUS = LazyRegex(r"\bDEADLINE_EXCEEDED: |\bDeadlineExceededError\b")
 VERSION_TEXT = LazyRegex(
     r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
-    r"does not match the version|was compiled (?:with|against)|No module named|version ?>= ?\d|"
+    r"does not match the version|(?:was|were) compiled (?:with|against)|No module named|version ?>= ?\d|"
+    # a package, a shared library or a build tool missing from the environment
+    r"cannot open shared object file|\b[Pp]lease (?:re)?install\b|\bpip install\b|\bis not installed\b|"
+    r"\b(?:is|are) required to (?:load|build|compile|use|run)\b|"
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
 )
 
