@@ -4,7 +4,8 @@ how a wrapper is peeled down to the message it carries.
 Both the knowledge base (`kb search`, `kb lint`, sample checks) and `explain` use it. It imports
 nothing beyond the standard library, so `explain`'s cold start pays for no YAML or schema.
 
-- A line is matched after its ANSI colour codes and trailing space are removed, cut at
+- A line is matched after its ANSI colour codes (also those a paste left without their escape
+  character) and trailing space are removed, cut at
   MAX_MATCH_CHARS (which bounds the time any pattern can spend on it); carriage-return segments
   (progress bars, `#015`) are matched on their own.
 - Each entry counts once per text (its first matching pattern). Matches are ordered: a wrapper
@@ -28,10 +29,18 @@ ANSI_BYTES_RE = re.compile(rb"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b\n]*(?:\
 _KIND_PREFERENCE = {"root": 1, "wrapper": 2, "symptom": 3}
 
 
+# Colour codes whose escape character a copy and paste lost (`[1;31mValueError[0m: ...`): recognised
+# on a line that also holds the reset code, and not when a `]` follows (`[10m]` is ten minutes).
+_BARE_SGR = re.compile(r"\[[0-9;]{1,12}m(?!\])")
+
+
 def clean_line(line: str) -> str:
-    """Strip ANSI colour codes and trailing whitespace; cut very long lines."""
+    """Strip ANSI colour codes (also those that lost their escape character) and trailing
+    whitespace; cut very long lines."""
     if "\x1b" in line:
         line = ANSI_RE.sub("", line)
+    if "[0m" in line:
+        line = _BARE_SGR.sub("", line)
     return line[:MAX_MATCH_CHARS].rstrip()
 
 

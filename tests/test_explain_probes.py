@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ddpdoctor.explain import explain_paths, explain_text
+from ddpdoctor.matching import clean_line
 
 SITE = "/opt/conda/lib/python3.11/site-packages"
 
@@ -733,3 +734,15 @@ def test_a_notebooks_traceback_keeps_its_cell_as_the_users_frame() -> None:
         "trainer.fit(model, dm)",
     )
     assert root.frame is not None and root.frame.endswith("trainer.py:544 in Trainer.fit")
+
+
+def test_colour_codes_that_lost_their_escape_character_do_not_hide_the_exception() -> None:
+    text = (
+        "[31mTraceback (most recent call last):[0m\n"
+        '  File "/home/u/train.py", line 3, in <module>\n'
+        "    main()\n"
+        "[1;31mValueError[0m: bad value here [10m] left as is\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.text == "ValueError: bad value here [10m] left as is"
+    assert clean_line("[W ops.cc:588] x [missing ranks: 1] [0m") == "[W ops.cc:588] x [missing ranks: 1]"
