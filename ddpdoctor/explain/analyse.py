@@ -42,6 +42,7 @@ from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
     CUDA_OOM,
+    PEER_LOST,
     TIMED_OUT_STATUS,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
@@ -63,14 +64,6 @@ SIGNAL_ENTRIES = {
 NO_ERROR_FILE_ENTRY = "torchelastic-no-error-file"
 KNOWN_ENTRY_IDS = (*SIGNAL_ENTRIES.values(), NO_ERROR_FILE_ENTRY)
 
-_PEER_LOST = LazyRegex(
-    r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
-    r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
-    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)|"
-    # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
-    r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted",
-    0,
-)
 # Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
 _START_UP = LazyRegex(
     r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
@@ -119,6 +112,7 @@ _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script 
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
+_DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (
@@ -129,6 +123,8 @@ _RENDEZVOUS_TYPES = (
     "RendezvousTimeoutError",
     "DistStoreError",
 )
+# Categories that name only the layer a lost connection surfaced in, not a cause of its own.
+_LAYERS = ("rendezvous", "nccl_error", "collective_timeout")
 _COLLATERAL_SIGNALS = (15, 1, 2)  # sent by the launcher (or the user) to stop the other ranks
 
 
@@ -290,11 +286,14 @@ def _in_dataloader_worker(obs: Observation) -> bool:
 
 
 def _indexes_devices(exc: ExceptionObs) -> bool:
-    """Whether the innermost frame is library code looking up a device by index (a rank's device list)."""
+    """Whether the innermost frame looks up a device by index: library code doing so (a rank's device
+    list), or any code indexing a device list by the rank (`gpus[hvd.local_rank()]`)."""
     frames = exc.worker_frames or exc.frames
-    if not frames or frames[-1].user:
+    if not frames:
         return False
     innermost = frames[-1]
+    if innermost.user:
+        return _DEVICE_BY_RANK.search(innermost.code or "") is not None
     return _DEVICE_LOOKUP.search(f"{innermost.function} {innermost.code or ''}") is not None
 
 
@@ -304,7 +303,7 @@ def _consequence(entry: IndexEntry) -> str | None:
         return entry.consequence_of[0]
     if (
         entry.category == "collective_timeout"
-        and not _PEER_LOST.search(entry.title)
+        and not PEER_LOST.search(entry.title)
         and (entry.kind == "symptom" or entry.consequence_of)
     ):
         return "timeout"
@@ -330,9 +329,10 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     in_rendezvous = (
         exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].file))
     )
-    if _PEER_LOST.search(text) and not in_rendezvous:
+    said = message_category(text)
+    if PEER_LOST.search(text) and not in_rendezvous and (said is None or said[0] in _LAYERS):
         starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
-        category = "rendezvous" if starting else ("nccl_error" if "NCCL" in text else "other")
+        category = "rendezvous" if starting else ("nccl_error" if "NCCL" in text else "collective_timeout")
         cand = Candidate(obs, CONSEQUENCE, "symptom", category, carried, obs.rank, consequence="peer-failure")
         cand.reasons.append(
             "this rank lost its connection to a peer"
@@ -368,7 +368,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     if worker:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
-    elif (said := message_category(text)) is not None:
+    elif said is not None and not (in_rendezvous and said[0] in _LAYERS):
         cand.category, cand.strength = said[0], 2
         cand.reasons.append(said[1])
     elif (exc is not None and in_rendezvous) or short_type in _RENDEZVOUS_TYPES:

@@ -44,6 +44,8 @@ _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
 )
 _LEADING_TIME = LazyRegex(
     r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? {1,4}(?=\[)"
+    # `mpirun --timestamp-output`: `Wed Sep 20 23:55:19 2017[1,68]<stderr>:`
+    r"|[A-Z][a-z]{2} [A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d \d{4} {0,4}(?=\[)"
 )
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
@@ -132,7 +134,7 @@ def split_prefix(
             break
         line = line[host.end() :]
     rest = line.lstrip(" \t")
-    stamp = _LEADING_TIME.match(rest) if rest[:1].isdigit() else None
+    stamp = _LEADING_TIME.match(rest) if rest[:1].isalnum() else None
     if stamp is not None:
         rest = rest[stamp.end() :]  # `2024-11-20 14:37:16 [rank3]: ...`: a logger's time before the label
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):

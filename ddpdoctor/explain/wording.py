@@ -28,6 +28,8 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
     r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
     r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}|\bnumber of collective participants\b"
+    # TensorFlow's collectives: `Shape mismatch in the collective instance 100 ... another member ...`
+    r"|(?i:\b(?:shape|size|dtype|type) mismatch in the collective\b)|\banother member in the group expected\b"
 )
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
@@ -78,6 +80,7 @@ _CUDA_NO_DEVICE = LazyRegex(
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
     r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
+    r"|\bNCCL operation nccl\w{1,40}\("
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
@@ -102,15 +105,43 @@ _UNREACHABLE = LazyRegex(
     r"|\bfailed to connect to\b.{0,300}(?:Connection timed out|errno: 110\b)"
 )
 # The canonical status codes of JAX, XLA, TensorFlow, PaddlePaddle and gRPC, as a code
-# (`INTERNAL: ...`), an exception type (`InvalidArgumentError`) or Paddle's `(InvalidArgument)`.
+# (`INTERNAL: ...`, TensorFlow's C++ `Internal: ...`), an exception type (`InvalidArgumentError`)
+# or Paddle's `(InvalidArgument)`.
 # The most generic words of all: tried last. (UNAVAILABLE and ABORTED, a peer gone, and
 # DEADLINE_EXCEEDED, a wait that timed out, are consequences: see analyse.)
-_INTERNAL_STATUS = LazyRegex(r"\bINTERNAL: |\bInternalError\b|\(Internal\) ")
-_INVALID_ARGUMENT_STATUS = LazyRegex(r"\bINVALID_ARGUMENT: |\bInvalidArgumentError\b|\(InvalidArgument\) ")
-_UNIMPLEMENTED_STATUS = LazyRegex(r"\bUNIMPLEMENTED: |\bUnimplementedError\b|\(Unimplemented\) ")
-TIMED_OUT_STATUS = LazyRegex(r"\bDEADLINE_EXCEEDED: |\bDeadlineExceededError\b")
+_INTERNAL_STATUS = LazyRegex(r"\b(?:INTERNAL|Internal): |\bInternalError\b|\(Internal\) ")
+_INVALID_ARGUMENT_STATUS = LazyRegex(
+    r"\b(?:INVALID_ARGUMENT|Invalid argument): |\bInvalidArgumentError\b|\(InvalidArgument\) "
+)
+_UNIMPLEMENTED_STATUS = LazyRegex(
+    r"\b(?:UNIMPLEMENTED|Unimplemented): |\bUnimplementedError\b|\(Unimplemented\) "
+)
+TIMED_OUT_STATUS = LazyRegex(r"\b(?:DEADLINE_EXCEEDED|Deadline exceeded): |\bDeadlineExceededError\b")
+# The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
+# dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
+_NOT_BUILT_WITH = LazyRegex(
+    r"\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b|\bNo OpKernel was registered to support Op\b"
+    r"|\b(?:not|wasn't|was not) (?:built|compiled) with (?:support for )?\w{1,40}"
+)
+# The processes disagree on the size of the job: they were launched or configured apart.
+_WORLD_DISAGREES = LazyRegex(
+    r"(?i)\bworld[_ ]size\b.{0,80}\b(?:does not match|doesn't match|do not match|mismatch|differs?)\b"
+)
+# A data loader's worker processes died (Paddle's `DataLoader 1 workers exit unexpectedly`).
+_LOADER_WORKERS = LazyRegex(
+    r"(?i)\bDataLoader\b.{0,60}\bworkers?\b.{0,40}\b(?:exit(?:ed)?|died|killed|crashed)\b"
+)
+# A connection to a peer that went away: what a rank sees when another one failed.
+PEER_LOST = LazyRegex(
+    r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
+    r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
+    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)|"
+    # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
+    r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted"
+)
 VERSION_TEXT = LazyRegex(
-    r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
+    r"undefined symbol|(?i:version[ _]?mismatch)|installed with version .{0,60} but found version|"
+    r"requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
     r"does not match the version|(?:was|were) compiled (?:with|against)|No module named|version ?>= ?\d|"
     # a package, a shared library or a build tool missing from the environment
     r"cannot open shared object file|\b[Pp]lease (?:re)?install\b|\bpip install\b|\bis not installed\b|"
@@ -142,6 +173,13 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "backend_unsupported",
         "the message says the process group's backend lacks the operation",
     ),
+    (
+        _NOT_BUILT_WITH,
+        "backend_unsupported",
+        "the installed build lacks a feature the job uses (it was compiled without it)",
+    ),
+    (_LOADER_WORKERS, "dataloader", "the message says the data loader's worker processes died"),
+    (_WORLD_DISAGREES, "rendezvous", "the processes disagree on the world size: they were launched apart"),
     (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
     (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
     (_CUDA_NO_DEVICE, "invalid_device", "the message says the CUDA device asked for does not exist"),
@@ -170,6 +208,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _KILLED_BY_SIGKILL,
         "oom_host",
         "a process was killed by SIGKILL with no error of its own: most likely host memory",
+    ),
+    (
+        PEER_LOST,
+        "collective_timeout",
+        "the connection to a peer was lost: what a rank sees when another one failed (or the network broke)",
     ),
     (
         _UNIMPLEMENTED_STATUS,
