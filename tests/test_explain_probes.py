@@ -528,6 +528,29 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
             "version_mismatch",
         ),
         ("RuntimeError: Ninja is required to load C++ extensions", "version_mismatch"),
+        (
+            "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.",
+            "invalid_device",
+        ),
+        ("RuntimeError: HcclAllReduce failed, error code is 4", "nccl_error"),
+        (
+            "RuntimeError: Getting socket times out. Reason: Remote Rank did not send the data in time.",
+            "collective_timeout",
+        ),
+        (
+            "tensorflow.python.framework.errors_impl.CancelledError: [_Derived_]RecvAsync is cancelled.",
+            "collective_timeout",
+        ),
+        ("RuntimeError: DataLoader 1 workers exit unexpectedly, pids: 6581", "dataloader"),
+        ("AssertionError: MPI world size 16 does not match torch world size 8", "rendezvous"),
+        (
+            "MXNetError: [22:00:27] src/kvstore/kvstore.cc:41: compile with USE_DIST_KVSTORE=1 to use dist_sync",
+            "backend_unsupported",
+        ),
+        (
+            "Collective ops is aborted by: Shape mismatch in the collective instance 100.",
+            "collective_mismatch",
+        ),
         ("RuntimeError: Malloc device memory failed, size[2147483648], ret[2], Device[0]", "oom_gpu"),
         (
             "OSError: (External) Nccl error, unhandled system error  (at collective_helper.cc:103)",

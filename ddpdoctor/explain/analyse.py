@@ -43,7 +43,7 @@ from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
     CUDA_OOM,
     PEER_LOST,
-    TIMED_OUT_STATUS,
+    TIMED_OUT,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
     message_category,
@@ -319,7 +319,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     carried = carrier if carrier is not None and carrier.kind == "wrapper" else None
     facts = collective_facts(text)
     if (facts is not None and facts.state == "timeout") or (
-        TIMED_OUT_STATUS.search(text) and not message_category(text)
+        TIMED_OUT.search(text) and not message_category(text)
     ):
         cand = Candidate(
             obs, CONSEQUENCE, "symptom", "collective_timeout", carried, obs.rank, consequence="timeout"

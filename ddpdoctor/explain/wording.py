@@ -75,12 +75,16 @@ _CUDA_VERSION = LazyRegex(
 _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE"
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
+    r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
+    r"|(?i:\bno (?:available )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
 )
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
     r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
     r"|\bNCCL operation nccl\w{1,40}\("
+    # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
+    r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
@@ -116,7 +120,13 @@ _INVALID_ARGUMENT_STATUS = LazyRegex(
 _UNIMPLEMENTED_STATUS = LazyRegex(
     r"\b(?:UNIMPLEMENTED|Unimplemented): |\bUnimplementedError\b|\(Unimplemented\) "
 )
-TIMED_OUT_STATUS = LazyRegex(r"\b(?:DEADLINE_EXCEEDED|Deadline exceeded): |\bDeadlineExceededError\b")
+# A wait for another process that ran out of time: the canonical DEADLINE_EXCEEDED, or the words
+# (HCCL's `Remote Rank did not send the data in time`, `timed out waiting for the peer`).
+TIMED_OUT = LazyRegex(
+    r"\b(?:DEADLINE_EXCEEDED|Deadline exceeded): |\bDeadlineExceededError\b"
+    r"|(?i:\b(?:did not|didn't) (?:send|receive|arrive)\b.{0,60}\bin time\b)"
+    r"|(?i:\btimed? ?out (?:while )?waiting for (?:the )?(?:peer|remote|other|rank)\w*)"
+)
 # The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
 _NOT_BUILT_WITH = LazyRegex(
@@ -137,7 +147,9 @@ PEER_LOST = LazyRegex(
     r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
     r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)|"
     # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
-    r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted"
+    r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted|"
+    # ... and for an operation cancelled because another one failed (`RecvAsync is cancelled`).
+    r"\bCancelledError\b|\bCANCELLED: |\bis cancelled\b"
 )
 VERSION_TEXT = LazyRegex(
     r"undefined symbol|(?i:version[ _]?mismatch)|installed with version .{0,60} but found version|"
