@@ -769,3 +769,9 @@ def test_colour_codes_that_lost_their_escape_character_do_not_hide_the_exception
     root = explain_text(text).root_cause
     assert root is not None and root.text == "ValueError: bad value here [10m] left as is"
     assert clean_line("[W ops.cc:588] x [missing ranks: 1] [0m") == "[W ops.cc:588] x [missing ranks: 1]"
+
+
+def test_a_cpp_terminate_without_its_what_line_is_still_a_failure() -> None:
+    text = "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n" + "step 5\n" * 3
+    root = explain_text(text).root_cause
+    assert root is not None and "gloo::EnforceNotMet" in root.text

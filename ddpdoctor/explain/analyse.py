@@ -111,6 +111,15 @@ _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
+# A path that is missing, already there, not a folder (or a file), not empty, or not accessible.
+_PATH_ERRORS = (
+    "FileNotFoundError",
+    "FileExistsError",
+    "PermissionError",
+    "IsADirectoryError",
+    "NotADirectoryError",
+)
+_PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
@@ -411,6 +420,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"an argument reached library code whose installed version does not take it"
             f" ({exc.frames[-1].where()}): the versions of the packages (or the script) do not fit"
+        )
+    elif short_type in _PATH_ERRORS or (short_type == "OSError" and _PATH_ERRNO.search(text)):
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(
+            f"{short_type}: a file or folder the program uses is missing, already there, not empty or not"
+            " accessible (its paths or permissions, or several ranks writing one path)"
         )
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2

@@ -648,6 +648,7 @@ class LogReader:
             if m and stream.cpp is not None:
                 self._cpp_observation(stream, number, m.group("msg"), cands)
                 return
+            self._cpp_without_message(stream)
         elif mode == "dump":
             if self._dump_line(stream, number, rest):
                 return
@@ -1078,7 +1079,17 @@ class LogReader:
         self._add(obs)
 
     def _end_line_message(self, message: _Exception, obs: Observation) -> None:
-        """A matched line is complete: add what its continuation lines say (`Last error:` ...)."""
+        """A matched line is complete: add what its continuation lines say (`Last error:` ...); a
+        line that ends with a colon is stated with the line that completes it (older torch's
+        `Watchdog caught collective operation timeout:` then `WorkNCCL(...) ran for ...`)."""
+        if message.lines and message.lines[0][0] == obs.line + 1 and obs.text.endswith(":"):
+            obs.text = f"{obs.text} {message.lines[0][1]}"
+            facts = collective_facts(obs.text) if isinstance(obs, CollectiveObs) else None
+            if isinstance(obs, CollectiveObs) and facts is not None:
+                obs.op = obs.op or facts.op
+                obs.sequence = obs.sequence if obs.sequence is not None else facts.seq
+                obs.numel = obs.numel if obs.numel is not None else facts.numel
+                obs.timeout_ms = obs.timeout_ms if obs.timeout_ms is not None else facts.timeout_ms
         for number, text, cands in message.lines:
             obs.evidence.append((self.label, number, text))
             if not cands:
@@ -1102,6 +1113,8 @@ class LogReader:
             self._cut_off_traceback(stream)
         if stream.mode == "dump":
             self._end_dump(stream)
+        if stream.mode == "cpp":
+            self._cpp_without_message(stream)
         stream.frames = []
         stream.mode = "idle"
         self._flush_chain(stream)
@@ -1489,6 +1502,19 @@ class LogReader:
             return
         obs = self._observe(ExceptionObs, line, text, stream)
         obs.origin = "cpp"
+        obs.chain = self._links(text, None)
+        self._add(obs)
+
+    def _cpp_without_message(self, stream: _Stream) -> None:
+        """`terminate called after throwing ...` with no `what():` after it: the exception's type is
+        all there is, and it is still a failure (the process aborts)."""
+        if stream.cpp is None:
+            return
+        exc_type, start = stream.cpp
+        stream.cpp = None
+        text = f"terminate called after throwing an instance of '{exc_type}'"
+        obs = self._observe(ExceptionObs, start, text, stream)
+        obs.origin, obs.exc_type = "cpp", exc_type
         obs.chain = self._links(text, None)
         self._add(obs)
 

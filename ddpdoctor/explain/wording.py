@@ -30,6 +30,8 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}|\bnumber of collective participants\b"
     # TensorFlow's collectives: `Shape mismatch in the collective instance 100 ... another member ...`
     r"|(?i:\b(?:shape|size|dtype|type) mismatch in the collective\b)|\banother member in the group expected\b"
+    # ... or workers that stopped calling the same collectives (fairseq's `all_gather_list`)
+    r"|\b(?:have |has )?(?:fallen|fell|gone|got|get|gets) out of sync\b"
 )
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
@@ -82,7 +84,7 @@ _CUDA_NO_DEVICE = LazyRegex(
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
     r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
-    r"|\bNCCL operation nccl\w{1,40}\("
+    r"|\bNCCL operation nccl\w{1,40}\(|\bunhandled (?:system|cuda) error\b"  # NCCL's result strings
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
