@@ -775,3 +775,11 @@ def test_a_cpp_terminate_without_its_what_line_is_still_a_failure() -> None:
     text = "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n" + "step 5\n" * 3
     root = explain_text(text).root_cause
     assert root is not None and "gloo::EnforceNotMet" in root.text
+
+
+def test_a_log_that_stops_after_half_the_group_announced_itself_is_a_rendezvous() -> None:
+    members = "".join(f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8\n" for r in (1, 2, 0, 3))
+    root = explain_text("GPU available: True, used: True\n" + members).root_cause
+    assert root is not None and root.category == "rendezvous" and root.confidence == "low"
+    trained = members + "".join(f"Epoch 0: {i}%|...| {i}/100 [00:0{i % 10}<00:10]\n" for i in range(10))
+    assert explain_text(trained).root_cause is None

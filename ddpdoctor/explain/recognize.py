@@ -448,7 +448,7 @@ class LogReader:
     def finish(self, lines: int | None = None) -> list[Observation]:
         """Close open blocks and return the observations of this input (`lines`: how many it had)."""
         self.gap()
-        self._membership()
+        self._membership(lines)
         self._nccl_process_ranks()
         for stream in self.streams.values():
             if stream.last_line is not None and stream.rank is not None:
@@ -517,7 +517,21 @@ class LogReader:
             if world and workers is not None and world != workers:
                 self._barriers.setdefault(m.group(1).rstrip(".,"), (number, text, world, workers))
 
-    def _membership(self) -> None:
+    def _members_then_nothing(self, lines: int | None) -> None:
+        """Some of the group's processes announced themselves (`MEMBER: 4/8`) and the input ends right
+        there: the job is stuck waiting for the others (the verdict's last resort, like a lead)."""
+        number, text = max(seen[-1] for seen in self._members.values())
+        if lines is None or number <= lines - _WARNED_TAIL_LINES:
+            return
+        lead = self._observe(LeadObs, number, text, self._stream(None, False))
+        lead.chain = self._links(text, None)
+        lead.notes.append(
+            f"only {len(self._members)} of {self._member_world} processes announced themselves and the log"
+            " ends there: the others never started, or cannot reach this node"
+        )
+        self._leads.append(lead)
+
+    def _membership(self, lines: int | None) -> None:
         """Places of the group claimed twice while others were never claimed, or a store-based barrier
         stuck at another count than the world size: the process group cannot form."""
         for key, (number, text, world, workers) in self._barriers.items():
@@ -529,6 +543,8 @@ class LogReader:
                 return
         world = self._member_world
         duplicated = sorted(rank for rank, seen in self._members.items() if len(seen) > 1)
+        if not duplicated and world and len(self._members) < world:
+            self._members_then_nothing(lines)
         if not duplicated or not world or world > MAX_NAMED_MEMBERS:
             return
         missing = [rank for rank in range(world) if rank not in self._members]

@@ -96,7 +96,7 @@ _CUDA_FAILURE = LazyRegex(
 )
 _PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
 _SETTING_UP = LazyRegex(
-    r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group)"
+    r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
     # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
     r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
