@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -294,13 +295,15 @@ def test_shell_completion_completes_command_names() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["show", "search"]
+    # `--show-completion` detects the shell from its parent process: run it from bash, so the test
+    # does not depend on how the suite itself was started (detached runs have no shell above them).
     script = subprocess.run(
-        [sys.executable, "-m", "ddpdoctor", "--show-completion", "bash"],
+        ["bash", "-c", f"{shlex.quote(sys.executable)} -m ddpdoctor --show-completion"],
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert "_DDPDOCTOR_COMPLETE=complete_bash" in script.stdout
+    assert "_DDPDOCTOR_COMPLETE=complete_bash" in script.stdout, script.stderr
 
 
 def test_kb_show_lists_the_checks_that_declare_the_entry(cli) -> None:
