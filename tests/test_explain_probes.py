@@ -505,3 +505,75 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
     columns = "  File \"m.py\", line 198, in mask\n    x = f(dtype=inputs.dtype)      AttributeError: 'NoneType' object\n"
     glued = explain_text(columns).root_cause
     assert glued is not None and glued.text.startswith("AttributeError: 'NoneType'")
+
+
+@pytest.mark.parametrize(
+    ("message", "category"),
+    [
+        ("RuntimeError indice_cuda.cu 124 cuda execution failed with error 2", "oom_gpu"),
+        ("RuntimeError: CUDA error 101 when calling cudaSetDevice", "invalid_device"),
+        ("OSError: (External) CUDA error(2), out of memory.", "oom_gpu"),
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 17179869184",
+            "oom_gpu",
+        ),
+        ("RuntimeError: CUDNN_STATUS_MAPPING_ERROR in conv2d backward", "cuda_error"),
+        ("ConnectionError: [Errno -2] Name or service not known: 'trainer-0.svc'", "rendezvous"),
+        ("OSError: [Errno 12] Cannot allocate memory", "oom_host"),
+        ("RuntimeError: Malloc device memory failed, size[2147483648], ret[2], Device[0]", "oom_gpu"),
+        (
+            "OSError: (External) Nccl error, unhandled system error  (at collective_helper.cc:103)",
+            "nccl_error",
+        ),
+        (
+            "XlaRuntimeError: INTERNAL: nccl_utils.cc:297: NCCL operation ncclCommInitRank(&comm, nranks,"
+            " id, rank) failed: unhandled cuda error",
+            "nccl_error",
+        ),
+        ("XlaRuntimeError: INTERNAL: during context [pre-optimization]: RET_CHECK failure", "other"),
+        (
+            "tensorflow.python.framework.errors_impl.InvalidArgumentError: Incompatible shapes: [32] vs. [64]",
+            "user_code",
+        ),
+        (
+            "XlaRuntimeError: UNIMPLEMENTED: AllToAll is not implemented on this backend",
+            "backend_unsupported",
+        ),
+        ("XlaRuntimeError: DEADLINE_EXCEEDED: GetKeyValue() timed out with key: gemm", "collective_timeout"),
+        (
+            "myhost:12:34 [3] NCCL INFO socketPollConnect: connect returned No route to host, retrying (9/9)",
+            "nccl_error",
+        ),
+    ],
+)
+def test_an_unknown_message_is_classified_by_its_own_words(message: str, category: str) -> None:
+    root = explain_text(message + "\n").root_cause
+    assert root is not None and root.entry is None and root.category == category, root
+
+
+def test_a_gloo_store_wait_names_the_rank_whose_address_never_came() -> None:
+    text = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/w/train.py", line 9, in <module>\n'
+        "[rank0]:     dist.init_process_group('gloo')\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 5000ms, keys: /default_pg/0//cpu//0/3\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("rendezvous", 3)
+    other_key = explain_text(text.replace("//cpu//0/3", "/store_based_barrier_key")).root_cause
+    assert other_key is not None and other_key.rank is None
+
+
+def test_a_failed_check_before_the_shells_abort_report_is_the_cause() -> None:
+    text = (
+        "2023-05-04 10:11:12.100000: I tensorflow/core/common_runtime/gpu/gpu_device.cc:1635] Created device\n"
+        "2023-05-04 10:11:41.000001: F tensorflow/core/kernels/collective_nccl.cc:89] Check failed:"
+        " status.ok() Non-OK-status: INTERNAL: NCCL: unhandled system error\n"
+        "Aborted (core dumped)\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "nccl_error" and "Check failed" in root.text
+    alone = explain_text(
+        "epoch 3 step 120\nbash: line 1: 4242 Aborted (core dumped) python train.py\n"
+    ).root_cause
+    assert alone is not None and "Aborted" in alone.text

@@ -39,6 +39,7 @@ from ddpdoctor.explain.observations import (
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
+from ddpdoctor.explain.wording import CUDA_OOM, TIMED_OUT_STATUS, VERSION_TEXT, message_category
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 
@@ -58,40 +59,10 @@ KNOWN_ENTRY_IDS = (*SIGNAL_ENTRIES.values(), NO_ERROR_FILE_ENTRY)
 _PEER_LOST = LazyRegex(
     r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
     r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
-    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)",
+    r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)|"
+    # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
+    r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted",
     0,
-)
-_VERSION_TEXT = LazyRegex(
-    r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
-    r"does not match the version|was compiled (?:with|against)|No module named|version ?>= ?\d|"
-    r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
-)
-_NCCL_FAILURE = LazyRegex(r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|NCCL (?:error|failure)\b")
-# Ranks that ran different collectives, or values that differ between ranks where they must agree
-# (DeepSpeed's `disagreement between rank0 and rank2`).
-_MISMATCHED_COLLECTIVE = LazyRegex(
-    r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
-    r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
-    r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}|\bnumber of collective participants\b"
-)
-# The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
-_BACKEND_LACKS = LazyRegex(
-    r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
-    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?"
-    r"(?:does not support|doesn't support)\b"
-)
-_PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
-_SETTING_UP = LazyRegex(
-    r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group)"
-    r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
-    # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
-    r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
-)
-_KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
-_REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
-# Two processes given one rank: NCCL's bootstrap, the old THD backend.
-_ALREADY_CHECKED_IN = LazyRegex(
-    r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
 )
 # Frames that set up the process group: a connection lost there is a start-up (rendezvous) failure.
 _START_UP = LazyRegex(
@@ -139,7 +110,6 @@ LAYOUT_CHECK = LazyRegex(
 _DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
-CUDA_OOM = LazyRegex(r"out of memory|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
@@ -312,33 +282,6 @@ def _in_dataloader_worker(obs: Observation) -> bool:
     )
 
 
-def message_category(text: str) -> tuple[str, str] | None:
-    """What an unknown message says failed, in its own words: (category, reason)."""
-    if _ALREADY_CHECKED_IN.search(text):
-        return "rendezvous", "two processes joined the process group with the same rank"
-    if _MISMATCHED_COLLECTIVE.search(text):
-        return "collective_mismatch", "the message says the ranks called different collectives"
-    if _BACKEND_LACKS.search(text):
-        return "backend_unsupported", "the message says the process group's backend lacks the operation"
-    if _NCCL_FAILURE.search(text):
-        return "nccl_error", "the message says an NCCL call failed"
-    if _PORT_IN_USE.search(text):
-        return (
-            "rendezvous",
-            "the message says a port is already in use: another job or a leftover process holds it",
-        )
-    if _SETTING_UP.search(text):
-        return "rendezvous", "the message says setting up the process group (the rendezvous) failed"
-    if _REFUSED.search(text):
-        return "rendezvous", (
-            "a connection was refused: nothing listened at that address (a peer or the store had not"
-            " started, or the address or port is wrong)"
-        )
-    if _KILLED_BY_SIGKILL.search(text):
-        return "oom_host", "a process was killed by SIGKILL with no error of its own: most likely host memory"
-    return None
-
-
 def _indexes_devices(exc: ExceptionObs) -> bool:
     """Whether the innermost frame is library code looking up a device by index (a rank's device list)."""
     frames = exc.worker_frames or exc.frames
@@ -369,7 +312,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     short_type = exc_type.rsplit(".", 1)[-1]
     carried = carrier if carrier is not None and carrier.kind == "wrapper" else None
     facts = collective_facts(text)
-    if facts is not None and facts.state == "timeout":
+    if (facts is not None and facts.state == "timeout") or (
+        TIMED_OUT_STATUS.search(text) and not message_category(text)
+    ):
         cand = Candidate(
             obs, CONSEQUENCE, "symptom", "collective_timeout", carried, obs.rank, consequence="timeout"
         )
@@ -424,7 +369,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"{short_type} raised while the job assembled its processes (the rendezvous{where})"
         )
-    elif short_type in _VERSION_TYPES or _VERSION_TEXT.search(text):
+    elif short_type in _VERSION_TYPES or VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")
     elif short_type == "MemoryError":
@@ -435,9 +380,6 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             "a bus error in a data-parallel job is almost always /dev/shm running out (shared memory)"
         )
-    elif CUDA_OOM.search(text):
-        cand.category, cand.strength = "oom_gpu", 2
-        cand.reasons.append("the message says a device ran out of memory")
     elif short_type in ("KeyboardInterrupt", "SystemExit"):
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")

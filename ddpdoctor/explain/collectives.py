@@ -38,6 +38,12 @@ _MONITORED = LazyRegex(r"Ranks? ([\d, ]{1,4000}?) failed to pass monitoredBarrie
 _BARRIER_PEER = LazyRegex(r"waiting for send/recv from rank (\d{1,7})")
 _MISSING = LazyRegex(r"missing ranks: [\{\[]?([\d, ]{1,4000})[\}\]]?")
 _READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
+# A store wait that timed out on the key gloo's full-mesh rendezvous waits for: the last part of
+# `.../default_pg/0//cpu//0/1` (PG prefix, device type, context index, peer) is the rank whose
+# address never arrived, the rank that did not join.
+_GLOO_PEER_KEY = LazyRegex(
+    r"wait timeout after \d{1,12}ms, keys: \S{0,300}?//[a-z]{1,20}//\d{1,4}/(\d{1,7})\b"
+)
 _STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
 _GLOO_TIMEOUT = LazyRegex(
     # gloo's wording, also when a terminal wrapped the line right after `ms`.
@@ -110,6 +116,8 @@ def collective_facts(text: str) -> CollectiveFacts | None:
         # A rank reached the barrier but its send/recv with the named rank failed: that rank is at fault.
         return CollectiveFacts("missing", op="BARRIER", named_ranks=_ranks(m.group(1)))
     if "missing ranks" in text and (m := _MISSING.search(text)):
+        return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
+    if "keys: " in text and (m := _GLOO_PEER_KEY.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
     if "ranks" in text and (_STALL.search(text) or _READY.search(text)):
         # Horovod's stall warning (or one line of its list of stalled ops): some ranks wait for the

@@ -107,7 +107,14 @@ _SEPARATOR = LazyRegex(r"[=\-]{10,}$")
 _LOOSE_FIELD = LazyRegex(
     r"^(?:rank\s*:\s*\d{1,7} \(local_rank: \d{1,7}\)|exitcode\s*:\s*-?\d{1,9} \(pid: \d{1,10}\))$"
 )
-_FATAL_WORDS = ("Fatal Python error", "Segmentation fault", "Bus error")
+_FATAL_WORDS = (
+    "Fatal Python error",
+    "Segmentation fault",
+    "Bus error",
+    "Floating point exception",
+    "Illegal instruction",
+    "Aborted",
+)
 # Lines that start a new log record: NCCL's `host:pid:tid [dev] `, c10's `[E ProcessGroupNCCL.cpp:...]`.
 _NCCL_RECORD = LazyRegex(r"\S{1,200}:\d{1,10}:\d{1,10} \[\d{1,4}\] |\[[IWEF](?:\d{3,4} \d\d:\d\d|\s)")
 _FIELD_NAMES = ("time", "host", "rank", "exitcode", "error_file", "traceback")
@@ -131,7 +138,7 @@ _GLOG_SIGNAL = LazyRegex(
 # gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
 # Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
 _SOURCE_LOCATED = LazyRegex(
-    r"^(?![IW]\d{4} ).{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] (?!PC: |\*\*\* |@ )\S"
+    r"^(?![IW]\d{4} |(?:\S{0,40}\s){0,2}[IW] \S{1,300}:\d{1,6}\] ).{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] (?!PC: |\*\*\* |@ )\S"
 )
 # horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
 # exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
@@ -153,7 +160,13 @@ _MPI_SIGNAL = LazyRegex(
 _KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
 _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
-_FATAL = LazyRegex(r"(?:Fatal Python error: (?P<what>.*)|(?P<segv>Segmentation fault|Bus error)\b.*)")
+# A process's fatal end as Python or the shell reports it (`./run.sh: line 3: 812 Aborted (core dumped)
+# python train.py`); not glog's own `*** Aborted at 1700000000 (unix time)`.
+_FATAL = LazyRegex(
+    r"(?:Fatal Python error: (?P<what>.*)"
+    r"|(?P<segv>Segmentation fault|Bus error|Floating point exception|Illegal instruction)\b.*"
+    r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
+)
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
@@ -163,7 +176,8 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w)|^[\w./-]{1,200}: error: \S"
+    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
+    r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
@@ -173,7 +187,10 @@ _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 # The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
 # that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
 _LEAD = LazyRegex(LEAD_WORDS)
-_NOT_A_LEAD = LazyRegex(r"\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]")
+_NOT_A_LEAD = LazyRegex(
+    r"\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
+    r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
+)
 _MAX_LEADS = 16
 _LEAD_BURST_LINES = 30
 _LEAD_TAIL_LINES = 40
@@ -641,8 +658,10 @@ class LogReader:
         if self._launcher_line(stream, number, rest, cands):
             return
         m = _FATAL.search(rest) if any(word in rest for word in _FATAL_WORDS) else None
-        if m and not cands:
-            what = m.group("what") or m.group("segv")
+        if m and not (cands and self.matcher.match(segment, cands)):
+            what = m.group("what") or m.group("segv") or m.group("abort")
+            if m.group("abort"):
+                self._check_before_abort(stream, number)
             obs = self._observe(ExceptionObs, number, rest.strip(), stream)
             obs.origin = "fatal"
             obs.chain = [Link(None, what.strip() or rest.strip())]
@@ -1278,10 +1297,20 @@ class LogReader:
     def _check_before_abort(self, stream: _Stream, number: int) -> None:
         """A failed C++ check prints its message with its source location just before `abort()`: read
         the line before a signal handler's report as the error that report is the consequence of."""
-        if stream.last_line is None or stream.last_line[0] != number - 1:
-            return
-        line, text = stream.last_line
-        if not _SOURCE_LOCATED.match(text):
+        previous = self.observations[-1] if self.observations else None
+        if previous is not None and type(previous) is Observation and previous.line == number - 1:
+            # Read as an error-level record (`F tensorflow/...cc:89] Check failed: ...`): it is the
+            # abort's cause, an exception of C++, not a line of its own.
+            line, text = previous.line, previous.text
+            if not _SOURCE_LOCATED.match(text):
+                return
+            self.observations.pop()
+            self._seen = {key: obs for key, obs in self._seen.items() if obs is not previous}
+        elif stream.last_line is not None and stream.last_line[0] == number - 1:
+            line, text = stream.last_line
+            if not _SOURCE_LOCATED.match(text):
+                return
+        else:
             return
         obs = self._observe(ExceptionObs, line, text, stream)
         obs.origin = "cpp"

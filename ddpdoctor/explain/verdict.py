@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import re
 
-from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, CUDA_OOM, INFERRED, LAYOUT_CHECK, Candidate
+from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.timeline import Timeline, order
+from ddpdoctor.explain.wording import CUDA_OOM
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
@@ -64,7 +65,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _lone_lost_connection(culprit)
     elif culprit.kind in ("crash", "exit", "host-kill"):
         culprit = _shared_exit(culprit, pool)
-    if best_tier == CAUSE:
+    if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
@@ -75,7 +76,8 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit.reasons.append(
             f"NCCL's own report says a CUDA allocation ran out of device memory: {warn.text}"
         )
-    if culprit.category == "rendezvous" and culprit.tier == CAUSE:
+    if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
+        # A rank that prints a start-up failure is not at fault unless the message names another.
         culprit.rank_note = (
             f"printed by rank {culprit.rank}; the job as a whole could not assemble"
             if culprit.rank is not None
@@ -273,6 +275,11 @@ def _fewest_enqueued(pool: list[Candidate]) -> tuple[Candidate, str] | None:
         f" ranks {', '.join(map(str, others))}: it fell behind them"
     )
     return reports[behind[0]], note
+
+
+def _named_by_report(culprit: Candidate) -> bool:
+    """Whether the culprit's rank is one its message names (the rank waited for), not its printer's."""
+    return culprit.rank is not None and culprit.rank in culprit.suspects and culprit.rank != culprit.obs.rank
 
 
 def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None:

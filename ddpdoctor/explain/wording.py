@@ -1,0 +1,193 @@
+"""What an error message says failed, in its own words.
+
+When no knowledge-base entry knows a message, its words still tell the kind of failure, the way an
+engineer reads an unfamiliar error: "out of memory" is memory whatever raised it, "Name or service
+not known" is an address that does not resolve, `cudaErrorInvalidDevice` or "CUDA error 101" is a
+device index that does not exist. Three vocabularies cover most stacks: English statements of
+failure, CUDA's error names and numbers (the runtime API's `cudaError_t`, the driver API's
+`CUDA_ERROR_*`, cuBLAS/cuDNN statuses), and the canonical status codes that JAX, XLA,
+TensorFlow, PaddlePaddle and gRPC share (`RESOURCE_EXHAUSTED`, `DEADLINE_EXCEEDED`, and the
+matching `...Error` types).
+
+:data:`MESSAGE_RULES` is tried in order and the first rule that matches decides, so a statement
+that names a cause precedes one that names only the layer it surfaced in ("NCCL error ... out of
+memory" is memory, "CUDA error: an illegal memory access" is CUDA).
+"""
+
+from __future__ import annotations
+
+from ddpdoctor.matching import LazyRegex
+
+# Two processes given one rank: NCCL's bootstrap, the old THD backend.
+_ALREADY_CHECKED_IN = LazyRegex(
+    r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
+)
+# Ranks that ran different collectives, or values that differ between ranks where they must agree
+# (DeepSpeed's `disagreement between rank0 and rank2`).
+_MISMATCHED_COLLECTIVE = LazyRegex(
+    r"(?i)\bmismatched (?:collective|allreduce|all_reduce|allgather|all_gather|broadcast|alltoall|reducescatter)\b"
+    r"|\bdisagreement between rank ?\d{1,7} and rank ?\d{1,7}"
+    r"|\bcollective mismatch\b|\blocal size \d{1,19} remote size \d{1,19}|\bnumber of collective participants\b"
+)
+# The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
+_BACKEND_LACKS = LazyRegex(
+    r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
+    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?"
+    r"(?:does not support|doesn't support)\b"
+)
+# Memory the device could not give: CUDA's and the allocators' words, TensorFlow's `OOM when
+# allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
+CUDA_OOM = LazyRegex(
+    r"(?i:out of (?:device |gpu |cuda )?memory)|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b"
+    r"|(?i:(?:malloc|alloc\w{0,10}) (?:device|gpu|cuda|hbm) memory (?:failed|error))"
+    r"|(?i:failed to allocate\b.{0,60}\b(?:device|gpu|cuda|hbm) memory)"
+    r"|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
+)
+# Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
+_HOST_OOM = LazyRegex(
+    r"\bCannot allocate memory\b|\bstd::bad_alloc\b|\bENOMEM\b|\bOOMKilled\b|\boom[-_]kill(?:er)?\b"
+    r"|Out of memory: Killed process|(?i:exceeded (?:its |the )?memory limit)"
+)
+_KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
+# A CUDA runtime or driver error given by number (`cuda execution failed with error 2`,
+# `CUDA error 101`, `cudaError 35`); the numbers are cudaError_t's.
+_CUDA_ERROR_NUMBER = LazyRegex(
+    r"(?i)\bcuda\w{0,20}(?: \w{1,20}){0,3} (?:failed )?(?:with )?error(?: code)?[ :=]{1,3}(\d{1,3})\b"
+    r"|\bcudaError(?:_t)?[ :=]{1,3}(\d{1,3})\b"
+)
+_CUDA_ERROR_CATEGORY = {
+    2: ("oom_gpu", "CUDA error 2 is cudaErrorMemoryAllocation: the device ran out of memory"),
+    35: ("version_mismatch", "CUDA error 35: the NVIDIA driver is older than this CUDA runtime needs"),
+    100: ("invalid_device", "CUDA error 100: no CUDA device is visible to the process"),
+    101: ("invalid_device", "CUDA error 101 is cudaErrorInvalidDevice: no device has that index"),
+    209: (
+        "version_mismatch",
+        "CUDA error 209: no kernel image for this GPU's architecture (built for others)",
+    ),
+}
+# The installed driver or binaries do not fit the GPU or each other, in CUDA's names.
+_CUDA_VERSION = LazyRegex(
+    r"cudaErrorInsufficientDriver|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice"
+    r"|\bno kernel image is available\b|(?i:driver version is insufficient)"
+)
+_CUDA_NO_DEVICE = LazyRegex(
+    r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE"
+    r"|(?i:invalid device ordinal|no CUDA-capable device)"
+)
+# An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
+# transports: a socket that cannot connect, memory it cannot register).
+_NCCL_FAILURE = LazyRegex(
+    r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
+    r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
+)
+# A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
+_CUDA_FAILURE = LazyRegex(
+    r"\bCUDA (?:error|failure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
+)
+_PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
+_SETTING_UP = LazyRegex(
+    r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group)"
+    r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
+    # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
+    r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
+)
+_REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
+# An address that does not resolve or cannot be reached: the job was given a wrong master address
+# or interface, or the nodes cannot see each other.
+_UNREACHABLE = LazyRegex(
+    r"Name or service not known|nodename nor servname|Temporary failure in name resolution"
+    r"|No route to host|Network is unreachable|Cannot assign requested address|\bEHOSTUNREACH\b"
+    r"|\bgetaddrinfo\b.{0,40}fail|\bfailed to resolve\b|\bunknown host\b"
+)
+# The canonical status codes of JAX, XLA, TensorFlow, PaddlePaddle and gRPC, as a code
+# (`INTERNAL: ...`), an exception type (`InvalidArgumentError`) or Paddle's `(InvalidArgument)`.
+# The most generic words of all: tried last. (UNAVAILABLE and ABORTED, a peer gone, and
+# DEADLINE_EXCEEDED, a wait that timed out, are consequences: see analyse.)
+_INTERNAL_STATUS = LazyRegex(r"\bINTERNAL: |\bInternalError\b|\(Internal\) ")
+_INVALID_ARGUMENT_STATUS = LazyRegex(r"\bINVALID_ARGUMENT: |\bInvalidArgumentError\b|\(InvalidArgument\) ")
+_UNIMPLEMENTED_STATUS = LazyRegex(r"\bUNIMPLEMENTED: |\bUnimplementedError\b|\(Unimplemented\) ")
+TIMED_OUT_STATUS = LazyRegex(r"\bDEADLINE_EXCEEDED: |\bDeadlineExceededError\b")
+VERSION_TEXT = LazyRegex(
+    r"undefined symbol|version mismatch|requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
+    r"does not match the version|was compiled (?:with|against)|No module named|version ?>= ?\d|"
+    r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
+)
+
+# (pattern, category, reason), in order: the first that matches decides.
+MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
+    (_ALREADY_CHECKED_IN, "rendezvous", "two processes joined the process group with the same rank"),
+    (
+        _MISMATCHED_COLLECTIVE,
+        "collective_mismatch",
+        "the message says the ranks called different collectives",
+    ),
+    (
+        _BACKEND_LACKS,
+        "backend_unsupported",
+        "the message says the process group's backend lacks the operation",
+    ),
+    (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
+    (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
+    (_CUDA_NO_DEVICE, "invalid_device", "the message says the CUDA device asked for does not exist"),
+    (_NCCL_FAILURE, "nccl_error", "the message says an NCCL call failed"),
+    (_HOST_OOM, "oom_host", "the message says the host ran out of memory (or a process was killed for it)"),
+    (
+        _PORT_IN_USE,
+        "rendezvous",
+        "the message says a port is already in use: another job or a leftover process holds it",
+    ),
+    (_SETTING_UP, "rendezvous", "the message says setting up the process group (the rendezvous) failed"),
+    (
+        _REFUSED,
+        "rendezvous",
+        "a connection was refused: nothing listened at that address (a peer or the store had not"
+        " started, or the address or port is wrong)",
+    ),
+    (
+        _UNREACHABLE,
+        "rendezvous",
+        "an address could not be resolved or reached: check MASTER_ADDR, the network interface and"
+        " that the nodes see each other",
+    ),
+    (_CUDA_FAILURE, "cuda_error", "the message says a CUDA call failed"),
+    (
+        _KILLED_BY_SIGKILL,
+        "oom_host",
+        "a process was killed by SIGKILL with no error of its own: most likely host memory",
+    ),
+    (
+        _UNIMPLEMENTED_STATUS,
+        "backend_unsupported",
+        "the runtime does not implement the operation on this backend or device (UNIMPLEMENTED)",
+    ),
+    (
+        _INVALID_ARGUMENT_STATUS,
+        "user_code",
+        "the library rejected an argument the program gave it (INVALID_ARGUMENT): shapes, types or values",
+    ),
+    (
+        _INTERNAL_STATUS,
+        "other",
+        "the runtime reports an internal error (INTERNAL): a fault inside the library, not a wrong call",
+    ),
+)
+
+
+def message_category(text: str) -> tuple[str, str] | None:
+    """What an unknown message says failed, in its own words: (category, reason), or None."""
+    number = _cuda_error_number(text)
+    if number is not None and number in _CUDA_ERROR_CATEGORY:
+        return _CUDA_ERROR_CATEGORY[number]
+    for pattern, category, reason in MESSAGE_RULES:
+        if pattern.search(text):
+            return category, reason
+    return None
+
+
+def _cuda_error_number(text: str) -> int | None:
+    """The cudaError_t number a message reports, if it gives one."""
+    found = _CUDA_ERROR_NUMBER.search(text)
+    if found is None:
+        return None
+    return int(found.group(1) or found.group(2))
