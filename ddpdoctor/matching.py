@@ -46,13 +46,40 @@ def clean_line(line: str) -> str:
 
 def segments(line: str) -> Iterator[str]:
     """The cleaned, non-empty carriage-return segments of one line (`#015`, syslog's escaped
-    carriage return, counts as one)."""
+    carriage return, counts as one); a line a log collector recorded as JSON stands for its text."""
+    if line.lstrip()[:1] == "{" and (recorded := _json_record_text(line)) is not None:
+        line = recorded.replace("\n", "\r")
     if "#015" in line:
         line = line.replace("#015", "\r")
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
         if cleaned:
             yield cleaned
+
+
+# The fields in which log collectors keep a line's text: Docker's json-file (`{"log": "...\n",
+# "stream": "stderr"}`), structured loggers (`message`, `msg`), recorders (`{"event": "line", "data": ...}`).
+_JSON_TEXT_KEYS = ("log", "message", "msg", "data", "text", "line")
+
+
+def _json_record_text(line: str) -> str | None:
+    """The text field of a JSON object on one line, or None when the line is not such a record."""
+    stripped = line.strip()
+    if not stripped.endswith("}") or '": "' not in stripped or len(stripped) > MAX_MATCH_CHARS:
+        return None
+    import json  # only for such lines: the cold start of a plain log does not pay for it
+
+    try:
+        record = json.loads(stripped)
+    except ValueError:
+        return None
+    if not isinstance(record, dict):
+        return None
+    for key in _JSON_TEXT_KEYS:
+        value = record.get(key)
+        if isinstance(value, str) and value.strip():
+            return value
+    return None
 
 
 def split_lines(text: str) -> Iterator[tuple[int, str]]:

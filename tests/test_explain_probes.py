@@ -783,3 +783,57 @@ def test_a_log_that_stops_after_half_the_group_announced_itself_is_a_rendezvous(
     assert root is not None and root.category == "rendezvous" and root.confidence == "low"
     trained = members + "".join(f"Epoch 0: {i}%|...| {i}/100 [00:0{i % 10}<00:10]\n" for i in range(10))
     assert explain_text(trained).root_cause is None
+
+
+def test_a_log_recorded_as_json_lines_is_read_by_its_text() -> None:
+    records = [
+        '{"log": "[rank1]: Traceback (most recent call last):\\n", "stream": "stderr"}',
+        '{"log": "[rank1]:   File \\"/home/u/train.py\\", line 9, in <module>\\n", "stream": "stderr"}',
+        '{"event": "line", "data": "[rank1]: torch.AcceleratorError: HIP error: unspecified launch failure\\n"}',
+    ]
+    root = explain_text("\n".join(records) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("cuda_error", 1)
+    assert root.text == "torch.AcceleratorError: HIP error: unspecified launch failure"
+
+
+def test_label_forms_met_in_pastes_keep_the_rank() -> None:
+    ticked = explain_text("`[rank4]: KeyError: Parameter containing:\n").root_cause
+    assert ticked is not None and ticked.rank == 4
+    stamped = explain_text("2021-03-10T13:22:37.443Z: [1,3]<stderr>:ValueError: bad batch size\n").root_cause
+    assert stamped is not None and stamped.rank == 3
+    dated = explain_text("Wed Sep 20 23:55:19 2017[1,68]<stderr>:ValueError: bad batch size\n").root_cause
+    assert dated is not None and dated.rank == 68
+
+
+def test_an_nccl_error_takes_the_category_of_nccls_own_known_report() -> None:
+    text = (
+        "host:4005:4041 [0] init.cc:521 NCCL WARN Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 40\n"
+        "[rank0]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, invalid usage"
+        " (run with NCCL_DEBUG=WARN for details), NCCL version 2.20.5\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "duplicate_device"
+
+
+def test_a_port_that_cannot_be_opened_is_a_rendezvous_failure() -> None:
+    line = (
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address."
+        " The server socket has failed to bind to [::]:98 (errno: 13 - Permission denied).\n"
+    )
+    root = explain_text(line).root_cause
+    assert root is not None and root.category == "rendezvous"
+
+
+def test_a_key_the_data_lacks_is_the_programs_even_when_a_library_raised_it() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/site-packages/transformers/trainer.py", line 5265, in <listcomp>\n'
+        '    labels = [x["labels"] for x in batch]\n'
+        "KeyError: 'labels'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "user_code"
+    bug = explain_text(
+        text.replace("KeyError: 'labels'", "NameError: name 'kill_cmd' is not defined")
+    ).root_cause
+    assert bug is not None and bug.category == "other"

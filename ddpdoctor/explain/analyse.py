@@ -111,6 +111,9 @@ _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
+# Errors about a value a function was given (a key the data lacks, a value or type it refuses):
+# most often what the program passed, even when raised deep inside a library.
+_VALUE_ERRORS = ("KeyError", "ValueError", "TypeError")
 # A path that is missing, already there, not a folder (or a file), not empty, or not accessible.
 _PATH_ERRORS = (
     "FileNotFoundError",
@@ -451,11 +454,19 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             cand.reasons.append(f"raised by a library called from your code at {user.where()}")
         else:
             cand.reasons.append(f"raised in your code at {user.where()}")
-    elif short_type in _PROGRAMMING_ERRORS and not (exc is not None and exc.frames and user is None):
-        # Raised by the program itself; a traceback entirely inside libraries is a library's bug instead.
+    elif short_type in _PROGRAMMING_ERRORS and (
+        not (exc is not None and exc.frames and user is None) or short_type in _VALUE_ERRORS
+    ):
+        # Raised by the program itself; a traceback entirely inside libraries is a library's bug
+        # instead, unless the error is about a value the library was given (a key its data lacks).
         cand.category, cand.strength = "user_code", 2 if user is not None else 1
         where = f" from your code at {user.where()}" if user is not None else ""
-        cand.reasons.append(f"{short_type} is a programming error: the code called it wrongly{where}")
+        given = (
+            ""
+            if where or not (exc is not None and exc.frames)
+            else " (inside library code, about a value it was given)"
+        )
+        cand.reasons.append(f"{short_type} is a programming error: the code called it wrongly{where}{given}")
     elif (
         exc is not None
         and exc.origin == "python"

@@ -43,7 +43,7 @@ _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
     (LazyRegex(r"\[[^\]]{10,40}\] [0-9a-f]{8} \[rank=(\d{1,7})\] \|\|[ \t]?"), "rank"),
 )
 _LEADING_TIME = LazyRegex(
-    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)? {1,4}(?=\[)"
+    r"\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?:? {1,4}(?=\[)"
     # `mpirun --timestamp-output`: `Wed Sep 20 23:55:19 2017[1,68]<stderr>:`
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d \d{4} {0,4}(?=\[)"
 )

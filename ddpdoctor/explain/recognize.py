@@ -256,6 +256,7 @@ _QUOTED_EXCEPTION = LazyRegex(
 )
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
+_OPENING_TICKS = re.compile(r"`{1,3}(?=[^`\s])")
 _BOLD = re.compile(r"^(?P<indent>[ \t]*)\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
@@ -581,6 +582,8 @@ class LogReader:
             segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
             segment = segment.strip().strip("`")  # a line pasted as a Markdown code span
+        elif segment[:1] == "`" and (opened := _OPENING_TICKS.match(segment)) is not None:
+            segment = segment[opened.end() :]  # a code span or fence opened at the line's start
         elif segment.lstrip(" \t")[:2] == "**" or segment.rstrip().endswith("**"):
             # A line pasted in Markdown bold (`**ImportError: ...**`, a frame's `  **File ...`).
             segment = _BOLD.sub(r"\g<indent>", segment)

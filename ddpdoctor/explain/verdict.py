@@ -71,11 +71,21 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _every_rank_alike(culprit, pool, found, timeline)
         _job_configuration(culprit)
     warn = nccl_warn_for(culprit, timeline)
+    said = warn.known() if warn is not None else None
     if warn is not None and culprit.category == "nccl_error" and CUDA_OOM.search(warn.text):
         culprit.category = "oom_gpu"
         culprit.reasons.append(
             f"NCCL's own report says a CUDA allocation ran out of device memory: {warn.text}"
         )
+    elif (
+        culprit.category == "nccl_error"
+        and said is not None
+        and said.kind == "root"
+        and said.category not in ("nccl_error", "other")
+    ):
+        # The generic NCCL error carries NCCL's own, more specific report (`Duplicate GPU detected`).
+        culprit.category = said.category
+        culprit.reasons.append(f"NCCL's own report says what went wrong: {said.id} ({said.category})")
     if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
         # A rank that prints a start-up failure is not at fault unless the message names another.
         culprit.rank_note = (

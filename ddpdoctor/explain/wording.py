@@ -45,7 +45,7 @@ CUDA_OOM = LazyRegex(
     r"(?i:out of (?:device |gpu |cuda )?memory)|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b"
     r"|(?i:(?:malloc|alloc\w{0,10}) (?:device|gpu|cuda|hbm) memory (?:failed|error))"
     r"|(?i:failed to allocate\b.{0,60}\b(?:device|gpu|cuda|hbm) memory)"
-    r"|cudaErrorMemoryAllocation|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
+    r"|cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
 )
 # Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
 _HOST_OOM = LazyRegex(
@@ -75,7 +75,7 @@ _CUDA_VERSION = LazyRegex(
     r"|\bno kernel image is available\b|(?i:driver version is insufficient)"
 )
 _CUDA_NO_DEVICE = LazyRegex(
-    r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE"
+    r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
     r"|(?i:\bno (?:available )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
@@ -92,9 +92,14 @@ _NCCL_FAILURE = LazyRegex(
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
     r"\bCUDA (?:error|failure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    r"|\bHIP (?:error|failure)\b|\bhipError\w+"  # ROCm's HIP in CUDA's place
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
 )
-_PORT_IN_USE = LazyRegex(r"Address already in use|\bEADDRINUSE\b|errno: 98\b")
+_PORT_IN_USE = LazyRegex(
+    r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
+    # ... or the port could not be opened at all (in use, or below 1024 without root)
+    r"|\bserver socket has failed to (?:listen|bind)\b|\bfailed to bind to\b"
+)
 _SETTING_UP = LazyRegex(
     r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
@@ -146,7 +151,7 @@ _LOADER_WORKERS = LazyRegex(
 # A connection to a peer that went away: what a rank sees when another one failed.
 PEER_LOST = LazyRegex(
     r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
-    r"DistNetworkError|peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
+    r"peer (?:closed|disconnected|went away)|Socket closed|recvBytes|"
     r"NCCL communicator was aborted|ProcessGroup(?:NCCL|Gloo)? is (?:aborted|shut ?down)|"
     # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
     r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted|"
