@@ -551,6 +551,21 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
             "Collective ops is aborted by: Shape mismatch in the collective instance 100.",
             "collective_mismatch",
         ),
+        ("EE1002: Stream synchronize timeout. rtDeviceSynchronize execute failed", "collective_timeout"),
+        (
+            "tensorflow.python.framework.errors_impl.OutOfRangeError:  [_Derived_]End of sequence",
+            "dataloader",
+        ),
+        ("Stopping coordination service as cluster registration failed.", "rendezvous"),
+        (
+            "Exception in device=TPU:6: mesh_service.cc:294 : Failed to meet rendezvous 'loss_reduce': Socket closed (14)",
+            "collective_timeout",
+        ),
+        ("报错：RuntimeError: Maybe you are trying to call 'init()' without using 'mpirun'", "rendezvous"),
+        (
+            "NCCL error in: /pytorch/torch/lib/c10d/ProcessGroupNCCL.cpp:272, unhanled system error",
+            "nccl_error",
+        ),
         ("RuntimeError: Malloc device memory failed, size[2147483648], ret[2], Device[0]", "oom_gpu"),
         (
             "OSError: (External) Nccl error, unhandled system error  (at collective_helper.cc:103)",
@@ -852,3 +867,12 @@ def test_any_tools_report_of_a_non_zero_exit_is_a_verdict(line: str, code: int) 
     root = explain_text(line + "\n").root_cause
     assert root is not None and root.exit_code == code
     assert explain_text(line.replace(str(code), "0") + "\n").root_cause is None
+
+
+def test_a_coordination_service_naming_a_dead_task_names_its_rank() -> None:
+    line = (
+        "2022-11-15 16:03:15.140058: E coordination_service.cc:954] /job:jax_worker/replica:0/task:37"
+        " has been set to ERROR in coordination service: UNAVAILABLE: Task heartbeat timeout\n"
+    )
+    root = explain_text(line).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 37)

@@ -44,6 +44,11 @@ _READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
 _GLOO_PEER_KEY = LazyRegex(
     r"wait timeout after \d{1,12}ms, keys: \S{0,300}?//[a-z]{1,20}//\d{1,4}/(\d{1,7})\b"
 )
+# JAX's and TensorFlow's coordination service naming the task (process) that stopped answering:
+# `Task /job:jax_worker/replica:0/task:37 heartbeat timeout`, `.../task:37 has been set to ERROR`.
+_TASK_DOWN = LazyRegex(
+    r"/job:\w{1,60}/replica:\d{1,5}/task:(\d{1,7})\b[^\n]{0,60}?(?:heartbeat timeout|has been set to ERROR)"
+)
 _STALL = LazyRegex(r"submitted to be reduced, gathered or broadcasted by subset of ranks|[Ss]talled ranks:")
 _GLOO_TIMEOUT = LazyRegex(
     # gloo's wording, also when a terminal wrapped the line right after `ms`.
@@ -116,6 +121,8 @@ def collective_facts(text: str) -> CollectiveFacts | None:
         # A rank reached the barrier but its send/recv with the named rank failed: that rank is at fault.
         return CollectiveFacts("missing", op="BARRIER", named_ranks=_ranks(m.group(1)))
     if "missing ranks" in text and (m := _MISSING.search(text)):
+        return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
+    if "/task:" in text and (m := _TASK_DOWN.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))
     if "keys: " in text and (m := _GLOO_PEER_KEY.search(text)):
         return CollectiveFacts("missing", named_ranks=_ranks(m.group(1)))

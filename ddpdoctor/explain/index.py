@@ -75,7 +75,11 @@ ANCHORS: tuple[Anchor, ...] = (
     ),
     Anchor("source-located", r"\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] \S", 0),
     Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
-    Anchor("nccl", r"NCCL WARN|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier", 3),
+    Anchor(
+        "nccl",
+        r"NCCL WARN|NCCL error in|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier",
+        3,
+    ),
     Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
     Anchor(
         "error-level",

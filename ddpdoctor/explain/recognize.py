@@ -207,7 +207,7 @@ _FATAL = LazyRegex(
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
-_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b")
+_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b")  # also NCCL's error line pasted alone
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
@@ -262,6 +262,8 @@ _QUOTED_EXCEPTION = LazyRegex(
     r"(?:[A-Z]\w{0,40} )?[\"'](?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}"
     r"(?:Error|Exception): )"
 )
+_FOREIGN_LABEL = LazyRegex(r"[^\x00-\x7f]{1,12}[：:]\s{0,3}(?=[A-Za-z_][\w.]{0,200}(?:Error|Exception)\b)")
+_XLA_DEVICE_ERROR = LazyRegex(r"Exception in device=\w{1,10}:\d{1,5}: ")
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 # Markdown bold: `**` that touches the text (`** server ...` and `*** Error` are not bold).
 _OPENING_TICKS = re.compile(r"`{1,3}(?=[^`\s])")
@@ -586,6 +588,14 @@ class LogReader:
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
         if ('"' in segment[:42] or "'" in segment[:42]) and (quoted := _QUOTED_EXCEPTION.match(segment)):
             segment = segment[quoted.end() :]
+        if segment[:1] > "\x7f" and (label := _FOREIGN_LABEL.match(segment)):
+            segment = segment[
+                label.end() :
+            ]  # the user's own label in their language (`报错：RuntimeError: ...`)
+        elif segment.startswith("Exception in device=") and (xla := _XLA_DEVICE_ERROR.match(segment)):
+            segment = (
+                "Exception: " + segment[xla.end() :]
+            )  # torch-xla's spawn: the error of one device's process
         if segment[:8] in ("stderr: ", "stdout: "):
             segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):

@@ -51,6 +51,7 @@ CUDA_OOM = LazyRegex(
 _HOST_OOM = LazyRegex(
     r"\bCannot allocate memory\b|\bstd::bad_alloc\b|\bENOMEM\b|\bOOMKilled\b|\boom[-_]kill(?:er)?\b"
     r"|Out of memory: Killed process|(?i:exceeded (?:its |the )?memory limit)"
+    r"|(?i:\b(?:memory map|mmap)\b.{0,40}\bfailed\b.{0,40}\bshared memory\b)"
 )
 _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
 # A CUDA runtime or driver error given by number (`cuda execution failed with error 2`,
@@ -101,10 +102,13 @@ _PORT_IN_USE = LazyRegex(
     r"|\bserver socket has failed to (?:listen|bind)\b|\bfailed to bind to\b"
 )
 _SETTING_UP = LazyRegex(
-    r"(?i)\brendezvous\b|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
+    r"(?i)\brendezvous\b(?! '\w)|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
     # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
     r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
+    r"|\bcluster registration failed\b|\bWait_for_all_tasks_to_register\b|\bto register with the coordination service\b"
+    r"|\bCoordination service agent in error status: DEADLINE_EXCEEDED\b"
+    r"|\bwithout (?:using )?'?(?:mpirun|torchrun|srun|mpiexec)\b"  # processes started without their launcher
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # An address that does not resolve or cannot be reached: the job was given a wrong master address
@@ -133,6 +137,8 @@ TIMED_OUT = LazyRegex(
     r"\b(?:DEADLINE_EXCEEDED|Deadline exceeded): |\bDeadlineExceededError\b"
     r"|(?i:\b(?:did not|didn't) (?:send|receive|arrive)\b.{0,60}\bin time\b)"
     r"|(?i:\btimed? ?out (?:while )?waiting for (?:the )?(?:peer|remote|other|rank)\w*)"
+    # a device's wait for its collective stream (Ascend: `Stream synchronize timeout`, `hccl ... task timeout`)
+    r"|(?i:\b(?:stream|synchroni[sz]e|sync|task) time ?out\b)"
 )
 # The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
@@ -140,6 +146,8 @@ _NOT_BUILT_WITH = LazyRegex(
     r"\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b|\bNo OpKernel was registered to support Op\b"
     r"|\b(?:not|wasn't|was not) (?:built|compiled) with (?:support for )?\w{1,40}"
 )
+# TensorFlow's input pipeline ran out of data inside a step (workers with uneven data).
+_END_OF_DATA = LazyRegex(r"\bOutOfRangeError\b.{0,60}\bEnd of sequence\b")
 # The processes disagree on the size of the job: they were launched or configured apart.
 _WORLD_DISAGREES = LazyRegex(
     r"(?i)\bworld[_ ]size\b.{0,80}\b(?:does not match|doesn't match|do not match|mismatch|differs?)\b"
@@ -198,6 +206,7 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "the installed build lacks a feature the job uses (it was compiled without it)",
     ),
     (_LOADER_WORKERS, "dataloader", "the message says the data loader's worker processes died"),
+    (_END_OF_DATA, "dataloader", "the input pipeline ran out of data on this worker (End of sequence)"),
     (_WORLD_DISAGREES, "rendezvous", "the processes disagree on the world size: they were launched apart"),
     (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
     (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
@@ -228,6 +237,7 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "oom_host",
         "a process was killed by SIGKILL with no error of its own: most likely host memory",
     ),
+    (TIMED_OUT, "collective_timeout", "a wait for the other processes ran out of time"),
     (
         PEER_LOST,
         "collective_timeout",
