@@ -837,3 +837,18 @@ def test_a_key_the_data_lacks_is_the_programs_even_when_a_library_raised_it() ->
         text.replace("KeyError: 'labels'", "NameError: name 'kill_cmd' is not defined")
     ).root_cause
     assert bug is not None and bug.category == "other"
+
+
+@pytest.mark.parametrize(
+    ("line", "code"),
+    [
+        ("Process finished with exit code 137", 137),
+        ("error: process exited with code 1", 1),
+        ("make: *** [Makefile:12: train] Error 2", 2),
+        ("rank 3 exited with code 1", 1),
+    ],
+)
+def test_any_tools_report_of_a_non_zero_exit_is_a_verdict(line: str, code: int) -> None:
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.exit_code == code
+    assert explain_text(line.replace(str(code), "0") + "\n").root_cause is None

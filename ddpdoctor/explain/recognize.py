@@ -188,6 +188,14 @@ _SRUN_EXIT = LazyRegex(
 _MPI_SIGNAL = LazyRegex(
     r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node (?:\S{1,200} )?exited on signal (\d{1,3})"
 )
+# Any tool's words for a process that ended with a code (`Process finished with exit code 137`,
+# `worker exited with code 1`, `Job failed: exit code 1`), and make's `*** [Makefile:12: train] Error 1`.
+_GENERIC_EXIT = LazyRegex(
+    r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed)\b[^\n]{0,40}?"
+    r"\b(?:exit )?(?:code|status)[ :=]{1,3}(-?\d{1,4})\b"
+)
+_MAKE_ERROR = LazyRegex(r"\*\*\* \[[^\]]{1,200}\] Error (\d{1,4})$")
+_RANK_NAMED = LazyRegex(r"\b[Rr]ank[ _]?(\d{1,7})\b")
 _KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
 _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
@@ -1464,6 +1472,13 @@ class LogReader:
             local, reporter = bounded_rank(m.group(1)), "spawn"
         elif "Killed" in rest and _KILLED.match(rest.strip()):
             code, reporter = -9, "shell"
+        elif (m := _GENERIC_EXIT.search(rest) or _MAKE_ERROR.search(rest)) is not None:
+            # Any other tool's report of a process that ended non-zero (an IDE, a CI runner, make).
+            code, reporter = bounded_int(m.group(1)), "process"
+            if not code:
+                return False
+            named = _RANK_NAMED.search(rest[: m.start()])
+            global_rank = bounded_rank(named.group(1)) if named is not None else None
         else:
             return False
         if code is None:
