@@ -876,3 +876,15 @@ def test_a_coordination_service_naming_a_dead_task_names_its_rank() -> None:
     )
     root = explain_text(line).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 37)
+
+
+def test_a_lone_dump_waiting_for_its_input_is_a_data_pipeline_hang() -> None:
+    frames = [
+        "__next__ (fairseq/data/iterators.py:648)",
+        "train (fairseq_cli/train.py:291)",
+        "<module> (train.py:9)",
+    ]
+    root = explain_text(_py_spy(0, frames)).root_cause
+    assert root is not None and root.category == "dataloader"
+    idle = explain_text(_py_spy(0, ["step (optim.py:40)", "<module> (train.py:9)"])).root_cause
+    assert idle is None  # a dump of a process that is not waiting for anything is not a failure

@@ -103,6 +103,8 @@ LAYOUT_CHECK = LazyRegex(
     r"|\bCheck batch related parameters\b"
 )
 _DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
+# An input pipeline's code: torch's, a library's (`fairseq/data/iterators.py`) or the script's dataset.
+_INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py$")
 # torch's ExceptionWrapper re-raising an error caught in another thread or process.
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
@@ -877,7 +879,7 @@ def dump_candidates(timeline: Timeline) -> list[Candidate]:
     for rank, obs in latest.items():
         if rank in waiting:
             continue
-        in_data = any(_DATA_CODE.search(frame.file) for frame in obs.frames)
+        in_data = any(_DATA_CODE.search(frame.file) or _INPUT_CODE.search(frame.file) for frame in obs.frames)
         where = (obs.user_frame() or obs.frames[-1]).where()
         if waiting and rank is not None:
             cand = Candidate(
@@ -892,10 +894,16 @@ def dump_candidates(timeline: Timeline) -> list[Candidate]:
                 + "): the others wait for it"
             )
             out.append(cand)
-        elif obs.timeout:
+        elif obs.timeout or (in_data and len(latest) == 1):
+            # A dump is taken of a process that is stuck: alone, a main thread waiting for its input
+            # says the input pipeline is where it hangs.
             cand = Candidate(obs, CONSEQUENCE, "symptom", "dataloader" if in_data else "other", None, rank)
             cand.consequence = "timeout"
-            cand.reasons.append(f"a timeout fired while the main thread was at {where}: it was stuck there")
+            cand.reasons.append(
+                f"a timeout fired while the main thread was at {where}: it was stuck there"
+                if obs.timeout
+                else f"the dumped main thread waits for its input ({where}): the data pipeline is where it hangs"
+            )
             out.append(cand)
     if waiting and not any(c.kind == "straggler" for c in out):
         first = min(waiting.items(), key=lambda item: -1 if item[0] is None else item[0])[1]
