@@ -888,3 +888,12 @@ def test_a_lone_dump_waiting_for_its_input_is_a_data_pipeline_hang() -> None:
     assert root is not None and root.category == "dataloader"
     idle = explain_text(_py_spy(0, ["step (optim.py:40)", "<module> (train.py:9)"])).root_cause
     assert idle is None  # a dump of a process that is not waiting for anything is not a failure
+
+
+def test_an_exception_that_mentions_an_exit_code_stays_the_exception() -> None:
+    line = "RuntimeError: DataLoader worker exited unexpectedly with exit code 1.\n"
+    root = explain_text(line).root_cause
+    assert root is not None and root.category == "dataloader" and root.text == line.strip()
+    init = "Exception in device=TPU:0: mesh_service.cc:243 : Failed to meet rendezvous 'init': Socket closed (14)\n"
+    start = explain_text(init).root_cause
+    assert start is not None and start.category == "rendezvous"

@@ -346,6 +346,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     said = message_category(text)
     if PEER_LOST.search(text) and not in_rendezvous and (said is None or said[0] in _LAYERS):
         starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
+        starting = starting or (said is not None and said[0] == "rendezvous")  # its words say start-up
         category = "rendezvous" if starting else ("nccl_error" if "NCCL" in text else "collective_timeout")
         cand = Candidate(obs, CONSEQUENCE, "symptom", category, carried, obs.rank, consequence="peer-failure")
         cand.reasons.append(

@@ -785,14 +785,12 @@ class LogReader:
         if stripped.startswith('"message": "') and (field := _JSON_MESSAGE.match(stripped)):
             # torchelastic's error handler logs an error file's JSON: its message is the error.
             inner = field.group(1)
-            exc = _EXC_LINE.match(inner)
-            if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
+            if _raised_line(inner):
                 self._start_exception(
                     stream, number, inner, self.matcher.candidates(inner), frames=[], standalone=True
                 )
                 return
-        exc = _EXC_LINE.match(stripped) if rest[:1] not in (" ", "\t") else None
-        if exc and _ERROR_NAME.match(exc.group("type")) and exc.group("msg") is not None:
+        if rest[:1] not in (" ", "\t") and _raised_line(stripped):
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
             return
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
@@ -1482,7 +1480,10 @@ class LogReader:
             local, reporter = bounded_rank(m.group(1)), "spawn"
         elif "Killed" in rest and _KILLED.match(rest.strip()):
             code, reporter = -9, "shell"
-        elif (m := _GENERIC_EXIT.search(rest) or _MAKE_ERROR.search(rest)) is not None:
+        elif (
+            not _raised_line(rest.strip())
+            and (m := _GENERIC_EXIT.search(rest) or _MAKE_ERROR.search(rest)) is not None
+        ):
             # Any other tool's report of a process that ended non-zero (an IDE, a CI runner, make).
             code, reporter = bounded_int(m.group(1)), "process"
             if not code:
@@ -1742,12 +1743,13 @@ def _carried_exception(exc: _Exception, line: str) -> bool:
     `ErrorMessage "RuntimeError: ...`): that exception is read as one of its own."""
     if exc.type is None or exc.type.rsplit(".", 1)[-1] not in WRAPPER_EXCEPTIONS:
         return False
-    inner = _EXC_LINE.match(line)
-    return (
-        inner is not None
-        and _ERROR_NAME.match(inner.group("type")) is not None
-        and inner.group("msg") is not None
-    )
+    return _raised_line(line)
+
+
+def _raised_line(text: str) -> bool:
+    """Whether a line is a raised exception's own line: an error type's name, a colon, the message."""
+    m = _EXC_LINE.match(text)
+    return m is not None and _ERROR_NAME.match(m.group("type")) is not None and m.group("msg") is not None
 
 
 def _frame(m: re.Match[str]) -> Frame:

@@ -102,7 +102,7 @@ _PORT_IN_USE = LazyRegex(
     r"|\bserver socket has failed to (?:listen|bind)\b|\bfailed to bind to\b"
 )
 _SETTING_UP = LazyRegex(
-    r"(?i)\brendezvous\b(?! '\w)|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
+    r"(?i)\brendezvous\b(?! '(?!init')\w)|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
     # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
     r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
