@@ -552,6 +552,7 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
             "collective_mismatch",
         ),
         ("EE1002: Stream synchronize timeout. rtDeviceSynchronize execute failed", "collective_timeout"),
+        ("torch.AcceleratorError: XPU error: device lost", "cuda_error"),
         (
             "tensorflow.python.framework.errors_impl.OutOfRangeError:  [_Derived_]End of sequence",
             "dataloader",

@@ -103,7 +103,8 @@ LAYOUT_CHECK = LazyRegex(
     r"|\bCheck batch related parameters\b"
 )
 _DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
-# An input pipeline's code: torch's, a library's (`fairseq/data/iterators.py`) or the script's dataset.
+# An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
+# or the script's dataset.
 _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py$")
 # torch's ExceptionWrapper re-raising an error caught in another thread or process.
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
@@ -880,7 +881,7 @@ def dump_candidates(timeline: Timeline) -> list[Candidate]:
     for rank, obs in latest.items():
         if rank in waiting:
             continue
-        in_data = any(_DATA_CODE.search(frame.file) or _INPUT_CODE.search(frame.file) for frame in obs.frames)
+        in_data = any(_INPUT_CODE.search(frame.file) for frame in obs.frames)
         where = (obs.user_frame() or obs.frames[-1]).where()
         if waiting and rank is not None:
             cand = Candidate(
