@@ -898,3 +898,9 @@ def test_an_exception_that_mentions_an_exit_code_stays_the_exception() -> None:
     init = "Exception in device=TPU:0: mesh_service.cc:243 : Failed to meet rendezvous 'init': Socket closed (14)\n"
     start = explain_text(init).root_cause
     assert start is not None and start.category == "rendezvous"
+
+
+def test_rocm_reporting_a_kernels_bad_address_is_a_device_error() -> None:
+    line = "Memory access fault by GPU node-4 (Agent handle: 0xb26d7b0) on address 0x7f2900ffc000. Reason: Unknown\n"
+    root = explain_text(line + "step 3\n").root_cause
+    assert root is not None and root.category == "cuda_error"

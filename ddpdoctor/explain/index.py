@@ -74,7 +74,12 @@ ANCHORS: tuple[Anchor, ...] = (
         120,
     ),
     Anchor("source-located", r"\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] \S", 0),
-    Anchor("fatal", r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed", 20),
+    Anchor(
+        "fatal",
+        r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed|Floating point exception"
+        r"|Illegal instruction|Memory access fault by GPU",
+        20,
+    ),
     Anchor(
         "nccl",
         r"NCCL WARN|NCCL error in|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier",

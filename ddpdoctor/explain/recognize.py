@@ -139,6 +139,7 @@ _LOOSE_FIELD = LazyRegex(
     r"^(?:rank\s*:\s*\d{1,7} \(local_rank: \d{1,7}\)|exitcode\s*:\s*-?\d{1,9} \(pid: \d{1,10}\))$"
 )
 _FATAL_WORDS = (
+    "Memory access fault by GPU",
     "Fatal Python error",
     "Segmentation fault",
     "Bus error",
@@ -203,7 +204,8 @@ _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 # python train.py`); not glog's own `*** Aborted at 1700000000 (unix time)`.
 _FATAL = LazyRegex(
     r"(?:Fatal Python error: (?P<what>.*)"
-    r"|(?P<segv>Segmentation fault|Bus error|Floating point exception|Illegal instruction)\b.*"
+    r"|(?P<segv>Segmentation fault|Bus error|Floating point exception|Illegal instruction"
+    r"|Memory access fault by GPU)\b.*"  # ROCm's report of a kernel's bad address, before it aborts
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")

@@ -93,7 +93,7 @@ _NCCL_FAILURE = LazyRegex(
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
     r"\bCUDA (?:error|failure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
-    r"|\bHIP (?:error|failure)\b|\bhipError\w+"  # ROCm's HIP in CUDA's place
+    r"|\bHIP (?:error|failure)\b|\bhipError\w+|\bMemory access fault by GPU\b"  # ROCm's HIP in CUDA's place
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
 )
