@@ -904,3 +904,25 @@ def test_rocm_reporting_a_kernels_bad_address_is_a_device_error() -> None:
     line = "Memory access fault by GPU node-4 (Agent handle: 0xb26d7b0) on address 0x7f2900ffc000. Reason: Unknown\n"
     root = explain_text(line + "step 3\n").root_cause
     assert root is not None and root.category == "cuda_error"
+
+
+def test_blank_lines_after_the_last_words_do_not_move_the_logs_end(tmp_path: Path) -> None:
+    members = "".join(f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8\n" for r in range(4))
+    log = tmp_path / "stuck.log"
+    log.write_text(members + "\n" * 100)
+    root = explain_paths([str(log)]).root_cause
+    assert root is not None and root.category == "rendezvous"
+
+
+def test_a_traceback_broken_off_by_another_one_or_by_the_end_still_counts() -> None:
+    glued = (
+        'File "/w/model/attn.py", line 198, in _prepare\n'
+        "x = f(dtype=inputs_embeds.dtype)      AttributeError: 'NoneType' object has no attribute 'dtype'\n"
+    )
+    root = explain_text(glued + "Traceback (most recent call last):\n" * 50).root_cause
+    assert root is not None and root.text.startswith("AttributeError: 'NoneType'")
+    head = explain_text("epoch 3\nTraceback (most recent call last):\n").root_cause
+    assert head is not None and head.text == "Traceback (most recent call last):"
+    named = "RuntimeError indice_cuda.cu 124 cuda execution failed with error 2\n"
+    late = explain_text(named + "Traceback (most recent call last):\n" * 600).root_cause
+    assert late is not None and late.category == "oom_gpu"

@@ -98,7 +98,7 @@ def _scan(
         ctx.matcher, label, index, default_rank=rank, rank_source=rank_source, head=capture.get
     )
     stats = Scanner(ctx.engine, ctx.index, reader, progress=ctx.advance).run(capture, size_hint)
-    observations = reader.finish(stats.lines)
+    observations = reader.finish(stats.last_text_line)
     info: dict[str, Any] = {
         "bytes": stats.bytes,
         "lines": stats.lines,

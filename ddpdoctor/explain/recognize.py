@@ -221,6 +221,9 @@ _ERROR_LEVEL = LazyRegex(
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
 )
+# A line that starts with an error type's name and goes on without a colon (a C++ extension's
+# `RuntimeError indice_cuda.cu 124 cuda execution failed with error 2`).
+_ERROR_NAMED = LazyRegex(r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception) [\w/.]")
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 
@@ -245,7 +248,7 @@ _LEAD_TAIL_LINES = 40
 def _is_error_record(rest: str) -> bool:
     """Whether a line is an error by its level (`NCCL WARN`, `ERROR:`, glog's `E1231 ...`) or says
     that the last of its retries failed."""
-    if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()):
+    if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()) or _ERROR_NAMED.match(rest.strip()):
         return True
     retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
     return retry is not None and retry.group(1) == retry.group(2)
@@ -392,6 +395,7 @@ class _Stream:
         self.dump: _Dump | None = None  # a thread's stack dump being read
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
+        self.head: tuple[int, str] | None = None  # the open traceback's `Traceback (...)` line
         self.box: tuple[int, str] | None = None  # a box of dashes is open: its first line (0 until read)
 
 
@@ -459,7 +463,8 @@ class LogReader:
         return BLOCK_LOOKAHEAD if any(s.mode != "idle" or s.chain for s in self.streams.values()) else 0
 
     def finish(self, lines: int | None = None) -> list[Observation]:
-        """Close open blocks and return the observations of this input (`lines`: how many it had)."""
+        """Close open blocks and return the observations of this input (`lines`: the number of its
+        last line with text; blank lines after it do not count)."""
         self.gap()
         self._membership(lines)
         self._nccl_process_ranks()
@@ -476,8 +481,9 @@ class LogReader:
             self.observations.append(lead)
         elif warned := [
             (first, count)
-            for count, first, last in self._warned.values()
-            if count >= _REPEATS_TO_FAIL and (lines is None or last > lines - _WARNED_TAIL_LINES)
+            for count, first, seen_last in self._warned.values()
+            if count >= _REPEATS_TO_FAIL
+            and (lines is None or seen_last > lines - _WARNED_TAIL_LINES)
         ]:
             # A warning that something failed, repeated until the input ends: the retries never
             # succeeded (a rendezvous that never connects prints nothing else).
@@ -717,6 +723,7 @@ class LogReader:
             stream.frames_dropped = 0
             stream.rich_path = ""
             stream.ipython = False
+            stream.head = (number, stripped)
             return
         if stripped in (CAUSE_MARKER, CONTEXT_MARKER):
             if stream.chain:
@@ -852,6 +859,9 @@ class LogReader:
             return True
         stripped = rest.strip()
         if stripped.startswith(TRACEBACK_HEAD):
+            if stream.frames:
+                self._cut_off_traceback(stream)  # a new traceback began before this one's exception line
+                stream.mode = "traceback"
             stream.frames = []
             return True
         if (ipython := _IPYTHON_FRAME.match(stripped)) is not None:
@@ -1091,6 +1101,16 @@ class LogReader:
             obs.evidence += [(self.label, n, t) for n, t, _ in exc.lines[:5]]
         self._add(obs)
 
+    def _bare_traceback_head(self, stream: _Stream) -> None:
+        """A traceback's head with nothing of it after (the paste, or the log, stops there): a failure
+        was being reported, so it is one, known only by that line."""
+        assert stream.head is not None
+        number, text = stream.head
+        obs = self._observe(ExceptionObs, number, text, stream)
+        obs.cut_off = True
+        obs.chain = [Link(None, text)]
+        self._add(obs)
+
     def _cut_off_traceback(self, stream: _Stream) -> None:
         """A traceback whose exception line never came: still a failure, known by its frames."""
         frames, stream.frames = stream.frames, []
@@ -1147,6 +1167,8 @@ class LogReader:
         if stream.mode == "table":
             self._end_table(stream)
         if stream.mode == "traceback":
+            if not stream.frames and stream.head is not None:
+                self._bare_traceback_head(stream)
             self._cut_off_traceback(stream)
         if stream.mode == "dump":
             self._end_dump(stream)

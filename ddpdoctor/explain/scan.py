@@ -241,11 +241,12 @@ def make_engine(index: KbIndex, name: str, input_bytes: int | None = None) -> Hy
 class ScanStats:
     """What one scan read."""
 
-    __slots__ = ("bytes", "hit_lines", "lines", "text")
+    __slots__ = ("bytes", "hit_lines", "last_text_line", "lines", "text")
 
     def __init__(self) -> None:
         self.bytes = 0
         self.lines = 0
+        self.last_text_line = 0  # the number of the last line that is not blank
         self.hit_lines = 0
         self.text = False  # anything but whitespace was read
 
@@ -340,6 +341,10 @@ class Scanner:
                 tail = end - new_tail
                 break
         self.stats.lines = line_base - 1
+        # The kept tail of the input ends the file: its blank last lines are not the log's end.
+        kept = bytes(buf[:tail]).rstrip(b" \t\r\n")
+        blank = bytes(buf[len(kept) : tail]).count(b"\n") - (1 if tail and buf[tail - 1 : tail] == b"\n" else 0)
+        self.stats.last_text_line = max(0, self.stats.lines - max(0, blank)) if kept else 0
         return self.stats
 
     # --- one chunk ----------------------------------------------------------------------------
