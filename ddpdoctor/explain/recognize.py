@@ -482,8 +482,7 @@ class LogReader:
         elif warned := [
             (first, count)
             for count, first, seen_last in self._warned.values()
-            if count >= _REPEATS_TO_FAIL
-            and (lines is None or seen_last > lines - _WARNED_TAIL_LINES)
+            if count >= _REPEATS_TO_FAIL and (lines is None or seen_last > lines - _WARNED_TAIL_LINES)
         ]:
             # A warning that something failed, repeated until the input ends: the retries never
             # succeeded (a rendezvous that never connects prints nothing else).

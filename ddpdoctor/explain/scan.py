@@ -343,7 +343,9 @@ class Scanner:
         self.stats.lines = line_base - 1
         # The kept tail of the input ends the file: its blank last lines are not the log's end.
         kept = bytes(buf[:tail]).rstrip(b" \t\r\n")
-        blank = bytes(buf[len(kept) : tail]).count(b"\n") - (1 if tail and buf[tail - 1 : tail] == b"\n" else 0)
+        blank = bytes(buf[len(kept) : tail]).count(b"\n") - (
+            1 if tail and buf[tail - 1 : tail] == b"\n" else 0
+        )
         self.stats.last_text_line = max(0, self.stats.lines - max(0, blank)) if kept else 0
         return self.stats
 
