@@ -110,9 +110,8 @@ _PYSPY_THREAD = LazyRegex(
 _PYSPY_FRAME = LazyRegex(
     r"(?P<indent>\s{2,12})(?P<func>[^\s()][^()]{0,511}?) \((?P<file>[^()]{1,4096}):(?P<line>\d{1,9})\)\s*$"
 )
-_DUMP_TIMEOUT = LazyRegex(
-    r"Timeout \(\d{1,4}:\d\d:\d\d(?:\.\d{1,6})?\)!$"
-)  # faulthandler.dump_traceback_later
+# faulthandler.dump_traceback_later's note before its dump.
+_DUMP_TIMEOUT = LazyRegex(r"Timeout \(\d{1,4}:\d\d:\d\d(?:\.\d{1,6})?\)!$")
 _MAX_DUMP_FRAMES = 200
 _FATAL_DUMP_LINES = 400  # a crash's dump of its threads follows its `Fatal Python error` within this
 _RICH_CODE = LazyRegex(r"(?P<current>❱)?\s*\d{1,9}(?: (?P<code>.*))?$")
@@ -596,13 +595,11 @@ class LogReader:
         if ('"' in segment[:42] or "'" in segment[:42]) and (quoted := _QUOTED_EXCEPTION.match(segment)):
             segment = segment[quoted.end() :]
         if segment[:1] > "\x7f" and (label := _FOREIGN_LABEL.match(segment)):
-            segment = segment[
-                label.end() :
-            ]  # the user's own label in their language (`报错：RuntimeError: ...`)
+            # The user's own label in their language (`报错：RuntimeError: ...`).
+            segment = segment[label.end() :]
         elif segment.startswith("Exception in device=") and (xla := _XLA_DEVICE_ERROR.match(segment)):
-            segment = (
-                "Exception: " + segment[xla.end() :]
-            )  # torch-xla's spawn: the error of one device's process
+            # torch-xla's spawn: the error of one device's process.
+            segment = "Exception: " + segment[xla.end() :]
         if segment[:8] in ("stderr: ", "stdout: "):
             segment = segment[8:]  # a test harness's channel label (accelerate's `stderr: Traceback ...`)
         elif segment[:1] == "`" and segment.rstrip().endswith("`"):
