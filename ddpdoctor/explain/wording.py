@@ -42,7 +42,7 @@ _BACKEND_LACKS = LazyRegex(
 # Memory the device could not give: CUDA's and the allocators' words, TensorFlow's `OOM when
 # allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
 CUDA_OOM = LazyRegex(
-    r"(?i:out of (?:device |gpu |cuda )?memory)|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b"
+    r"(?i:out of (?:device |gpu |cuda )?memory)(?!: Killed process)|OutOfMemoryError|CUDA_ERROR_OUT_OF_MEMORY|\bOOM when allocating\b"
     r"|(?i:(?:malloc|alloc\w{0,10}) (?:device|gpu|cuda|hbm) memory (?:failed|error))"
     r"|(?i:failed to allocate\b.{0,60}\b(?:device|gpu|cuda|hbm) memory)"
     r"|cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
