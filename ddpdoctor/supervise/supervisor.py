@@ -254,10 +254,11 @@ class _Heartbeats:
         self.next_look = 0.0
         self.stalls: list[Stall] = []
 
-    def stalled(self, hang_after: float) -> list[Stall]:
-        """The ranks of live processes whose beat has not changed for `hang_after` seconds."""
+    def stalled(self, hang_after: float, *, fresh: bool = False) -> list[Stall]:
+        """The ranks of live processes whose beat has not changed for `hang_after` seconds (`fresh`:
+        read the beats now, not at most once per beat interval)."""
         now = time.monotonic()
-        if now < self.next_look:
+        if now < self.next_look and not fresh:
             return self.stalls
         self.next_look = now + BEAT_INTERVAL_S
         stalls = []
@@ -381,7 +382,9 @@ class _Job:
 
         answers = self.streams.ask_for_flight_recorder_dumps()
         last_output = self.streams.last_output
-        stalls = self.heartbeats.stalls
+        # Read again: ranks that stopped beating within the same moment (the one stuck, and the ones
+        # that then blocked waiting for it) have all crossed the limit by now.
+        stalls = self.heartbeats.stalled(self.options.hang_after, fresh=True) or self.heartbeats.stalls
         stalled_since = min((stall.since for stall in stalls), default=None)
         self.report.hang_trigger = "silence" if self.silent else "heartbeat"
         self.report.stalled_ranks = [stall.rank for stall in stalls]
