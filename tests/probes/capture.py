@@ -45,6 +45,10 @@ class Probe:
     # The category the `--log-dir` folder alone supports, where it lacks the evidence the console
     # holds: torchrun writes a worker's exit code or signal only to its own console.
     logdir_category: str | None = None
+    # Options for torchrun itself. A job whose survivors must report the lost peer before the agent
+    # stops them sets how often the agent looks at its workers (torch's default is every 0.1 s, and
+    # a survivor that is not scheduled in time is stopped before it prints; older torch looked every 5 s).
+    launcher: tuple[str, ...] = ()
 
     def expected_category(self, capture: str) -> str:
         """The category a diagnosis of `capture` (console, tee or log-dir) must name."""
@@ -61,7 +65,7 @@ class Probe:
 PROBES = (
     Probe("hang-sleep", "collective_timeout", 1),
     Probe("sys-exit", "other", 1),
-    Probe("sigkill", "oom_host", 1, logdir_category="other"),
+    Probe("sigkill", "oom_host", 1, logdir_category="other", launcher=("--monitor-interval", "2")),
     Probe("shape-mismatch", "user_code", 1),
     Probe("dataloader-keyerror", "dataloader", 1),
     Probe("ddp-attribute", "user_code", 0),
@@ -125,6 +129,7 @@ def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) ->
         "--standalone",
         "--nproc-per-node",
         str(WORLD_SIZE),
+        *probe.launcher,
         *launcher_options,
         str(probe.script),
     ]
