@@ -3,7 +3,7 @@
 The slow tests run each probe of tests/probes/ twice under torchrun (capture.py) and explain its
 plain console, its `--tee 3` console and its `--log-dir` folder: each must name the probe's
 culprit rank and category. The fast tests check the committed captures of these probes and of the
-probes captured only into fixtures (tests/fixtures/logs/probe-*): the job that made them still exists, each probe has all three
+probes captured only into fixtures (tests/fixtures/logs/probe-*): the job that made them still exists, each probe has all its
 captures with the probe's diagnosis, and each sidecar's root line occurs in its log.
 """
 
@@ -79,9 +79,9 @@ def test_probe_fixture_root_line_occurs_in_its_log(sidecar: Path) -> None:
 
 
 @pytest.mark.parametrize("probe", ALL_PROBES, ids=[probe.name for probe in ALL_PROBES])
-def test_each_probe_has_three_fixtures_with_its_diagnosis(probe: Probe) -> None:
-    for capture, suffix in CAPTURES.items():
-        sidecar = LOGS / f"probe-{probe.name}-{suffix}.yaml"
+def test_each_probe_has_a_fixture_per_capture_with_its_diagnosis(probe: Probe) -> None:
+    for capture in probe.captures:
+        sidecar = LOGS / f"probe-{probe.name}-{CAPTURES[capture]}.yaml"
         assert sidecar.is_file(), f"missing {sidecar.name}"
         data = _sidecar(sidecar)
         assert data["capture"] == capture

@@ -7,6 +7,8 @@ to `tee.log` and torchrun writes its per-rank folder under `logdir/`
 
 `PROBES` are run again by the slow live test; `FIXTURE_PROBES` are captured only into the
 committed fixtures (tests/fixtures/logs/probe-*), so that more scenarios do not slow the suite.
+A probe that starts its own ranks with `torch.multiprocessing.spawn` is run once with plain
+`python`, and only its console is kept: there is no torchrun to tee or write a log folder.
 
 Usable as a module (`capture_probe`) and as a script::
 
@@ -49,6 +51,13 @@ class Probe:
     # stops them sets how often the agent looks at its workers (torch's default is every 0.1 s, and
     # a survivor that is not scheduled in time is stopped before it prints; older torch looked every 5 s).
     launcher: tuple[str, ...] = ()
+    # The script starts its ranks itself (torch.multiprocessing.spawn): run with python, console only.
+    spawn: bool = False
+
+    @property
+    def captures(self) -> tuple[str, ...]:
+        """The ways this probe's output is captured: console, tee and log-dir, or the console alone."""
+        return ("console",) if self.spawn else ("console", "tee", "log-dir")
 
     def expected_category(self, capture: str) -> str:
         """The category a diagnosis of `capture` (console, tee or log-dir) must name."""
@@ -86,6 +95,17 @@ FIXTURE_PROBES = (
     Probe("missing-checkpoint", "user_code", 1),
     Probe("init-twice", "user_code", None),
     Probe("cuda-on-cpu", "invalid_device", None),
+    Probe("spawn-raise", "user_code", 1, spawn=True),
+    Probe("dataloader-worker-killed", "oom_host", 1),
+    Probe("autograd-inplace", "user_code", 1),
+    Probe("class-count-mismatch", "collective_mismatch", None),
+    Probe("partial-new-group", "collective_timeout", 0),
+    Probe("spawn-port-in-use", "rendezvous", None, spawn=True),
+    Probe("nccl-on-cpu", "backend_unsupported", None),
+    Probe("gather-lambda", "user_code", 1),
+    Probe("recursion-error", "user_code", 1),
+    Probe("checkpointed-reuse", "unused_parameters", None),
+    Probe("world-size-three", "rendezvous", None),
 )
 ALL_PROBES = PROBES + FIXTURE_PROBES
 
@@ -121,8 +141,10 @@ def _environment() -> dict[str, str]:
     return env
 
 
-def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) -> ProcessRun:
-    command = [
+def _command(probe: Probe, launcher_options: Sequence[str]) -> list[str]:
+    if probe.spawn:
+        return [sys.executable, str(probe.script)]
+    return [
         sys.executable,
         "-m",
         "torch.distributed.run",
@@ -133,7 +155,10 @@ def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) ->
         *launcher_options,
         str(probe.script),
     ]
-    run = run_bounded(command, env=_environment(), cwd=cwd, bound_s=BOUND_S)
+
+
+def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) -> ProcessRun:
+    run = run_bounded(_command(probe, launcher_options), env=_environment(), cwd=cwd, bound_s=BOUND_S)
     log.write_text(run.output, encoding="utf-8")
     if run.timed_out:
         raise ProbeRunError(f"{probe.name}: no result after {BOUND_S:g} s (output in {log})")
@@ -141,6 +166,12 @@ def _run(probe: Probe, launcher_options: Sequence[str], log: Path, cwd: Path) ->
     if left:
         raise ProbeRunError(f"{probe.name}: processes {left} outlived the run")
     return run
+
+
+def capture_console(probe: Probe, out: Path) -> ProcessRun:
+    """Run a probe that starts its own ranks once and write its console to `out/console.log`."""
+    out.mkdir(parents=True, exist_ok=True)
+    return _run(probe, [], out / "console.log", out)
 
 
 def capture_probe(probe: Probe, out: Path) -> Capture:
@@ -157,14 +188,16 @@ def capture_probe(probe: Probe, out: Path) -> Capture:
         return Capture(console, tee, logdir, console_run.result(), tee_run.result())
 
 
-def _store_fixtures(probe: Probe, capture: Capture, fixtures: Path) -> None:
+def _store_fixtures(probe: Probe, out: Path, fixtures: Path) -> None:
     stem = fixtures / f"probe-{probe.name}"
-    shutil.copyfile(capture.console, f"{stem}-console.log")
-    shutil.copyfile(capture.tee, f"{stem}-tee.log")
+    shutil.copyfile(out / "console.log", f"{stem}-console.log")
+    if probe.spawn:
+        return
+    shutil.copyfile(out / "tee.log", f"{stem}-tee.log")
     target = Path(f"{stem}-logdir")
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(capture.logdir, target)
+    shutil.copytree(out / "logdir", target)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -186,11 +219,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ddpdoctor-probes-") as scratch:
         root = args.out or Path(scratch)
         for probe in probes:
-            capture = capture_probe(probe, root / probe.name)
-            codes = (capture.console_run.returncode, capture.tee_run.returncode)
-            print(f"{probe.name}: exit status {codes[0]} (console), {codes[1]} (tee); {root / probe.name}")
+            out = root / probe.name
+            if probe.spawn:
+                code = capture_console(probe, out).returncode
+                print(f"{probe.name}: exit status {code} (console); {out}")
+            else:
+                capture = capture_probe(probe, out)
+                codes = (capture.console_run.returncode, capture.tee_run.returncode)
+                print(f"{probe.name}: exit status {codes[0]} (console), {codes[1]} (tee); {out}")
             if args.fixtures is not None:
-                _store_fixtures(probe, capture, args.fixtures)
+                _store_fixtures(probe, out, args.fixtures)
     return 0
 
 
