@@ -106,6 +106,10 @@ FIXTURE_PROBES = (
     Probe("recursion-error", "user_code", 1),
     Probe("checkpointed-reuse", "unused_parameters", None),
     Probe("world-size-three", "rendezvous", None),
+    Probe("uneven-batches", "dataloader", 1),
+    Probe("dataloader-timeout", "dataloader", 1),
+    Probe("spawn-sigkill", "oom_host", 1, spawn=True),
+    Probe("spawn-local-target", "user_code", None, spawn=True),
 )
 ALL_PROBES = PROBES + FIXTURE_PROBES
 
