@@ -6,26 +6,16 @@ there: `DistNetworkError: The server socket has failed to listen on any local ne
 EADDRINUSE`. Run as `python spawn_port_in_use.py`; only the console exists.
 """
 
-import os
 import socket
 
+import spawned
 import tiny_ddp
 import torch.multiprocessing as mp
 
 
-def free_port() -> int:
-    """A port nobody listens on yet (stands in for the port in the job's config)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def train(local_rank: int, world_size: int, port: int) -> None:
     """One spawned rank: join the group and train a few steps."""
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    os.environ.update(RANK=str(local_rank), WORLD_SIZE=str(world_size))
-    rank = tiny_ddp.start()
+    rank = spawned.join(local_rank, world_size, port)
     model = tiny_ddp.tiny_model()
     optimizer = tiny_ddp.optimizer_for(model)
     for step in range(1, tiny_ddp.STEPS + 1):
@@ -37,7 +27,7 @@ def train(local_rank: int, world_size: int, port: int) -> None:
 
 def main() -> None:
     """Open the status endpoint, then spawn one process per rank."""
-    config = {"world_size": 2, "port": free_port()}
+    config = {"world_size": 2, "port": spawned.free_port()}
     with socket.create_server(("127.0.0.1", config["port"])):
         print(f"status endpoint listening on port {config['port']}", flush=True)
         mp.spawn(train, args=(config["world_size"], config["port"]), nprocs=config["world_size"])

@@ -5,20 +5,10 @@ as `ProcessRaisedException: -- Process 1 terminated with the following error:`. 
 `python spawn_raise.py`; only the console exists.
 """
 
-import os
-import socket
-
+import spawned
 import tiny_ddp
 import torch
 import torch.multiprocessing as mp
-
-
-def free_port() -> int:
-    """A port nobody listens on, for the group's store."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def validation_loss(model: torch.nn.Module, rank: int) -> float:
@@ -31,9 +21,7 @@ def validation_loss(model: torch.nn.Module, rank: int) -> float:
 
 def train(local_rank: int, world_size: int, port: int) -> None:
     """One spawned rank: join the group, train a few steps, validate."""
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    os.environ.update(RANK=str(local_rank), WORLD_SIZE=str(world_size))
-    rank = tiny_ddp.start()
+    rank = spawned.join(local_rank, world_size, port)
     model = tiny_ddp.tiny_model()
     optimizer = tiny_ddp.optimizer_for(model)
     for step in range(1, tiny_ddp.STEPS + 1):
@@ -47,7 +35,7 @@ def train(local_rank: int, world_size: int, port: int) -> None:
 def main() -> None:
     """Spawn one process per rank."""
     world_size = 2
-    mp.spawn(train, args=(world_size, free_port()), nprocs=world_size)
+    mp.spawn(train, args=(world_size, spawned.free_port()), nprocs=world_size)
 
 
 if __name__ == "__main__":

@@ -7,25 +7,15 @@ in the parent. Run as `python spawn_sigkill.py`; only the console exists.
 
 import os
 import signal
-import socket
 
+import spawned
 import tiny_ddp
 import torch.multiprocessing as mp
 
 
-def free_port() -> int:
-    """A port nobody listens on, for the group's store."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def train(local_rank: int, world_size: int, port: int) -> None:
     """One spawned rank: join the group and train a few steps (rank 1 is killed before step 3)."""
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    os.environ.update(RANK=str(local_rank), WORLD_SIZE=str(world_size))
-    rank = tiny_ddp.start()
+    rank = spawned.join(local_rank, world_size, port)
     model = tiny_ddp.tiny_model()
     optimizer = tiny_ddp.optimizer_for(model)
     for step in range(1, tiny_ddp.STEPS + 1):
@@ -40,7 +30,7 @@ def train(local_rank: int, world_size: int, port: int) -> None:
 def main() -> None:
     """Spawn one process per rank."""
     world_size = 2
-    mp.spawn(train, args=(world_size, free_port()), nprocs=world_size)
+    mp.spawn(train, args=(world_size, spawned.free_port()), nprocs=world_size)
 
 
 if __name__ == "__main__":
