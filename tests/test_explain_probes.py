@@ -926,3 +926,179 @@ def test_a_traceback_broken_off_by_another_one_or_by_the_end_still_counts() -> N
     named = "RuntimeError indice_cuda.cu 124 cuda execution failed with error 2\n"
     late = explain_text(named + "Traceback (most recent call last):\n" * 600).root_cause
     assert late is not None and late.category == "oom_gpu"
+
+
+# --- paste shapes and rules added with batches b18-b21 ---------------------------------------------
+
+_USER_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    '  File "/home/u/train.py", line 88, in <module>\n'
+    "    main()\n"
+    '  File "/home/u/train.py", line 40, in main\n'
+    "    loss = compute(batch)\n"
+    "ValueError: bad batch shape (3, 4)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "margin",
+    [
+        "2024-05-01 10:00:02,123 - ERROR - ",
+        "    ",
+        "[stderr] ",
+        "2024-05-01T10:00:02.123456789Z ",
+        "trainer-1  | ",
+    ],
+)
+def test_a_margin_before_every_traceback_line_is_not_part_of_the_traceback(margin: str) -> None:
+    text = "".join(margin + line + "\n" for line in _USER_TRACEBACK.splitlines())
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "user_code"
+    assert root.text == "ValueError: bad batch shape (3, 4)"
+    assert root.user_frame is not None and root.user_frame.line == 40
+
+
+def test_a_collectors_time_before_each_line_still_orders_and_reads_the_lines() -> None:
+    lines = ["rank 0 step 1", "Aborted (core dumped)"]
+    text = "".join(f"2019-01-09T01:54:1{i}.26Z {line}\n" for i, line in enumerate(lines))
+    root = explain_text(text).root_cause
+    assert root is not None and root.text.startswith("Aborted")
+
+
+def test_horovods_stall_list_names_the_rank_the_others_wait_for() -> None:
+    warning = (
+        "[1,0]<stderr>:[2019-10-09 15:36:43.594972: W horovod/common/stall_inspector.cc:105] One or more "
+        "tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting "
+        "for remainder of ranks for more than 60 seconds. This may indicate that different ranks are trying "
+        "to submit different tensors or that only subset of ranks is submitting tensors, which will cause "
+        "deadlock.\n"
+    )
+    listing = (
+        "[1,0]<stderr>:Stalled ranks:\n[1,0]<stderr>:6: [horovod_allreduce.0, horovod_allreduce.1 ...]\n"
+    )
+    root = explain_text(warning + listing).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank == 6
+    assert root.entry == "horovod-stalled-tensors" and root.line == 3
+    both = listing.replace("6: [", "2: [x]\n[1,0]<stderr>:6: [")
+    assert explain_text(warning + both).root_cause.rank is None  # type: ignore[union-attr]
+
+
+def test_an_outer_exception_that_says_what_the_inner_one_means_is_the_root() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/site-packages/fairseq/distributed_utils.py", line 177, in all_gather_list\n'
+        "    result.append(pickle.loads(buf))\n"
+        "_pickle.UnpicklingError: invalid load key, '\\xe2'.\n\n"
+        "During handling of the above exception, another exception occurred:\n\n"
+        "Traceback (most recent call last):\n"
+        '  File "/site-packages/fairseq/distributed_utils.py", line 180, in all_gather_list\n'
+        "    raise Exception(\n"
+        "Exception: Unable to unpickle data from other workers. all_gather_list requires all workers to "
+        "enter the function together, so this error usually indicates that the workers have fallen out of "
+        "sync somehow.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_mismatch"
+    assert root.text.startswith("Exception: Unable to unpickle")
+
+
+def test_an_exception_reporting_a_childs_exit_defers_to_the_childs_signal() -> None:
+    text = (
+        "[launch.py:428:sigkill_handler] ['python', 'main.py'] exits with return code = -9\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/DeepSpeed-Chat/train.py", line 175, in launch_cmd\n'
+        "    raise RuntimeError('\\n\\n'.join((\n"
+        "RuntimeError: Step 2 exited with non-zero status 247\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "oom_host" and "-9" in root.text
+    loader = explain_text(
+        "RuntimeError: DataLoader worker exited unexpectedly with exit code 1.\n"
+    ).root_cause
+    assert loader is not None and loader.category == "dataloader"
+
+
+def test_a_note_appended_to_a_cuda_error_is_not_the_root() -> None:
+    text = (
+        "RuntimeError: CUDA error: peer mapping resources exhausted\n"
+        "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace "
+        "below might be incorrect.\n"
+        "For debugging consider passing CUDA_LAUNCH_BLOCKING=1.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "cuda_error" and root.line == 1
+    assert root.text.startswith("RuntimeError: CUDA error: peer mapping") and root.confidence == "high"
+
+
+def test_a_known_message_wrapped_onto_the_next_line_is_recognised() -> None:
+    text = (
+        "ValueError: DistributedDataParallel device_ids and output_device arguments only work with "
+        "single-device/multiple-device GPU modules or CPU\n"
+        "modules, but got device_ids [0], output_device 0, and module parameters {device(type='cuda', "
+        "index=0), device(type='cuda', index=1)}.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.entry == "ddp-device-ids-module-mismatch" and root.line == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            "AttributeError: 'MMDistributedDataParallel' object has no attribute '_use_replicated_tensor_module'",
+            "version_mismatch",
+        ),
+        ("AssertionError: FlashAttention maximum version 2.5.8 is supported.", "version_mismatch"),
+        (
+            "RuntimeError: CUDASymmetricMemoryAllocator::rendezvous: detected allocations from overlapping devices from different ranks.",
+            "duplicate_device",
+        ),
+        (
+            "_pickle.PicklingError: Can't pickle <class 'torch._C._VariableFunctions'>: it's not the same object",
+            "user_code",
+        ),
+        (
+            "RuntimeError: Timed out initializing process group in store based barrier on rank 2 # for all rank",
+            "rendezvous",
+        ),
+        ("ssh: Could not resolve hostname node0: Name or service not known", "rendezvous"),
+    ],
+)
+def test_what_an_unknown_or_cut_message_says_decides_its_category(line: str, category: str) -> None:
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.category == category
+
+
+def test_an_indented_exception_line_on_its_own_is_found() -> None:
+    root = explain_text(
+        "Which results in:\n\n    ValueError: You have to specify the number of GPUs\n"
+    ).root_cause
+    assert root is not None and root.text.startswith("ValueError: You have to specify")
+
+
+def test_a_glog_check_before_its_stack_trace_and_abort_is_the_error() -> None:
+    text = (
+        "F0109 01:54:12.263927 148 grpc_client.cc:357] GetRPC name:[w_0], ep:[192.168.1.1:7164] meets grpc "
+        "error, error_code:14 error_message:Socket closed\n"
+        "*** Check failure stack trace: ***\n"
+        "@ 0x7f95c029ea6d google::LogMessage::Fail()\n"
+        "@ (nil) (unknown)\n"
+        "Aborted (core dumped)\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.line == 1 and root.category == "collective_timeout"
+
+
+def test_a_desync_report_where_every_rank_joined_names_no_straggler() -> None:
+    text = (
+        "[rank0]:[E1115 16:42:37.78 ProcessGroupNCCL.cpp:2168] [PG ID 1 PG GUID 1 Rank 0]  failure detected "
+        "by watchdog at work sequence id: 730 PG status: last enqueued work: 730, last completed work: 729\n"
+        "[rank2]:[E1115 16:42:37.78 ProcessGroupNCCL.cpp:1936] Rank 2\n"
+        "\t - [2] Timeout at collective: ALLREDUCE, #730\n"
+        "\t - To our best knowledge, the lagging/dead/mismatched ranks that caused the desync are:\n"
+        "\t   - [0, 1, 2, 3] joined but didn't finish collective #730 (count from 1)\n"
+        "[rank2]:[E1115 16:42:37.78 ProcessGroupNCCL.cpp:2168] [PG ID 1 PG GUID 1 Rank 2]  failure detected "
+        "by watchdog at work sequence id: 730 PG status: last enqueued work: 730, last completed work: 729\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank is None

@@ -43,6 +43,7 @@ from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
     CUDA_OOM,
     PEER_LOST,
+    PROCESS_EXITED,
     TIMED_OUT,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
@@ -129,6 +130,7 @@ _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
+_PRIVATE_ATTRIBUTE = LazyRegex(r"object has no attribute '_[A-Za-z]\w{0,100}'")
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (
     "RendezvousClosedError",
@@ -236,9 +238,14 @@ def exception_candidate(obs: Observation) -> Candidate | None:
             cand.rank_note = "named by another rank's report as missing or behind"
             cand.consequence = None
         return cand
-    if any(link.entry is not None and link.entry.kind == "symptom" for link in obs.chain):
+    # A note appended to an unknown message (`CUDA kernel errors might be asynchronously reported
+    # ...`, put before it in the chain) does not make the message a consequence.
+    inner = obs.chain
+    if primary is not None and primary.entry is None and primary in obs.chain:
+        inner = obs.chain[obs.chain.index(primary) :]
+    if any(link.entry is not None and link.entry.kind == "symptom" for link in inner):
         symptom = next(
-            link.entry for link in obs.chain if link.entry is not None and link.entry.kind == "symptom"
+            link.entry for link in inner if link.entry is not None and link.entry.kind == "symptom"
         )
         cand = Candidate(obs, CONSEQUENCE, "symptom", symptom.category, symptom, obs.rank)
         cand.consequence = _consequence(symptom) or "peer-failure"
@@ -362,9 +369,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         carried is not None and carried.category == "dataloader"
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
+    exited = PROCESS_EXITED.search(text)
     if not worker and (
         short_type in WRAPPER_EXCEPTIONS
         or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].file))
+        or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
         cand.reasons.append(f"{short_type} only reports that a child process failed")
@@ -396,6 +405,18 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif short_type in _VERSION_TYPES or VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")
+    elif (
+        short_type == "AttributeError"
+        and _PRIVATE_ATTRIBUTE.search(text)
+        and not (exc is not None and exc.frames and not exc.raised_in_library())
+    ):
+        # One library reaching into another's internals (`MMDistributedDataParallel` reading a field
+        # of torch's DDP): private names come and go between releases.
+        cand.category, cand.strength = "version_mismatch", 2
+        cand.reasons.append(
+            "library code asked for a private attribute this version of the object does not have:"
+            " the installed versions do not fit each other"
+        )
     elif short_type == "MemoryError":
         cand.category, cand.strength = "oom_host", 2
         cand.reasons.append("MemoryError: the process ran out of host memory")
@@ -648,6 +669,8 @@ def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
                 behind = sorted(r for r, s in obs.named_seq.items() if s == low)
                 if len(set(obs.named_seq.values())) == 1:
                     continue
+            if _all_in_collective(obs):
+                continue
             cand = Candidate(
                 obs,
                 CAUSE,
@@ -659,13 +682,19 @@ def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
             cand.strength = 2
             cand.suspects = behind
             where = "is" if len(behind) == 1 else "are"
-            cand.reasons.append(
-                f"the {'desync report' if obs.state == 'desync' else 'barrier'} names rank(s) "
-                f"{rank_list(behind)}: {where} behind the others"
+            report = (
+                "desync report" if obs.state == "desync" else "barrier" if obs.op == "BARRIER" else "report"
             )
+            cand.reasons.append(f"the {report} names rank(s) {rank_list(behind)}: {where} behind the others")
             cand.rank_note = "named as behind by another rank's report; the rank that printed it is a victim"
             out.append(cand)
     return out
+
+
+def _all_in_collective(obs: CollectiveObs) -> bool:
+    """A desync report that lists its own printer among the ranks that joined the collective and did
+    not finish it: they all waited in it (a hang of the collective itself), no rank is behind."""
+    return obs.state == "desync" and len(obs.named_ranks) > 1 and obs.rank in obs.named_ranks
 
 
 def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
@@ -764,6 +793,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     waiting |= {
         r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None
     }
+    waiting |= {rank for o in reports if _all_in_collective(o) for rank in o.named_ranks}
     lost = {c.rank for c in found if c.rank is not None and c.consequence == "peer-failure"}
     if not waiting and not lost:
         return None

@@ -86,12 +86,15 @@ class Observation(Record):
     notes: list[str] = field(default_factory=list)
     warning: bool = False
     count: int = 1
+    # The chain's link that states the failure when it is not the innermost one: an outer exception
+    # whose words name a cause the inner one's do not (see LogReader._flush_chain).
+    explained_by: int | None = None
 
     # --- what the chain says ----------------------------------------------------------------
 
     def primary(self) -> Link | None:
         """The link that explains the observation: the innermost root entry (unless another root of
-        the chain `supersedes` it), else the innermost link."""
+        the chain `supersedes` it), else the link `explained_by` names, else the innermost link."""
         roots = [
             (link, link.entry) for link in self.chain if link.entry is not None and link.entry.kind == "root"
         ]
@@ -99,6 +102,8 @@ class Observation(Record):
             superseded = {other for _, entry in roots for other in entry.supersedes}
             kept = [link for link, entry in roots if entry.id not in superseded]
             return kept[-1] if kept else roots[-1][0]
+        if self.explained_by is not None and self.explained_by < len(self.chain):
+            return self.chain[self.explained_by]
         return self.chain[-1] if self.chain else None
 
     def known(self) -> IndexEntry | None:

@@ -47,6 +47,10 @@ _LEADING_TIME = LazyRegex(
     # `mpirun --timestamp-output`: `Wed Sep 20 23:55:19 2017[1,68]<stderr>:`
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d \d{4} {0,4}(?=\[)"
 )
+# What a log collector puts before every line it stores: Docker Compose's service label (`trainer-1  | `)
+# and an RFC 3339 time (`kubectl logs --timestamps`, `docker logs -t`, CI runners, cloud log exports).
+_COMPOSE_LABEL = LazyRegex(r"[\w.-]{1,64} {1,20}\| ")
+_COLLECTOR_TIME = LazyRegex(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) ")
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
@@ -112,12 +116,13 @@ def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
 class Prefix:
     """The labels found at the start of a line."""
 
-    __slots__ = ("local", "rank", "rest")
+    __slots__ = ("collected", "local", "rank", "rest")
 
     def __init__(self, rank: int | None, local: bool, rest: str) -> None:
         self.rank = rank
         self.local = local
         self.rest = rest
+        self.collected = False  # a log collector's label or time stood before the line (peeled)
 
 
 def split_prefix(
@@ -128,6 +133,11 @@ def split_prefix(
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
     """
+    collected = _collector_end(line)
+    if collected:
+        prefix = split_prefix(line[collected:], srun=srun, kube_master=kube_master, hosts=hosts)
+        prefix.collected = True
+        return prefix
     for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
         host = _HOST_LINE.match(line)
         if host is None or host.group(1) not in hosts:
@@ -166,6 +176,16 @@ def split_prefix(
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
         return _logger_prefix(line) if unlabelled else Prefix(None, False, rest)
     return Prefix(rank, local, rest)
+
+
+def _collector_end(line: str) -> int:
+    """Where a log collector's label and time in front of a line end (0 when there are none)."""
+    end = 0
+    if line[:1].isalnum() and (label := _COMPOSE_LABEL.match(line)) is not None:
+        end = label.end()
+    if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
+        end = time.end()
+    return end
 
 
 def _logger_prefix(line: str) -> Prefix:

@@ -60,7 +60,7 @@ from ddpdoctor.explain.ranks import (
     looks_srun_labelled,
     split_prefix,
 )
-from ddpdoctor.explain.wording import WRAPPER_EXCEPTIONS
+from ddpdoctor.explain.wording import PROCESS_EXITED, WRAPPER_EXCEPTIONS, message_category
 from ddpdoctor.matching import LazyRegex, clean_line, segments
 from ddpdoctor.records import Record, field
 
@@ -130,6 +130,10 @@ _PANIC_OLD = LazyRegex(
     r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at '(?P<msg>.*)$"
 )
 _PANIC_OLD_END = LazyRegex(r"(?P<msg>.*)', (?P<loc>\S{1,1000}?):(?P<line>\d{1,9}):(?P<col>\d{1,9})$")
+# Horovod's stall report lists, under `Stalled ranks:` / `Missing ranks:`, each rank that has not
+# submitted the tensors the others wait for (`6: [allreduce.0, ...]`, `!` when past the shutdown limit).
+_STALL_LIST_HEAD = ("Stalled ranks:", "Missing ranks:")
+_STALL_LIST_ENTRY = LazyRegex(r"(\d{1,7})!?: \[")
 _BANNER_PATH = LazyRegex(
     r"A fatal error happened, you can check the experiment logs here => '(?P<path>[^']{0,4096})'"
 )
@@ -190,10 +194,6 @@ _MPI_SIGNAL = LazyRegex(
 )
 # Any tool's words for a process that ended with a code (`Process finished with exit code 137`,
 # `worker exited with code 1`, `Job failed: exit code 1`), and make's `*** [Makefile:12: train] Error 1`.
-_GENERIC_EXIT = LazyRegex(
-    r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed)\b[^\n]{0,40}?"
-    r"\b(?:exit )?(?:code|status)[ :=]{1,3}(-?\d{1,4})\b"
-)
 _MAKE_ERROR = LazyRegex(r"\*\*\* \[[^\]]{1,200}\] Error (\d{1,4})$")
 _RANK_NAMED = LazyRegex(r"\b[Rr]ank[ _]?(\d{1,7})\b")
 _KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
@@ -214,10 +214,12 @@ _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
 _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
-# a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`).
+# a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`),
+# ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
+    r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
 )
 # A line that starts with an error type's name and goes on without a colon (a C++ extension's
@@ -240,6 +242,41 @@ _BOX_LINES = 30  # a box's headline speaks for the lines under it up to this far
 _REPEATS_TO_FAIL = 3
 _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
 _DIGITS = re.compile(r"\d+")
+_LONE_EXCEPTION_INDENT = 8
+_IGNORED_EXCEPTION = "Exception ignored in"
+_CHECK_TRACE_HEAD = "*** Check failure stack trace: ***"
+_CHECK_TRACE_FRAME = LazyRegex(r"@ +(?:0x[0-9a-f]{1,16}|\(nil\)) ")
+_CHECK_TRACE_GAP = 2  # lines of the trace's head the excerpt may lack
+_WRAP_MIN_CHARS = 60  # a line shorter than this was not wrapped by a terminal
+_WRAP_JOINED_CHARS = 4000
+_ZERO_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def _explaining_link(links: list[Link]) -> int | None:
+    """In a chain of unknown exceptions (outermost first), the outer one whose words name a cause
+    when the innermost's do not: a library that caught a low-level error and said what it means
+    (`KeyError: 'RANK'`, then `RuntimeError: Could not find 'RANK' in the torch environment`)."""
+    if len(links) < 2 or any(link.entry is not None for link in links):
+        return None
+    if message_category(links[-1].text) is not None:
+        return None
+    for index in range(len(links) - 2, -1, -1):
+        if message_category(links[index].text) is not None:
+            return index
+    return None
+
+
+def _margin_shape(margin: str) -> str:
+    """A traceback header's margin as a shape: its digits as zeros (a time stamp's digits change)."""
+    return margin.translate(_ZERO_DIGITS)
+
+
+def _without_margin(shape: str, rest: str) -> str:
+    """A block's line without the margin its header had (a logger's record head, an indentation)."""
+    width = len(shape)
+    return rest[width:] if rest[:width].translate(_ZERO_DIGITS) == shape else rest
+
+
 _LEAD_BURST_LINES = 30
 _LEAD_TAIL_LINES = 40
 
@@ -370,7 +407,7 @@ class _Stream:
         self.local = local
         self.stamp: Stamp | None = None
         self.years = YearTracker()
-        self.mode = "idle"  # idle, traceback, rich, message, panic, backtrace, table, cpp, banner
+        self.mode = "idle"  # idle, traceback, rich, message, panic, backtrace, table, cpp, banner, stall
         self.frames: list[Frame] = []
         self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
@@ -395,7 +432,15 @@ class _Stream:
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
         self.head: tuple[int, str] | None = None  # the open traceback's `Traceback (...)` line
+        # What stood before the open traceback's header (`2024-05-01 10:00:02,123 - ERROR - `), its
+        # digits as zeros: the same margin on the block's next lines is not the block's text.
+        self.margin = ""
         self.box: tuple[int, str] | None = None  # a box of dashes is open: its first line (0 until read)
+        self.stalled: CollectiveObs | None = None  # the ranks of Horovod's stall list read so far
+        self.ignored_at: int | None = None  # the line of Python's `Exception ignored in: ...`
+        self.ignored = False  # the open traceback is that ignored exception's: not a failure
+        # glog's `*** Check failure stack trace: ***` and its `@ 0x...` frames: (first line, last line)
+        self.check_trace: tuple[int, int] | None = None
 
 
 class LogReader:
@@ -420,6 +465,9 @@ class LogReader:
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
+        self._labelled: tuple[int, int, bool] | None = (
+            None  # the last rank-labelled line: (number, rank, local)
+        )
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
         self._seen: dict[tuple[Any, ...], Observation] = {}
@@ -621,11 +669,29 @@ class LogReader:
             segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
         )
         rank, local = prefix.rank, prefix.local
+        labelled = self._labelled
+        if rank is not None:
+            self._labelled = (number, rank, local)
+        elif (
+            labelled is not None
+            and labelled[0] == number - 1
+            and segment[:1] in (" ", "\t")
+            and segment.strip()
+        ):
+            # An indented line right after a labelled one, without a label of its own: the rest of
+            # that rank's multi-line record (a desync report's list, a wrapped message).
+            rank, local = labelled[1], labelled[2]
+            self._labelled = (number, rank, local)
         if rank is None:
             rank = self.default_rank
         stream = self._stream(rank, local)
         stream.last_seen = number
         rest = prefix.rest.rstrip()
+        if stream.margin:
+            if stream.mode in ("traceback", "message") or stream.chain:
+                rest = _without_margin(stream.margin, rest)
+            else:
+                stream.margin = ""
         stream.before, stream.latest = stream.latest, (number, rest)
         if prefix.rank is not None and rest.lstrip()[:1] == "`":
             rest = rest.strip().strip("`").strip()  # a Markdown code fence or span opened after the label
@@ -642,7 +708,9 @@ class LogReader:
                 self.world_sizes.add(size)
         if "NCCL" in rest and (nccl := _NCCL_PROCESS.search(rest)):
             self._nccl_process(nccl, rest)
-        stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
+        stamp = find_stamp(rest) or (
+            find_stamp(segment) if prefix.rank is not None or prefix.collected else None
+        )
         if stamp is not None:
             stream.stamp = stream.years.place(stamp)
         if 'File "' in rest and len(parts := _FLATTENED_FRAME.split(rest)) > 1:
@@ -693,6 +761,9 @@ class LogReader:
         elif mode == "dump":
             if self._dump_line(stream, number, rest):
                 return
+        elif mode == "stall":
+            if self._stall_line(stream, number, rest):
+                return
         elif mode == "banner":
             m = _BANNER_PATH.search(rest)
             if m:
@@ -707,6 +778,13 @@ class LogReader:
 
     def _idle(self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]) -> None:
         stripped = rest.strip()
+        if stripped == _CHECK_TRACE_HEAD:
+            stream.check_trace = (number, number)
+            return
+        if stripped[:2] == "@ " and _CHECK_TRACE_FRAME.match(stripped):
+            trace = stream.check_trace
+            stream.check_trace = (trace[0] if trace and trace[1] >= number - 2 else number, number)
+            return
         if (
             TRACEBACK_HEAD in rest
             or (stripped.startswith(_RICH_TOP) and TRACEBACK_HEAD[:-1] in rest)
@@ -714,12 +792,20 @@ class LogReader:
         ):
             if not stream.chain_marker:
                 self._flush_chain(stream)
+                stream.ignored = stream.ignored_at is not None and stream.ignored_at == number - 1
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
             stream.frames_dropped = 0
             stream.rich_path = ""
             stream.ipython = False
             stream.head = (number, stripped)
+            stream.margin = _margin_shape(rest[: max(rest.find(TRACEBACK_HEAD), 0)])
+            return
+        if stripped in _STALL_LIST_HEAD:
+            self._start_stall_list(stream, number)
+            return
+        if stripped.startswith(_IGNORED_EXCEPTION):
+            stream.ignored_at = number
             return
         if stripped in (CAUSE_MARKER, CONTEXT_MARKER):
             if stream.chain:
@@ -779,8 +865,11 @@ class LogReader:
         m = _FATAL.search(rest) if any(word in rest for word in _FATAL_WORDS) else None
         if m and not (cands and self.matcher.match(segment, cands)):
             what = m.group("what") or m.group("segv") or m.group("abort")
-            if m.group("abort"):
-                self._check_before_abort(stream, number)
+            check = self._check_before_abort(stream, number) if m.group("abort") else None
+            if check is not None:
+                # The failed check is the error; the abort that follows it is how the process ended.
+                check.evidence.append((self.label, number, rest.strip()))
+                return
             obs = self._observe(ExceptionObs, number, rest.strip(), stream)
             obs.origin = "fatal"
             obs.chain = [Link(None, what.strip() or rest.strip())]
@@ -795,7 +884,9 @@ class LogReader:
                     stream, number, inner, self.matcher.candidates(inner), frames=[], standalone=True
                 )
                 return
-        if rest[:1] not in (" ", "\t") and _raised_line(stripped):
+        # An exception line on its own, also indented as a Markdown code block (4 spaces) or a list
+        # item; not deeper (a printed structure's nested text).
+        if len(rest) - len(rest.lstrip(" \t")) <= _LONE_EXCEPTION_INDENT and _raised_line(stripped):
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
             return
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
@@ -896,6 +987,34 @@ class LogReader:
         self._start_exception(stream, number, stripped, cands, frames=stream.frames, standalone=False)
         return True
 
+    def _start_stall_list(self, stream: _Stream, number: int) -> None:
+        """`Stalled ranks:` after Horovod's stall warning: the list that follows completes the warning."""
+        stream.mode, stream.stalled = "stall", None
+        last = self.observations[-1] if self.observations else None
+        if isinstance(last, CollectiveObs) and last.rank == stream.rank and 0 < number - last.line <= 3:
+            stream.stalled = last
+
+    def _stall_line(self, stream: _Stream, number: int, rest: str) -> bool:
+        """A line of Horovod's stall list: the ranks it names are the ones the others wait for; the
+        first of them is the line that says who they are."""
+        entry = _STALL_LIST_ENTRY.match(rest.strip())
+        rank = bounded_rank(entry.group(1)) if entry is not None else None
+        if rank is None:
+            stream.mode = "idle"
+            return False
+        report = stream.stalled
+        if report is None:
+            report = stream.stalled = self._observe(CollectiveObs, number, rest.strip(), stream)
+            report.chain = [Link(None, clean_line(rest.strip()))]
+            self._add(report)
+        if report.state != "missing":
+            report.state = "missing"
+            report.evidence.append((self.label, number, rest.strip()))
+            report.line = number
+        if rank not in report.named_ranks:
+            report.named_ranks.append(rank)
+        return True
+
     def _rich_line(self, stream: _Stream, rest: str) -> bool:
         """A line of rich's boxed traceback: frame headers (`path:line in function`, folded when
         long), source lines (`❱` marks the executing one), then the box's bottom edge."""
@@ -976,6 +1095,9 @@ class LogReader:
         ends = (
             stamp is not None
             or stripped in (CAUSE_MARKER, CONTEXT_MARKER)
+            or stripped in _STALL_LIST_HEAD
+            or stripped == _CHECK_TRACE_HEAD
+            or stripped.startswith(_IGNORED_EXCEPTION)
             or (exc is not None and _carried_exception(exc, stripped))
             or TRACEBACK_HEAD in rest
             or _SEPARATOR.match(stripped) is not None
@@ -1032,13 +1154,21 @@ class LogReader:
         links: list[Link] = []
         named: list[Link] = []
         for exc in outer_first:
-            links += self._links(exc.text, exc.cands)
+            own = self._links(exc.text, exc.cands)
+            if all(link.entry is None for link in own) and exc.lines and exc.lines[0][0] == exc.line + 1:
+                own = self._wrapped_links(exc.text, exc.lines[0][1]) or own
+            added: list[Link] = []
             for _number, text, cands in exc.lines:
                 if cands:
                     more = self._links(text, cands, known_only=True)
                     named += more
-                    links += _new_links(links, more)
+                    added += _new_links(links + own + added, more)
+            # A note the library appends to its message (`CUDA kernel errors might be asynchronously
+            # reported ...`) does not state the failure: the message does, so it stays innermost.
+            notes = [link for link in added if link.entry is not None and link.entry.kind == "symptom"]
+            links += notes + own + [link for link in added if link not in notes]
         obs.chain = links
+        obs.explained_by = _explaining_link(links)
         primary = obs.primary()
         owner = inner
         for exc in outer_first:
@@ -1047,7 +1177,14 @@ class LogReader:
                 owner = exc
         obs.line = owner.line
         obs.text = owner.text
-        if primary is not None and primary.entry is not None and primary.text not in owner.text:
+        if (
+            primary is not None
+            and primary.entry is not None
+            and primary.entry.kind
+            != "symptom"  # not a note the library appends (`CUDA kernel errors might be ...`)
+            and primary.text not in owner.text
+            and owner.text not in primary.text  # not the owner's line joined with the next (a wrap)
+        ):
             # The known message is on a continuation line of the exception (a wrapped paste).
             for number, text, _cands in owner.lines:
                 if primary.text in text or text in primary.text:
@@ -1090,7 +1227,9 @@ class LogReader:
                 for link in obs.chain
             ]
             obs.text = said
-        obs.warning = bool(owner.type and owner.type.endswith("Warning"))
+        # Python's report of an exception it could not raise (in `__del__`, at exit) and ignored.
+        obs.warning = bool(owner.type and owner.type.endswith("Warning")) or stream.ignored
+        stream.ignored = False
         _rank_from_chain(obs, named)
         obs.evidence = [(self.label, exc.line, exc.text) for exc in chain]
         for exc in chain:
@@ -1502,7 +1641,7 @@ class LogReader:
             code, reporter = -9, "shell"
         elif (
             not _raised_line(rest.strip())
-            and (m := _GENERIC_EXIT.search(rest) or _MAKE_ERROR.search(rest)) is not None
+            and (m := PROCESS_EXITED.search(rest) or _MAKE_ERROR.search(rest)) is not None
         ):
             # Any other tool's report of a process that ended non-zero (an IDE, a CI runner, make).
             code, reporter = bounded_int(m.group(1)), "process"
@@ -1547,28 +1686,38 @@ class LogReader:
         self._add(obs)
         return True
 
-    def _check_before_abort(self, stream: _Stream, number: int) -> None:
+    def _check_before_abort(self, stream: _Stream, number: int) -> ExceptionObs | None:
         """A failed C++ check prints its message with its source location just before `abort()`: read
-        the line before a signal handler's report as the error that report is the consequence of."""
+        the line before a signal handler's report (glog's stack trace of the check between them) as
+        the error that report is the consequence of, and return it."""
+        trace = stream.check_trace
+        before = number - 1
+        if trace is not None and trace[1] == number - 1:
+            before = trace[0] - 1  # the check's message stands before glog's stack trace of it
         previous = self.observations[-1] if self.observations else None
-        if previous is not None and type(previous) is Observation and previous.line == number - 1:
+        if (
+            previous is not None
+            and type(previous) is Observation
+            and before - _CHECK_TRACE_GAP <= previous.line <= before
+        ):
             # Read as an error-level record (`F tensorflow/...cc:89] Check failed: ...`): it is the
             # abort's cause, an exception of C++, not a line of its own.
             line, text = previous.line, previous.text
             if not _SOURCE_LOCATED.match(text):
-                return
+                return None
             self.observations.pop()
             self._seen = {key: obs for key, obs in self._seen.items() if obs is not previous}
-        elif stream.last_line is not None and stream.last_line[0] == number - 1:
+        elif stream.last_line is not None and stream.last_line[0] == before:
             line, text = stream.last_line
             if not _SOURCE_LOCATED.match(text):
-                return
+                return None
         else:
-            return
-        obs = self._observe(ExceptionObs, line, text, stream)
+            return None
+        obs: ExceptionObs = self._observe(ExceptionObs, line, text, stream)
         obs.origin = "cpp"
         obs.chain = self._links(text, None)
         self._add(obs)
+        return obs
 
     def _cpp_without_message(self, stream: _Stream) -> None:
         """`terminate called after throwing ...` with no `what():` after it: the exception's type is
@@ -1645,6 +1794,19 @@ class LogReader:
         return True
 
     # --- building observations ----------------------------------------------------------------
+
+    def _wrapped_links(self, text: str, following: str) -> list[Link]:
+        """The known message of an exception line a terminal wrapped onto the next line: the two
+        joined at the break (mid-word, or at a space the wrap dropped)."""
+        if len(text) < _WRAP_MIN_CHARS:
+            return []
+        for joined in (text + following.strip(), f"{text} {following.strip()}"):
+            joined = joined[:_WRAP_JOINED_CHARS]
+            hits = self.matcher.match(joined, None)
+            # Only a message that runs over the break: one wholly on the next line is that line's own.
+            if any(hit.start < len(text) < hit.end for hit in hits):
+                return self._links(joined, None, known_only=True)
+        return []
 
     def _links(self, text: str, cands: Iterable[int] | None, *, known_only: bool = False) -> list[Link]:
         hits = self.matcher.match(text, cands)

@@ -33,6 +33,15 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     # ... or workers that stopped calling the same collectives (fairseq's `all_gather_list`)
     r"|\b(?:have |has )?(?:fallen|fell|gone|got|get|gets) out of sync\b"
 )
+# Two ranks on one device (NCCL's `Duplicate GPU detected`, torch's symmetric memory `detected
+# allocations from overlapping devices from different ranks`).
+_SHARED_DEVICE = LazyRegex(
+    r"\bDuplicate GPU detected\b|(?i:\b(?:overlapping|duplicate|the same) (?:cuda )?(?:devices?|gpus?)"
+    r" (?:from|across|by|for|in) (?:different|multiple|several|two|other) (?:ranks|processes)\b)"
+)
+# An object the program hands to another process (a spawn target, its arguments, an object
+# collective's payload) that pickle cannot serialise: a lambda, a local function, a handle.
+_UNPICKLABLE = LazyRegex(r"\b(?:Can't|Cannot|cannot|can't) pickle\b|\bPicklingError\b|\bis not picklable\b")
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
@@ -101,9 +110,11 @@ _PORT_IN_USE = LazyRegex(
     r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
     # ... or the port could not be opened at all (in use, or below 1024 without root)
     r"|\bserver socket has failed to (?:listen|bind)\b|\bfailed to bind to\b"
+    # ... or a launcher's own check (accelerate: `on port `29500`, but another process is utilizing it`)
+    r"|(?i:\bport\b.{0,80}\b(?:another process is (?:using|utilizing)|(?:is )?already (?:in use|taken|used))\b)"
 )
 _SETTING_UP = LazyRegex(
-    r"(?i)\brendezvous\b(?! '(?!init')\w)|\binitiali[sz]ing (?:torch\.distributed|the (?:default )?process group|ddp:|distributed:)"
+    r"(?i)(?<!::)\brendezvous\b(?! '(?!init')\w)|\binitiali[sz]ing (?:torch\.distributed|(?:the )?(?:default )?process group|ddp:|distributed:)"
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
     # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
     r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
@@ -171,6 +182,7 @@ VERSION_TEXT = LazyRegex(
     r"undefined symbol|(?i:version[ _]?mismatch)|installed with version .{0,60} but found version|"
     r"requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
     r"does not match the version|(?:was|were) compiled (?:with|against)|No module named|version ?>= ?\d|"
+    r"(?i:\b(?:minimum|maximum|min|max) (?:supported )?version\b)|\bversion [\d.]{1,20} or (?:higher|newer|later)\b|"
     # a package, a shared library or a build tool missing from the environment
     r"cannot open shared object file|\b[Pp]lease (?:re)?install\b|\bpip install\b|\bis not installed\b|"
     r"\b(?:is|are) required to (?:load|build|compile|use|run)\b|"
@@ -178,6 +190,12 @@ VERSION_TEXT = LazyRegex(
 )
 
 # Exceptions of launchers and platforms that only carry a child's failure (their message may quote it).
+# A program's report that a process it ran ended non-zero (an IDE's `Process finished with exit code
+# 137`, a pipeline's `Step 2 exited with non-zero status 247`): the process's own output says why.
+PROCESS_EXITED = LazyRegex(
+    r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed)\b[^\n]{0,40}?"
+    r"\b(?:exit )?(?:code|status)[ :=]{1,3}(-?\d{1,4})\b"
+)
 WRAPPER_EXCEPTIONS = (
     "ChildFailedError",
     "ProcessRaisedException",
@@ -191,6 +209,13 @@ WRAPPER_EXCEPTIONS = (
 # (pattern, category, reason), in order: the first that matches decides.
 MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (_ALREADY_CHECKED_IN, "rendezvous", "two processes joined the process group with the same rank"),
+    (_SHARED_DEVICE, "duplicate_device", "the message says two ranks use the same device"),
+    (
+        _UNPICKLABLE,
+        "user_code",
+        "the program handed another process an object pickle cannot serialise (a lambda, a local"
+        " function, an open handle)",
+    ),
     (
         _MISMATCHED_COLLECTIVE,
         "collective_mismatch",
