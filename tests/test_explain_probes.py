@@ -1102,3 +1102,115 @@ def test_a_desync_report_where_every_rank_joined_names_no_straggler() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and root.category == "collective_timeout" and root.rank is None
+
+
+# --- rules added with batches b22-b25 ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            "enqueue.cc:373 NCCL WARN Error : mixing different streams within a group call is not supported.",
+            "nccl_error",
+        ),
+        (
+            "ConnectionError: Tried to launch distributed communication on port `29500`, but another process is utilizing it.",
+            "rendezvous",
+        ),
+        (
+            "ImportError: cannot import name 'Store' from 'torch.distributed' (/x/torch/distributed/__init__.py)",
+            "backend_unsupported",
+        ),
+        (
+            "AttributeError: 'DistributedDataParallel' object has no attribute '_set_static_graph'",
+            "version_mismatch",
+        ),
+        (
+            "host:1:2 [0] transport/net_socket.cc:200 NCCL WARN NET/Socket : message truncated : receiving 696320 bytes instead of 32768",
+            "collective_mismatch",
+        ),
+        (
+            "accelerate.utils.operations.DistributedOperationException: Impossible to apply the desired operation due to inadequate shapes. All shapes on the devices must be valid.",
+            "collective_mismatch",
+        ),
+        (
+            "Refer to the documentation on how to address the out of memory issue: https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html.",
+            "oom_host",
+        ),
+        ("An error occurred: UnboundLocalError – local variable 't7' referenced before assignment", "other"),
+        ('I got an error "rank 8 and rank 0 both on CUDA device d000"', "duplicate_device"),
+    ],
+)
+def test_more_wordings_decide_the_category(line: str, category: str) -> None:
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.category == category
+
+
+# Shapes met in batches b22-b25: the log, and what the verdict must say of it.
+_SHAPES: dict[str, tuple[str, dict[str, object]]] = {
+    "a message wrapped over lines is read whole for its category": (
+        "Exception: Unable to unpickle data from other workers. all_gather_list requires all\n"
+        "workers to enter the function together, so this error usually indicates that the\n"
+        "workers have fallen out of sync somehow.\n",
+        {"category": "collective_mismatch", "line": 1},
+    ),
+    "a traceback after 'Exception ignored in' is not the failure": (
+        "Exception: process 0 terminated with signal SIGKILL\n"
+        "Exception ignored in: <function COCODataset.__del__ at 0x7effec4f4b80>\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/yolox/data/datasets/coco.py", line 62, in __del__\n'
+        "    del self.imgs\n"
+        "AttributeError: imgs\n",
+        {"category": "oom_host", "rank": 0},
+    ),
+    "a bare error heading is not the failure": (
+        "Error:\n"
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: -9) local_rank: 1 (pid: 1168) "
+        "of binary: /opt/conda/bin/python\n",
+        {"category": "oom_host", "rank": 1},
+    ),
+    "the user's sentence quoting an error gives way to the logged line": (
+        "When training the model, I caught a `CUDA error: unspecified launch failure`. It confused me.\n"
+        "[rank9]:[E113 11:43:02.241 ProcessGroupNCCL.cpp:1899] [PG ID 5 PG GUID 55 Rank 1] Process group "
+        "watchdog thread terminated with exception: CUDA error: unspecified launch failure\n",
+        {"rank": 9, "line": 2},
+    ),
+    "an agent's SIGTERM is the scheduler's, not the cause": (
+        "Traceback (most recent call last):\n"
+        '  File "/env/site-packages/torch/distributed/elastic/rendezvous/dynamic_rendezvous.py", line 635, in run\n'
+        "    raise RendezvousClosedError()\n"
+        "torch.distributed.elastic.rendezvous.api.RendezvousClosedError\n"
+        "srun: error: cdr2596: task 1: Exited with exit code 1\n"
+        "WARNING:torch.distributed.elastic.agent.server.api:Received 15 death signal, shutting down workers\n",
+        {"category": "rendezvous", "line": 4},
+    ),
+    "dividing by a GPU count of zero is no visible device": (
+        "Traceback (most recent call last):\n"
+        '  File "/site-packages/mmdet/apis/env.py", line 29, in _init_dist_pytorch\n'
+        "    torch.cuda.set_device(rank % num_gpus)\n"
+        "ZeroDivisionError: integer division or modulo by zero\n",
+        {"category": "invalid_device"},
+    ),
+    "a lookup error while the DataLoader fetches a batch is the data pipeline's": (
+        "Traceback (most recent call last):\n"
+        '  File "/site-packages/torch/utils/data/_utils/fetch.py", line 55, in fetch\n'
+        "    return self.collate_fn(data)\n"
+        '  File "/workspace/trl/trainer/sft_trainer.py", line 344, in torch_call\n'
+        '    images = [example["images"] for example in examples]\n'
+        "KeyError: 'images'\n",
+        {"category": "dataloader"},
+    ),
+    "Determined's trial prefix is peeled and the MPI label read": (
+        "13047a84-9fa2-4afe-b5b4-6475139b76b3 || Tue Jan 21 03:44:56 2020[3]<stdout>:"
+        "host:352:1198 [3] enqueue.cc:195 NCCL WARN Cuda failure 'invalid device function'\n",
+        {"category": "nccl_error", "rank": 3},
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "expected"), list(_SHAPES.values()), ids=list(_SHAPES))
+def test_a_log_shape_gets_its_verdict(text: str, expected: dict[str, object]) -> None:
+    root = explain_text(text).root_cause
+    assert root is not None
+    assert {key: getattr(root, key) for key in expected} == expected

@@ -104,6 +104,8 @@ LAYOUT_CHECK = LazyRegex(
     r"|\bCheck batch related parameters\b"
 )
 _DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
+_BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
+_DEVICE_COUNT = LazyRegex(r"(?i)\b(?:num_gpus|n_gpus?|ngpus?|gpu_count|device_count\(\))\b")
 # An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
 # or the script's dataset.
 _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py$")
@@ -130,6 +132,7 @@ _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
+_CONTINUATION_LINES = 3  # a wrapped message's lines read with its first one
 _PRIVATE_ATTRIBUTE = LazyRegex(r"object has no attribute '_[A-Za-z]\w{0,100}'")
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (
@@ -287,6 +290,15 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     return cand
 
 
+def _said_around(obs: Observation, text: str) -> tuple[str, str] | None:
+    """What the rest of the observation's line (`... NCCL WARN Error : ...`) or the message's next lines
+    (a message wrapped by the terminal) say, when the message's own first line says nothing known."""
+    if obs.text != text and (said := message_category(obs.text)) is not None:
+        return said
+    following = [t for _, number, t in obs.evidence if 0 < number - obs.line <= _CONTINUATION_LINES]
+    return message_category(" ".join([text, *following])) if following else None
+
+
 def _named_as_behind(obs: Observation) -> list[int]:
     """The ranks a report names as missing or behind (a desync report, a monitored barrier's failed
     ranks), whether it was read as a collective line or raised as an exception."""
@@ -305,6 +317,11 @@ def _in_dataloader_worker(obs: Observation) -> bool:
         if (caught := _CAUGHT_IN.search(text)) is not None:
             return caught.group(1) != "replica"
     return isinstance(obs, ExceptionObs) and any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames)
+
+
+def _divides_by_device_count(exc: ExceptionObs) -> bool:
+    """Whether the innermost statement divides by a count of GPUs (`rank % num_gpus`)."""
+    return bool(exc.frames) and bool(_DEVICE_COUNT.search(exc.frames[-1].code or ""))
 
 
 def _indexes_devices(exc: ExceptionObs) -> bool:
@@ -351,7 +368,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     in_rendezvous = (
         exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].file))
     )
-    said = message_category(text)
+    said = message_category(text) or _said_around(obs, text)
     if PEER_LOST.search(text) and not in_rendezvous and (said is None or said[0] in _LAYERS):
         starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
         starting = starting or (said is not None and said[0] == "rendezvous")  # its words say start-up
@@ -455,6 +472,21 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             f"{short_type}: a file or folder the program uses is missing, already there, not empty or not"
             " accessible (its paths or permissions, or several ranks writing one path)"
         )
+    elif exc is not None and short_type == "ZeroDivisionError" and _divides_by_device_count(exc):
+        cand.category, cand.strength = "invalid_device", 2
+        cand.reasons.append(
+            f"it divided by the number of GPUs ({exc.frames[-1].where()}), which is zero: this process sees no GPU"
+            " (CUDA_VISIBLE_DEVICES, the driver, or a CPU-only build)"
+        )
+    elif (
+        exc is not None
+        and short_type in _VALUE_ERRORS
+        and any(_BATCH_FETCH.search(f.file) for f in exc.frames)
+    ):
+        cand.category, cand.strength = "dataloader", 2
+        cand.reasons.append(
+            f"{short_type} raised while the DataLoader fetched a batch (the dataset or its collate function)"
+        )
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
@@ -545,6 +577,8 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         and (c.tier == CAUSE or (c.kind == "symptom" and isinstance(c.obs, ExceptionObs)))
     }
     watchdog = any(c.category == "collective_timeout" or c.kind == "symptom" for c in found)
+    # An exception no label ties to a rank may be any exiting rank's own error.
+    unlabelled = any(c.rank is None and isinstance(c.obs, ExceptionObs) and c.tier != WRAPPER for c in found)
     out: list[Candidate] = []
     for obs in timeline.exits:
         code = obs.code
@@ -598,6 +632,11 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         elif sig is not None:
             cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} crashed with {name}")
+        elif silent and unlabelled:
+            cand = Candidate(obs, CONSEQUENCE, "exit", "other", entry, obs.rank)
+            cand.reasons.append(
+                f"{_who(obs)} exited with code {code}; an error without a rank label in the logs may be its own"
+            )
         elif silent:
             cand = Candidate(obs, INFERRED, "exit", "other", entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} exited with code {code} and printed no error in these logs")
@@ -830,7 +869,9 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # Only ranks the logs show exist (an exit report, a line, a WORLD_SIZE) count as silent: an
     # excerpt that shows one rank's timeout says nothing about the ranks it does not show.
     known = set(timeline.ranks) | (set(range(world)) if timeline.world_hinted else set())
-    silent = sorted(known - waiting - lost - failing)
+    # A rank whose traceback the excerpt cut off printed an error: it is not a silent one.
+    cut = {c.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.cut_off and c.rank is not None}
+    silent = sorted(known - waiting - lost - failing - cut)
     if not silent and len(waiting) >= 2:
         # Ranks are numbered from 0: one number below the highest waiting rank that never reported is
         # a rank of the job too (ranks 1-3 time out, rank 0 says nothing).

@@ -49,7 +49,7 @@ class Anchor:
 # Words of a line that says something failed without an error level (`sudo: torchrun: command not found`).
 LEAD_WORDS = (
     r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
-    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied)\b"
+    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred)\b"
 )
 
 

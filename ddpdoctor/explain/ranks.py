@@ -47,9 +47,12 @@ _LEADING_TIME = LazyRegex(
     # `mpirun --timestamp-output`: `Wed Sep 20 23:55:19 2017[1,68]<stderr>:`
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d \d{4} {0,4}(?=\[)"
 )
-# What a log collector puts before every line it stores: Docker Compose's service label (`trainer-1  | `)
-# and an RFC 3339 time (`kubectl logs --timestamps`, `docker logs -t`, CI runners, cloud log exports).
-_COMPOSE_LABEL = LazyRegex(r"[\w.-]{1,64} {1,20}\| ")
+# What a log collector puts before every line it stores: Docker Compose's service label (`trainer-1  | `),
+# Determined's trial id (`13047a84-...-6475139b76b3 || `) and an RFC 3339 time (`kubectl logs --timestamps`, `docker logs -t`, CI runners, cloud log exports).
+_COMPOSE_LABEL = LazyRegex(
+    r"[\w.-]{1,64} {1,20}\| "
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} \|\| "  # Determined's trial logs
+)
 _COLLECTOR_TIME = LazyRegex(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) ")
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")

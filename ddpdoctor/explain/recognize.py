@@ -187,7 +187,7 @@ _RANK_CRASHED = LazyRegex(
 )
 # Slurm: `srun: error: node7: task 3: Exited with exit code 1` (`tasks 2-7:` for several; task = rank).
 _SRUN_EXIT = LazyRegex(
-    r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed))"
+    r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed|Out Of Memory))"
 )
 _MPI_SIGNAL = LazyRegex(
     r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node (?:\S{1,200} )?exited on signal (\d{1,3})"
@@ -243,6 +243,7 @@ _REPEATS_TO_FAIL = 3
 _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
 _DIGITS = re.compile(r"\d+")
 _LONE_EXCEPTION_INDENT = 8
+_BARE_LABELS = ("Error:", "Exception:")  # a heading over the lines that follow, not an error of its own
 _IGNORED_EXCEPTION = "Exception ignored in"
 _CHECK_TRACE_HEAD = "*** Check failure stack trace: ***"
 _CHECK_TRACE_FRAME = LazyRegex(r"@ +(?:0x[0-9a-f]{1,16}|\(nil\)) ")
@@ -886,7 +887,11 @@ class LogReader:
                 return
         # An exception line on its own, also indented as a Markdown code block (4 spaces) or a list
         # item; not deeper (a printed structure's nested text).
-        if len(rest) - len(rest.lstrip(" \t")) <= _LONE_EXCEPTION_INDENT and _raised_line(stripped):
+        if (
+            len(rest) - len(rest.lstrip(" \t")) <= _LONE_EXCEPTION_INDENT
+            and stripped not in _BARE_LABELS
+            and _raised_line(stripped)
+        ):
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
             return
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)

@@ -7,7 +7,8 @@
    Earliest means by clock when every reading compares (:mod:`timeline`); otherwise, within one
    input, by line; across inputs without comparable clocks, the more specific candidate (a known
    root over an unknown error) comes first. An unknown error gives way to a known root cause of
-   the same rank, and a library's log line of an error to the exception that raised it just after.
+   the same rank, a library's log line of an error to the exception that raised it just after, and
+   the user's own sentence quoting an error to the logged line of the same failure.
    With only consequences, the heartbeat report of the rank with the fewest collectives still
    enqueued names that rank; a timeout alone names none (its printer waited).
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
@@ -28,6 +29,7 @@ import re
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
+from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.explain.wording import CUDA_OOM
 from ddpdoctor.records import Record, field
@@ -36,6 +38,11 @@ CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
+# A user's own sentence about the failure (first person and a verb of meeting it), not a log line.
+_PROSE = re.compile(
+    r"(?:^|[\s,.])(?:I|we)(?:'ve| have| had)? (?:caught|got|get|met|meet|encounter(?:ed)?|faced?|hit|see|saw|"
+    r"found|receive[d]?|am getting|keep getting|ran into|run into)\b"
+)
 _ENQUEUED = re.compile(r"workMetaList_\.size\(\)=(\d{1,9})")
 
 
@@ -57,7 +64,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     best_tier = min(c.tier for c in found)
     pool = [c for c in found if c.tier == best_tier]
     ranked = order(pool, tier=lambda c: -c.strength)
-    culprit = _raised_form(_prefer_known(ranked), pool)
+    culprit = _logged_form(_raised_form(_prefer_known(ranked), pool), ranked)
     if best_tier == CONSEQUENCE:
         culprit = _best_consequence(ranked)
     if best_tier == CONSEQUENCE:
@@ -97,8 +104,10 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     groups = culprit.obs.groups()
     if culprit.category == "duplicate_device" and (groups.get("peer") or groups.get("other_rank")):
         # The message names two ranks on one device: the setup is at fault, not a rank.
+        named = {bounded_rank(groups.get(key)) for key in ("rank", "peer", "other_rank")}
         culprit.suspects = sorted(
             {c.rank for c in found if c.rank is not None and c.category == "duplicate_device"}
+            | {rank for rank in named if rank is not None}
         )
         culprit.rank = None
         culprit.rank_note = "several ranks share one device; no single rank is at fault"
@@ -152,6 +161,17 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
         if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):
             return other
     return first
+
+
+def _logged_form(culprit: Candidate, ranked: list[Candidate]) -> Candidate:
+    """The log's own line of the failure, when the culprit is the user's sentence quoting it ("I caught
+    a `CUDA error: unspecified launch failure`") and the log shows the same failure later."""
+    if _PROSE.search(culprit.obs.text) is None:
+        return culprit
+    for other in ranked:
+        if other is not culprit and other.category == culprit.category and not _PROSE.search(other.obs.text):
+            return other
+    return culprit
 
 
 def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:

@@ -32,6 +32,8 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     r"|(?i:\b(?:shape|size|dtype|type) mismatch in the collective\b)|\banother member in the group expected\b"
     # ... or workers that stopped calling the same collectives (fairseq's `all_gather_list`)
     r"|\b(?:have |has )?(?:fallen|fell|gone|got|get|gets) out of sync\b"
+    # ... or accelerate's check of the shapes it gathers (`All shapes on the devices must be valid`)
+    r"|(?i:\bshapes? (?:on|across) (?:the |all )?devices must\b)|\bdue to (?:inadequate shapes|shape mismatches)\b"
 )
 # Two ranks on one device (NCCL's `Duplicate GPU detected`, torch's symmetric memory `detected
 # allocations from overlapping devices from different ranks`).
@@ -98,6 +100,8 @@ _NCCL_FAILURE = LazyRegex(
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
+    # ... or a framework's check of an NCCL call, located in its NCCL code (`invalid usage at [.../nccl_helper.h:70]`)
+    r"|\b(?:invalid usage|unhandled (?:system|cuda) error|internal error|remote process exited)\b.{0,40}\bnccl\w{0,40}\.(?:h|cc|cpp|hpp)\b"
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
@@ -121,6 +125,8 @@ _SETTING_UP = LazyRegex(
     r"|\bcluster registration failed\b|\bWait_for_all_tasks_to_register\b|\bto register with the coordination service\b"
     r"|\bCoordination service agent in error status: DEADLINE_EXCEEDED\b"
     r"|\bwithout (?:using )?'?(?:mpirun|torchrun|srun|mpiexec)\b"  # processes started without their launcher
+    # a rendezvous store's wait for the other processes' keys (Horovod's gloo HTTP store)
+    r"|\b[Ww]ait timeout after \d{1,12} ?(?:s|ms|seconds|milliseconds) for key"
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # An address that does not resolve or cannot be reached: the job was given a wrong master address
