@@ -1201,6 +1201,22 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "KeyError: 'images'\n",
         {"category": "dataloader"},
     ),
+    "a store key naming a rank no log shows, above those that do, is the job's configuration": (
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 5000ms, keys: /default_pg/0//cpu//0/2\n"
+        "[rank1]: torch.distributed.DistStoreError: wait timeout after 5000ms, keys: /default_pg/0//cpu//0/2\n",
+        {"category": "rendezvous", "rank": None},
+    ),
+    "the same key with the world size in the logs names the rank that did not arrive": (
+        "WORLD_SIZE=3\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 5000ms, keys: /default_pg/0//cpu//0/2\n"
+        "[rank1]: torch.distributed.DistStoreError: wait timeout after 5000ms, keys: /default_pg/0//cpu//0/2\n",
+        {"rank": 2},
+    ),
+    "CUDA set up before a fork is a CUDA error": (
+        "RuntimeError: The cuda env is set before the forked thread starts. Please do not use any cuda "
+        "function or variable before forking\n",
+        {"category": "cuda_error"},
+    ),
     "Determined's trial prefix is peeled and the MPI label read": (
         "13047a84-9fa2-4afe-b5b4-6475139b76b3 || Tue Jan 21 03:44:56 2020[3]<stdout>:"
         "host:352:1198 [3] enqueue.cc:195 NCCL WARN Cuda failure 'invalid device function'\n",

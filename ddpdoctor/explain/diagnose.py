@@ -24,6 +24,7 @@ from ddpdoctor.explain.observations import (
     Observation,
     StackDumpObs,
 )
+from ddpdoctor.explain.ranks import rank_list
 from ddpdoctor.explain.report import (
     MAX_EVIDENCE,
     ChainLink,
@@ -144,7 +145,11 @@ def _headline(cand: Candidate) -> str:
     who = (
         f"rank {cand.rank}"
         if cand.rank is not None
-        else ("ranks " + ", ".join(map(str, cand.suspects)) if cand.suspects else "")
+        else (
+            ("ranks " if len(cand.suspects) > 1 else "suspect rank ") + rank_list(cand.suspects)
+            if cand.suspects
+            else ""
+        )
     )
     if (
         isinstance(obs, ExitObs)

@@ -29,7 +29,7 @@ import re
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
-from ddpdoctor.explain.ranks import bounded_rank
+from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.explain.wording import CUDA_OOM
 from ddpdoctor.records import Record, field
@@ -72,6 +72,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _lone_lost_connection(culprit)
     elif culprit.kind in ("crash", "exit", "host-kill"):
         culprit = _shared_exit(culprit, pool)
+    _named_beyond_the_job(culprit, timeline)
     if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
@@ -310,6 +311,24 @@ def _fewest_enqueued(pool: list[Candidate]) -> tuple[Candidate, str] | None:
 def _named_by_report(culprit: Candidate) -> bool:
     """Whether the culprit's rank is one its message names (the rank waited for), not its printer's."""
     return culprit.rank is not None and culprit.rank in culprit.suspects and culprit.rank != culprit.obs.rank
+
+
+def _named_beyond_the_job(culprit: Candidate, timeline: Timeline) -> None:
+    """A report names as missing a rank that appears nowhere in the logs, above every rank that does,
+    while every rank below it is there: the job was started with fewer processes than its world size
+    says (or a whole node never started), a configuration fault rather than that rank's."""
+    if not _named_by_report(culprit) or culprit.rank is None:
+        return
+    seen = timeline.ranks
+    if len(seen) < 2 or culprit.rank in seen or culprit.rank <= max(seen) or set(range(max(seen))) - seen:
+        return
+    if timeline.world_hinted and timeline.world_size is not None and culprit.rank < timeline.world_size:
+        return  # the logs' world size says the rank exists: it did not arrive
+    culprit.rank_note = (
+        f"the report names rank {culprit.rank}, which appears nowhere in the logs while ranks"
+        f" {rank_list(sorted(seen))} do: fewer processes were started than the world size says"
+    )
+    culprit.rank = None
 
 
 def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None:

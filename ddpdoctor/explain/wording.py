@@ -109,6 +109,8 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\bMemory access fault by GPU\b"  # ROCm's HIP in CUDA's place
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
+    # CUDA set up in a process that then forks (its children cannot use it): MegEngine's, torch's words
+    r"|(?i:\bcuda\b.{0,80}\bbefore (?:the )?fork|\bre-?initiali[sz]e cuda in (?:a )?forked)"
 )
 _PORT_IN_USE = LazyRegex(
     r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
