@@ -1222,7 +1222,61 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "host:352:1198 [3] enqueue.cc:195 NCCL WARN Cuda failure 'invalid device function'\n",
         {"category": "nccl_error", "rank": 3},
     ),
+    # ... and in batches b26-b29
+    "an error type run into its message is still an error": (
+        " RuntimeErrorstill have inflight params [{'id': 292, 'status': 'AVAILABLE'}]\n",
+        {"category": "other", "line": 1},
+    ),
+    "a logger's error record beats a traceback cut off before its exception": (
+        "2025-05-22 03:33:36 - [ERROR] - An error occurred during training: World size 2 must be divisible "
+        "by the product of all parallel degrees and data parallel shards.\n"
+        "2025-05-22 03:33:36 - [ERROR] - Traceback (most recent call last):\n"
+        '2025-05-22 03:33:36 - [ERROR] -   File "/home/u/finetrainers/trainer.py", line 35, in __init__\n'
+        "2025-05-22 03:33:36 - [ERROR] -     super().__init__(args)\n",
+        {"category": "user_code", "line": 1},
+    ),
+    "a rank's own DataLoader error beats the launcher's SIGTERM to the others": (
+        "[rank0]: RuntimeError: DataLoader worker (pid(s) 8864) exited unexpectedly\n"
+        "W0617 03:17:51.687000 140319081027392 torch/distributed/elastic/multiprocessing/api.py:858] "
+        "Sending process 44 closing signal SIGTERM\n",
+        {"category": "dataloader", "rank": 0},
+    ),
+    "a worker's own crash beats Ray's report that the worker died": (
+        "(pid=399214) Fatal Python error: Segmentation fault\n"
+        "(raylet) A worker died or was killed while executing a task by an unexpected system error. To "
+        "troubleshoot the problem, check the logs for the dead worker.\n",
+        {"category": "other", "line": 1},
+    ),
+    "a lost store while NCCL sets up is a rendezvous failure": (
+        "torch.distributed.DistBackendError: [15] is setting up NCCL communicator and retrieving ncclUniqueId "
+        "from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer\n",
+        {"category": "rendezvous"},
+    ),
+    "XLA's status says little, the line under it says the cause": (
+        "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: Failed to execute XLA Runtime executable: run time "
+        "error: custom call 'xla.gpu.all_reduce' failed:\n"
+        "external/xla/xla/service/gpu/nccl_utils.cc:133: NCCL operation ncclGetUniqueId(&id) failed: Unable "
+        "to load NCCL library. Multi-GPU collectives will not work.;\n",
+        {"category": "version_mismatch"},
+    ),
+    "nccl-tests' early wording and its CUDA failures": (
+        "$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4\nNCCL failure common.cu:908 'unhandled cuda error'.\n",
+        {"category": "nccl_error"},
+    ),
+    "a CUDA failure inside nccl-tests is the CUDA error's": (
+        "host: Test CUDA failure common.cu:253 'no kernel image is available for execution on the device'\n",
+        {"category": "version_mismatch"},
+    ),
+    "TensorFlow's collective group joined by another device type is a mismatch": (
+        "tensorflow.python.framework.errors_impl.InternalError: Collective ops is aborted by: Device "
+        "/job:worker/replica:0/task:0/device:GPU:0 is joining a group with incompatible device typeCPU "
+        "(group_key=3)\n",
+        {"category": "collective_mismatch"},
+    ),
 }
+
+
+# --- rules added with batches b26-b29 ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(("text", "expected"), list(_SHAPES.values()), ids=list(_SHAPES))

@@ -279,6 +279,11 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand.reasons.append("the program rejected its command line (an argparse usage error)")
         return cand
     said = message_category(obs.text)
+    if said is None and LAYOUT_CHECK.search(obs.text):
+        said = (
+            "user_code",
+            "a check of the job's parallel layout failed: the sizes the script chose do not fit",
+        )
     category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
     kind = (
@@ -292,11 +297,13 @@ def exception_candidate(obs: Observation) -> Candidate | None:
 
 def _said_around(obs: Observation, text: str) -> tuple[str, str] | None:
     """What the rest of the observation's line (`... NCCL WARN Error : ...`) or the message's next lines
-    (a message wrapped by the terminal) say, when the message's own first line says nothing known."""
-    if obs.text != text and (said := message_category(obs.text)) is not None:
+    (a message wrapped by the terminal, XLA's cause under its status) say of a cause, when the
+    message's own first line says nothing more than that something failed."""
+    if obs.text != text and (said := message_category(obs.text)) is not None and said[0] != "other":
         return said
     following = [t for _, number, t in obs.evidence if 0 < number - obs.line <= _CONTINUATION_LINES]
-    return message_category(" ".join([text, *following])) if following else None
+    said = message_category(" ".join(following)) if following else None
+    return said if said is not None and said[0] != "other" else None
 
 
 def _named_as_behind(obs: Observation) -> list[int]:
@@ -368,7 +375,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     in_rendezvous = (
         exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].file))
     )
-    said = message_category(text) or _said_around(obs, text)
+    said = message_category(text)
+    if said is None or said[0] == "other":  # nothing known, or only a status code (`INTERNAL:`)
+        said = _said_around(obs, text) or said
     if PEER_LOST.search(text) and not in_rendezvous and (said is None or said[0] in _LAYERS):
         starting = exc is not None and any(_START_UP.search(frame.function) for frame in exc.frames)
         starting = starting or (said is not None and said[0] == "rendezvous")  # its words say start-up

@@ -217,14 +217,17 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`),
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,2}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
+    r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
 )
 # A line that starts with an error type's name and goes on without a colon (a C++ extension's
 # `RuntimeError indice_cuda.cu 124 cuda execution failed with error 2`).
-_ERROR_NAMED = LazyRegex(r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception) [\w/.]")
+# ... or runs into its message (two writes spliced: `RuntimeErrorstill have inflight params`).
+_ERROR_NAMED = LazyRegex(
+    r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?: [\w/.]|[a-z]{2,} )"
+)
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 

@@ -10,7 +10,9 @@
    the same rank, a library's log line of an error to the exception that raised it just after, and
    the user's own sentence quoting an error to the logged line of the same failure.
    With only consequences, the heartbeat report of the rank with the fewest collectives still
-   enqueued names that rank; a timeout alone names none (its printer waited).
+   enqueued names that rank; a timeout alone names none (its printer waited); a statement of a
+   failure comes before a traceback cut off before its exception line, and the launcher's own
+   collateral action (torchrun's SIGTERM to the other workers) comes last.
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
    (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
    several ranks dying alike, the same error raised by every rank of the job, or a check of the job's
@@ -220,8 +222,12 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
     for cand in ranked:
         if isinstance(cand.obs, CollectiveObs) and cand.obs.op:
             return cand
-    # What a rank reports about its peers before what it says about itself ("taking the process down").
-    ranked = sorted(ranked, key=lambda c: c.consequence == "earlier-error")
+    # What a rank reports about its peers before what it says about itself ("taking the process down"),
+    # and any statement of a failure before a traceback cut off before its exception (where, not what).
+    ranked = sorted(
+        ranked,
+        key=lambda c: (c.consequence == "earlier-error", isinstance(c.obs, ExceptionObs) and c.obs.cut_off),
+    )
     for kind in ("symptom", "crash", "error-line"):
         for cand in ranked:
             if cand.kind == kind and cand.category == "collective_timeout":
@@ -439,11 +445,12 @@ def _lone_lost_connection(culprit: Candidate) -> None:
         link.text for link in culprit.obs.chain
     ):
         return
-    culprit.category = "nccl_error"
-    culprit.reasons.append(
-        "NCCL lost its connection to a peer and no other rank's failure is in the logs:"
-        " the network or the remote host is the suspect"
-    )
+    if culprit.category != "rendezvous":  # a lost store while NCCL sets up stays a rendezvous failure
+        culprit.category = "nccl_error"
+        culprit.reasons.append(
+            "NCCL lost its connection to a peer and no other rank's failure is in the logs:"
+            " the network or the remote host is the suspect"
+        )
     if culprit.rank is not None:
         culprit.rank_note = (
             f"rank {culprit.rank} reported the lost connection; the peer it lost is not in the logs"

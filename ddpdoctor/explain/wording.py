@@ -32,6 +32,8 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     r"|(?i:\b(?:shape|size|dtype|type) mismatch in the collective\b)|\banother member in the group expected\b"
     # ... or workers that stopped calling the same collectives (fairseq's `all_gather_list`)
     r"|\b(?:have |has )?(?:fallen|fell|gone|got|get|gets) out of sync\b"
+    # ... or TensorFlow's collective groups that disagree (`has group_size 8 ... but that group has size 4`)
+    r"|\bjoining a group with incompatible\b|\bhas group_size \d{1,9} .{0,80}but that group has size \d{1,9}"
     # ... or accelerate's check of the shapes it gathers (`All shapes on the devices must be valid`)
     r"|(?i:\bshapes? (?:on|across) (?:the |all )?devices must\b)|\bdue to (?:inadequate shapes|shape mismatches)\b"
 )
@@ -44,6 +46,9 @@ _SHARED_DEVICE = LazyRegex(
 # An object the program hands to another process (a spawn target, its arguments, an object
 # collective's payload) that pickle cannot serialise: a lambda, a local function, a handle.
 _UNPICKLABLE = LazyRegex(r"\b(?:Can't|Cannot|cannot|can't) pickle\b|\bPicklingError\b|\bis not picklable\b")
+# A shared library the installed packages need is not there (`Unable to load NCCL library`): the cause
+# before the layer it surfaced in (the NCCL call that failed for it).
+_LIBRARY_MISSING = LazyRegex(r"\b[Uu]nable to load (?:the )?\w{2,30} library\b")
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
@@ -245,6 +250,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
     (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
     (_CUDA_NO_DEVICE, "invalid_device", "the message says the CUDA device asked for does not exist"),
+    (
+        _LIBRARY_MISSING,
+        "version_mismatch",
+        "a shared library the installed packages need could not be loaded (not installed, or another version)",
+    ),
     (_NCCL_FAILURE, "nccl_error", "the message says an NCCL call failed"),
     (_HOST_OOM, "oom_host", "the message says the host ran out of memory (or a process was killed for it)"),
     (

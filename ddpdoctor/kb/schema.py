@@ -48,7 +48,7 @@ RELATION_TYPES: tuple[str, ...] = (
     "superseded-by",
 )
 # Why a message can be an echo of another failure rather than its cause (see the README's rules).
-CONSEQUENCES: tuple[str, ...] = ("peer-failure", "earlier-error")
+CONSEQUENCES: tuple[str, ...] = ("peer-failure", "earlier-error", "launcher")
 # When a solution applies: before launch (`check`, `preflight()`) or after a failure (`explain`).
 # A solution written as plain text applies at both.
 STAGES: tuple[str, ...] = ("preflight", "runtime")

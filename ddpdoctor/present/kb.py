@@ -77,6 +77,7 @@ def entry_document(entry: Entry, kb: KnowledgeBase) -> Document:
 _CONSEQUENCE_LABEL = {
     "peer-failure": "a failure on another rank (look for the rank that died or stalled)",
     "earlier-error": "an earlier error on the same rank (look above it)",
+    "launcher": "the launcher stopping the other workers after one failed (look for that one)",
 }
 _STAGE_LABEL = {"runtime": "after a failure", "preflight": "before launch"}
 
