@@ -1284,3 +1284,11 @@ def test_a_log_shape_gets_its_verdict(text: str, expected: dict[str, object]) ->
     root = explain_text(text).root_cause
     assert root is not None
     assert {key: getattr(root, key) for key in expected} == expected
+
+
+def test_collector_labels_are_peeled_once_whatever_the_line() -> None:
+    # A line of thousands of `name | ` fields must not be peeled field by field (no recursion, no crash).
+    report = explain_text("x | " * 20000 + "ValueError: boom\n")
+    assert report.root_cause is None or report.root_cause.category in ("user_code", "other")
+    root = explain_text("trainer-1  | ValueError: the batch is empty\n").root_cause
+    assert root is not None and root.text == "ValueError: the batch is empty"

@@ -48,8 +48,9 @@ _LEADING_TIME = LazyRegex(
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} {1,2}\d{1,2} \d\d:\d\d:\d\d \d{4} {0,4}(?=\[)"
 )
 # What a log collector puts before every line it stores: Docker Compose's service label (`trainer-1  | `),
-# Determined's trial id (`13047a84-...-6475139b76b3 || `) and an RFC 3339 time (`kubectl logs --timestamps`, `docker logs -t`, CI runners, cloud log exports).
-_COMPOSE_LABEL = LazyRegex(
+# Determined's trial id (`13047a84-...-6475139b76b3 || `) and an RFC 3339 time (`kubectl logs
+# --timestamps`, `docker logs -t`, CI runners, cloud log exports).
+_COLLECTOR_LABEL = LazyRegex(
     r"[\w.-]{1,64} {1,20}\| "
     r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} \|\| "  # Determined's trial logs
 )
@@ -137,10 +138,13 @@ def split_prefix(
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
     """
     collected = _collector_end(line)
-    if collected:
-        prefix = split_prefix(line[collected:], srun=srun, kube_master=kube_master, hosts=hosts)
-        prefix.collected = True
-        return prefix
+    prefix = _split_labels(line[collected:], srun=srun, kube_master=kube_master, hosts=hosts)
+    prefix.collected = collected > 0
+    return prefix
+
+
+def _split_labels(line: str, *, srun: bool, kube_master: bool, hosts: frozenset[str]) -> Prefix:
+    """The launchers' and loggers' labels of a line whose collector prefix is already off."""
     for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
         host = _HOST_LINE.match(line)
         if host is None or host.group(1) not in hosts:
@@ -184,7 +188,7 @@ def split_prefix(
 def _collector_end(line: str) -> int:
     """Where a log collector's label and time in front of a line end (0 when there are none)."""
     end = 0
-    if line[:1].isalnum() and (label := _COMPOSE_LABEL.match(line)) is not None:
+    if line[:1].isalnum() and (label := _COLLECTOR_LABEL.match(line)) is not None:
         end = label.end()
     if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
         end = time.end()

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
-from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
 from ddpdoctor.explain.index import LEAD_WORDS
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
@@ -469,9 +469,8 @@ class LogReader:
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
-        self._labelled: tuple[int, int, bool] | None = (
-            None  # the last rank-labelled line: (number, rank, local)
-        )
+        # The last rank-labelled line: (number, rank, local).
+        self._labelled: tuple[int, int, bool] | None = None
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
         self._seen: dict[tuple[Any, ...], Observation] = {}
@@ -1019,7 +1018,7 @@ class LogReader:
             report.state = "missing"
             report.evidence.append((self.label, number, rest.strip()))
             report.line = number
-        if rank not in report.named_ranks:
+        if rank not in report.named_ranks and len(report.named_ranks) < MAX_NAMED:
             report.named_ranks.append(rank)
         return True
 
