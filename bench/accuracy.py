@@ -14,6 +14,12 @@ contains the labelled `root_line`. A log is *silent* when `explain` reports no f
     python bench/accuracy.py                 # both splits, aggregate tables
     python bench/accuracy.py --split dev --misses
     python bench/accuracy.py --json out.json
+    python bench/accuracy.py --split dev --shape wrap120   # the same logs as a user's tool rewrote them
+
+`--shape` rewrites every single-file log the way a user's tool does before it reaches us (a
+`kubectl logs --timestamps` time, a Docker Compose service label, a Markdown code block's indent,
+a terminal's hard wrap) and scores the copies against the same labels; on a wrapped copy the root
+line is right when the reported line holds part of the labelled one.
 """
 
 from __future__ import annotations
@@ -21,7 +27,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +43,39 @@ from ddpdoctor.explain import explain_paths  # noqa: E402
 
 SPLITS = {"dev": ROOT / "tests" / "fixtures" / "logs", "blind": ROOT / "tests" / "fixtures" / "blind"}
 METRICS = ("category", "rank", "root_line")
+WRAP_COLUMNS = 120
+
+
+def _rfc3339(lines: list[str]) -> list[str]:
+    return [f"2026-11-30T12:{i // 60 % 60:02d}:{i % 60:02d}.{i:09d}Z {line}" for i, line in enumerate(lines)]
+
+
+def _wrap(lines: list[str]) -> list[str]:
+    out = []
+    for line in lines:
+        out.extend(line[i : i + WRAP_COLUMNS] for i in range(0, max(len(line), 1), WRAP_COLUMNS))
+    return out
+
+
+def _wrapped_root_lines(lines: list[str], root_line: str) -> frozenset[int]:
+    """The 1-based numbers of the wrapped copy's lines that hold part of the labelled root line."""
+    numbers, first = set(), 1
+    for line in lines:
+        start = line.find(root_line)
+        if start >= 0:
+            end = start + len(root_line)
+            numbers.update(first + i // WRAP_COLUMNS for i in range(start, end))
+        first += max(1, -(-len(line) // WRAP_COLUMNS))
+    return frozenset(numbers)
+
+
+SHAPES: dict[str, Callable[[list[str]], list[str]]] = {
+    "as-pasted": lambda lines: lines,
+    "rfc3339": _rfc3339,
+    "compose": lambda lines: [f"trainer-1  | {line}" for line in lines],
+    "indent": lambda lines: [f"    {line}" for line in lines],
+    "wrap120": _wrap,
+}
 
 
 @dataclass
@@ -45,6 +86,7 @@ class Case:
     log: Path
     framework: str
     expected: dict[str, Any]
+    wrapped_root_lines: frozenset[int] | None = None
 
 
 @dataclass
@@ -71,6 +113,22 @@ def load_cases(folder: Path) -> list[Case]:
             continue
         cases.append(Case(sidecar.stem, log, str(doc.get("framework", "other")), dict(doc["expected"])))
     return cases
+
+
+def reshape(cases: list[Case], shape: str, folder: Path) -> list[Case]:
+    """Copies of the single-file cases rewritten into `folder` in the given paste shape."""
+    out = []
+    for case in cases:
+        if case.log.is_dir():
+            continue
+        lines = case.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        copy = folder / case.log.name
+        copy.write_text("\n".join(SHAPES[shape](lines)) + "\n", encoding="utf-8")
+        wrapped = None
+        if shape == "wrap120" and case.expected.get("root_line"):
+            wrapped = _wrapped_root_lines(lines, str(case.expected.get("root_line") or ""))
+        out.append(Case(case.name, copy, case.framework, case.expected, wrapped))
+    return out
 
 
 def _reported_line(root: dict[str, Any]) -> str:
@@ -105,7 +163,12 @@ def score(case: Case) -> Outcome:
     outcome.right["category"] = got["category"] == case.expected.get("category")
     outcome.right["rank"] = got["rank"] == case.expected.get("rank")
     want_line = case.expected.get("root_line")
-    outcome.right["root_line"] = None if not want_line else str(want_line) in _reported_line(data)
+    if not want_line:
+        outcome.right["root_line"] = None
+    elif case.wrapped_root_lines is not None:
+        outcome.right["root_line"] = data.get("line") in case.wrapped_root_lines
+    else:
+        outcome.right["root_line"] = str(want_line) in _reported_line(data)
     got["text"] = str(data.get("text") or "")[:200]
     return outcome
 
@@ -150,11 +213,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--batch", metavar="PREFIX", help="only the logs whose name starts with PREFIX (a batch's first run)"
     )
+    parser.add_argument(
+        "--shape", choices=list(SHAPES), help="score single-file logs rewritten in this paste shape"
+    )
     args = parser.parse_args(argv)
     names = list(SPLITS) if args.split == "all" else [args.split]
     summaries = []
+    scratch = tempfile.TemporaryDirectory(prefix="ddpdoctor-shape-")
     for split in names:
         cases = [c for c in load_cases(SPLITS[split]) if c.name.startswith(args.batch or "")]
+        if args.shape:
+            folder = Path(scratch.name) / split
+            folder.mkdir()
+            cases = reshape(cases, args.shape, folder)
         if not cases:
             print(f"{split}: no labelled logs in {SPLITS[split]}")
             continue
@@ -177,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"MISS {split}/{o.case.name}: {', '.join(wrong)}")
                     print(f"     expected {o.case.expected}")
                     print(f"     got      {o.got}")
+    scratch.cleanup()
     if args.json:
         args.json.write_text(json.dumps(summaries, indent=2) + "\n", encoding="utf-8")
     return 0
