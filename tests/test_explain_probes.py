@@ -1140,6 +1140,23 @@ def test_a_desync_report_where_every_rank_joined_names_no_straggler() -> None:
         ),
         ("An error occurred: UnboundLocalError – local variable 't7' referenced before assignment", "other"),
         ('I got an error "rank 8 and rank 0 both on CUDA device d000"', "duplicate_device"),
+        # batches b30-b33
+        (
+            "InvalidArgumentError: Cannot assign a device for operation L2Loss: node L2Loss was explicitly "
+            "assigned to /device:GPU:0 but available devices are [ /job:localhost/replica:0/task:0/device:CPU:0 ].",
+            "invalid_device",
+        ),
+        (
+            "InvalidArgumentError: Cannot assign a device to node 'save/RestoreV2_26': Could not satisfy explicit "
+            "device specification '/job:ps/task:4/device:CPU:0' because no devices matching that specification "
+            "are registered in this process",
+            "rendezvous",
+        ),
+        (
+            "Exception: Timed out waiting for tasks to start. Please check connectivity between servers.",
+            "rendezvous",
+        ),
+        ("host:25:25 [0] init.cc:981 NCCL WARN Invalid rank requested : 2/2", "rendezvous"),
     ],
 )
 def test_more_wordings_decide_the_category(line: str, category: str) -> None:
@@ -1272,6 +1289,70 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "/job:worker/replica:0/task:0/device:GPU:0 is joining a group with incompatible device typeCPU "
         "(group_key=3)\n",
         {"category": "collective_mismatch"},
+    ),
+    # ... and in batches b30-b33
+    "a status printed on its own is an error, and NCCL_DEBUG=INFO in a message is not its level": (
+        "host:1:2 [3] NCCL INFO init.cc:1641 -> 2\n"
+        "2024-07-30 01:35:14.107390: W external/xla/xla/service/gpu/runtime/support.cc:58] Intercepted XLA "
+        "runtime error:\n"
+        "INTERNAL: external/xla/xla/service/gpu/nccl_utils.cc:305: NCCL operation ncclCommInitRank(&comm, "
+        "nranks, id, rank) failed: unhandled system error (run with NCCL_DEBUG=INFO for details).\n",
+        {"category": "nccl_error", "line": 3},
+    ),
+    "an exception line with nothing after its colon takes its message from the line under it": (
+        "Error Message Summary:\n----------------------\nResourceExhaustedError: \n\n"
+        "Out of memory error on GPU 0. Cannot allocate 172.000000MB memory on GPU 0.\n\n"
+        "Please check whether there is any other process using GPU 0.\n",
+        {"category": "oom_gpu", "line": 5},
+    ),
+    "a kernel's assertion without a rank label is the rank's whose watchdog reports the CUDA error": (
+        "Indexing.cu:1289: indexSelectLargeIndex: block: [257,0,0], thread: [31,0,0] Assertion "
+        "`srcIndex < srcSelectDimSize` failed.\n"
+        "[rank6]:[E410 09:24:27.054 ProcessGroupNCCL.cpp:1430] [PG 0 Rank 6] Process group watchdog thread "
+        "terminated with exception: CUDA error: device-side assert triggered\n",
+        {"category": "cuda_error", "rank": 6, "line": 1},
+    ),
+    "TorchX's replica label and local rank are peeled and read": (
+        "trainer/0 [1]:Traceback (most recent call last):\n"
+        'trainer/0 [1]:  File "/usr/lib/python3/site-packages/fbgemm_gpu/docs.py", line 12, in <module>\n'
+        "trainer/0 [1]:    torch.ops.fbgemm.jagged_2d_to_dense,\n"
+        "trainer/0 [1]:AttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'\n",
+        {"category": "version_mismatch", "rank": 1},
+    ),
+    "ranks waiting in different collectives at different sequence numbers diverged": (
+        "[rank0]:[E1122 06:40:00.504 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=122, OpType=_REDUCE_SCATTER_BASE, NumelIn=10, NumelOut=5, "
+        "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n"
+        "[rank1]:[E1122 06:40:00.504 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=126, OpType=_ALLGATHER_BASE, NumelIn=5, NumelOut=10, "
+        "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n",
+        {"category": "collective_mismatch", "rank": None},
+    ),
+    "a store wait inside a collective that runs over the store is a collective timeout of a victim": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/vllm_client.py", line 200, in update_named_param\n'
+        "[rank0]:     self.pynccl_comm.group.barrier()\n"
+        '[rank0]:   File "/env/site-packages/vllm/distributed/utils.py", line 216, in barrier\n'
+        "[rank0]:     self.broadcast_obj(None, src=i)\n"
+        '[rank0]:   File "/env/site-packages/vllm/distributed/utils.py", line 197, in broadcast_obj\n'
+        "[rank0]:     recv_obj = pickle.loads(self.store.get(key))\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 300000ms, keys: /broadcast_from/0/75465\n",
+        {"category": "collective_timeout", "rank": None},
+    ),
+    "Python's dump of an exception object it could not print is that exception": (
+        "Original exception was:\nTraceback (most recent call last):\n"
+        "object address  : 0x7f6344f282e0\nobject type name: IndexError\n"
+        "object repr     : IndexError('Caught IndexError in DataLoader worker process 0.\\nOriginal "
+        'Traceback (most recent call last):\\n  File "/env/torch/utils/data/_utils/worker.py", line 308\')\n',
+        {"category": "dataloader", "line": 5},
+    ),
+    "a traceback's raise statement pasted alone says what the exception said": (
+        'raise RuntimeError("Distributed package doesn\'t have NCCL " "built in")\nwith one gpu works ok.\n',
+        {"category": "backend_unsupported", "line": 1},
+    ),
+    "a DataLoader worker's exit, read as an exit report, is the data loader's": (
+        "here is the error: **RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n",
+        {"category": "dataloader"},
     ),
 }
 

@@ -69,6 +69,11 @@ KNOWN_ENTRY_IDS = (*SIGNAL_ENTRIES.values(), NO_ERROR_FILE_ENTRY)
 _START_UP = LazyRegex(
     r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
 )
+STORE_TIMEOUT_ENTRY = "dist-store-timeout"
+_STORE_WAIT = LazyRegex(r"wait timeout after|Timeout waiting for key")
+_COLLECTIVE_CALL = LazyRegex(
+    r"(?:barrier|broadcast\w*|all_?gather\w*|all_?reduce\w*|gather\w*|scatter\w*|recv\w*|send\w*)$"
+)
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
 )
@@ -230,6 +235,15 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if detail is not None and CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
             cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
+        if cand.category == "rendezvous" and _store_wait_in_collective(obs):
+            cand.category = "collective_timeout"
+            cand.reasons.append(
+                "the store wait was a collective's (a barrier or object broadcast over the store), after"
+                " the processes had assembled: a peer stopped taking part"
+            )
+            if cand.rank is not None:
+                cand.rank_note = f"rank {cand.rank} waited for a peer's key: it is a victim"
+                cand.rank = None
         if cand.category in ("user_code", "other") and _in_dataloader_worker(obs):
             cand.category = "dataloader"
             cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
@@ -313,6 +327,24 @@ def _named_as_behind(obs: Observation) -> list[int]:
         return list(obs.named_ranks) if obs.state in ("missing", "desync") else []
     facts = collective_facts(obs.innermost_text())
     return list(facts.named_ranks) if facts is not None and facts.state in ("missing", "desync") else []
+
+
+def _store_wait_in_collective(obs: Observation) -> bool:
+    """A key-value store's wait timeout raised inside a collective that runs over the store (vLLM's
+    `StatelessProcessGroup.barrier`, an object broadcast), not while the process group is set up."""
+    entry = obs.known()
+    if (
+        not isinstance(obs, ExceptionObs)
+        or not obs.frames
+        or entry is None
+        or entry.id != STORE_TIMEOUT_ENTRY
+    ):
+        return False
+    if not _STORE_WAIT.search(obs.innermost_text()):
+        return False
+    if any(_START_UP.search(frame.function) for frame in obs.frames):
+        return False
+    return any(_COLLECTIVE_CALL.match(frame.function) for frame in obs.frames[-4:])
 
 
 def _in_dataloader_worker(obs: Observation) -> bool:
@@ -642,17 +674,23 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
             cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} crashed with {name}")
         elif silent and unlabelled:
-            cand = Candidate(obs, CONSEQUENCE, "exit", "other", entry, obs.rank)
+            cand = Candidate(obs, CONSEQUENCE, "exit", _exit_category(entry), entry, obs.rank)
             cand.reasons.append(
                 f"{_who(obs)} exited with code {code}; an error without a rank label in the logs may be its own"
             )
         elif silent:
-            cand = Candidate(obs, INFERRED, "exit", "other", entry, obs.rank)
+            cand = Candidate(obs, INFERRED, "exit", _exit_category(entry), entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} exited with code {code} and printed no error in these logs")
         else:
             continue
         out.append(cand)
     return out
+
+
+def _exit_category(entry: IndexEntry | None) -> str:
+    """The category of a bare non-zero exit: what the report's own entry says of the process that
+    ended (`DataLoader worker (pid 7948) exited unexpectedly`: a data loader's worker), else other."""
+    return entry.category if entry is not None and entry.kind == "symptom" else "other"
 
 
 def _chain_entry(obs: Observation) -> IndexEntry | None:
@@ -806,13 +844,23 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
         return []
     first = min(oldest.values(), key=lambda o: o.sequence or 0)
     behind = sorted(rank for rank, o in oldest.items() if o.sequence == first.sequence)
-    cand = Candidate(first, INFERRED, "straggler", "collective_timeout", first.known(), None, strength=2)
-    cand.suspects = behind
     detail = ", ".join(f"rank {r}: {o.op or '?'} #{o.sequence}" for r, o in sorted(oldest.items()))
-    cand.reasons.append(
-        f"the ranks timed out at different sequence numbers ({detail}): rank(s) {rank_list(behind)} are"
-        " behind, the others went on and waited for them"
-    )
+    ops = {o.op for o in oldest.values()}
+    if len(ops) > 1 and None not in ops:
+        # Each rank waits in a different kind of collective at a different place in the sequence: the
+        # ranks stopped calling the same collectives in the same order (a code path one rank took
+        # alone: saving a checkpoint, evaluating, skipping a batch), not one rank lagging behind.
+        kind, category = "mismatch", "collective_mismatch"
+        reason = f"the ranks wait in different collectives at different sequence numbers ({detail}): their sequences of collectives diverged"
+    else:
+        kind, category = "straggler", "collective_timeout"
+        reason = (
+            f"the ranks timed out at different sequence numbers ({detail}): rank(s) {rank_list(behind)} are"
+            " behind, the others went on and waited for them"
+        )
+    cand = Candidate(first, INFERRED, kind, category, first.known(), None, strength=2)
+    cand.suspects = behind
+    cand.reasons.append(reason)
     return [cand]
 
 

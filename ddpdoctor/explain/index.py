@@ -53,6 +53,13 @@ LEAD_WORDS = (
 )
 
 
+# The canonical status codes of JAX, XLA, TensorFlow and gRPC that stand for a failure.
+CANONICAL_STATUS = (
+    r"(?:INTERNAL|UNKNOWN|UNAVAILABLE|INVALID_ARGUMENT|FAILED_PRECONDITION|RESOURCE_EXHAUSTED"
+    r"|DEADLINE_EXCEEDED|ABORTED|UNIMPLEMENTED|DATA_LOSS|NOT_FOUND|PERMISSION_DENIED|OUT_OF_RANGE|CANCELLED)"
+)
+
+
 # Lines that start or mark a block. They are scanned together with the knowledge-base patterns;
 # a hit pulls the line and `after` following lines into the parser.
 ANCHORS: tuple[Anchor, ...] = (
@@ -85,10 +92,15 @@ ANCHORS: tuple[Anchor, ...] = (
         r"NCCL WARN|NCCL error in|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier",
         3,
     ),
-    Anchor("error-line", r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)", 6),
+    Anchor(
+        "error-line",
+        r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)|^\s{0,8}raise \w{1,60}(?:Error|Exception)\(",
+        6,
+    ),
     Anchor(
         "error-level",
-        r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: ",
+        r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: "
+        r"|^" + CANONICAL_STATUS + ": ",
         3,
     ),
     Anchor("lead", LEAD_WORDS, 0),

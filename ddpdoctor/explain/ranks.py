@@ -3,7 +3,8 @@
 Launchers label lines in different ways, and a line may carry more than one label:
 
 - torchrun `--tee` / PyTorch's rank-prefixed logging: `[rank3]: ...`;
-- torchrun `--role`: `[default3]: ...` (the local rank);
+- torchrun `--role`: `[default3]: ...` (the local rank), also under TorchX's replica label
+  (`trainer/0 [3]:...`);
 - `srun --label`: `3: ...` (only trusted when most lines of the file look like that, because a
   Rust backtrace frame `  3: std::panicking` has the same shape);
 - Open MPI `--tag-output`: `[1,3]<stderr>: ...` (job 1, rank 3); horovodrun: `[3]<stderr>: ...`;
@@ -34,6 +35,8 @@ _MAX_PREFIXES = 4
 # `[80746] ` process ids, and Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels.
 _PID_LABEL = LazyRegex(r"\[\d{1,10}\] |\((?:\w+ )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) ")
 _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
+# TorchX's label of a role's replica and the local rank after it (`trainer/0 [1]:...`).
+_REPLICA_LABEL = LazyRegex(r"[A-Za-z_][\w.-]{0,63}/\d{1,5} \[(\d{1,7})\]:[ \t]?")
 _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
     (LazyRegex(r"\[rank(\d{1,7})\]:[ \t]?"), "rank"),
     (LazyRegex(r"\[RANK (\d{1,7})\][ \t]?"), "rank"),
@@ -154,6 +157,8 @@ def _split_labels(line: str, *, srun: bool, kube_master: bool, hosts: frozenset[
     stamp = _LEADING_TIME.match(rest) if rest[:1].isalnum() else None
     if stamp is not None:
         rest = rest[stamp.end() :]  # `2024-11-20 14:37:16 [rank3]: ...`: a logger's time before the label
+    if rest[:1].isalpha() and (replica := _REPLICA_LABEL.match(rest)) is not None:
+        return Prefix(bounded_rank(replica.group(1)), True, rest[replica.end() :])
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):
         return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None

@@ -37,7 +37,7 @@ from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
-from ddpdoctor.explain.index import LEAD_WORDS
+from ddpdoctor.explain.index import CANONICAL_STATUS, LEAD_WORDS
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -221,6 +221,8 @@ _ERROR_LEVEL = LazyRegex(
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
+    # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)
+    r"|^" + CANONICAL_STATUS + r": \S"
 )
 # A line that starts with an error type's name and goes on without a colon (a C++ extension's
 # `RuntimeError indice_cuda.cu 124 cuda execution failed with error 2`).
@@ -236,7 +238,8 @@ _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 # that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
 _LEAD = LazyRegex(LEAD_WORDS)
 _NOT_A_LEAD = LazyRegex(
-    r"\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
+    # a level, not a setting's value (`run with NCCL_DEBUG=INFO for details` ends many NCCL errors)
+    r"(?<![=_])\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
     r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
 )
 _MAX_LEADS = 16
@@ -254,6 +257,22 @@ _CHECK_TRACE_GAP = 2  # lines of the trace's head the excerpt may lack
 _WRAP_MIN_CHARS = 60  # a line shorter than this was not wrapped by a terminal
 _WRAP_JOINED_CHARS = 4000
 _ZERO_DIGITS = str.maketrans("123456789", "000000000")
+
+
+def _bare_type_line(exc: _Exception) -> bool:
+    """An exception line that is its type and a colon, its message left for the lines under it."""
+    return exc.type is not None and exc.text.rstrip() == exc.type + ":"
+
+
+def _awaits_message(exc: _Exception | None) -> bool:
+    """Whether an exception line still waits for its message past a blank line (see _bare_type_line);
+    not a wrapper's (`ProcessRaisedException:`), whose lines carry another exception."""
+    return (
+        exc is not None
+        and not exc.lines
+        and _bare_type_line(exc)
+        and (exc.type or "").rsplit(".", 1)[-1] not in WRAPPER_EXCEPTIONS
+    )
 
 
 def _explaining_link(links: list[Link]) -> int | None:
@@ -294,6 +313,16 @@ def _is_error_record(rest: str) -> bool:
     return retry is not None and retry.group(1) == retry.group(2)
 
 
+# A `raise` statement with literal arguments (a traceback's code line pasted on its own).
+_RAISE_STATEMENT = LazyRegex(
+    r"raise (?P<type>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60})\((?P<args>.{1,2000})\)\s*$"
+)
+_STRING_LITERAL = LazyRegex(r'"((?:[^"\\\n]|\\.){0,1000})"|\'((?:[^\'\\\n]|\\.){0,1000})\'')
+# Python's dump of an object (`object repr     : IndexError('Caught IndexError in ...\nOriginal ...')`).
+_OBJECT_REPR = LazyRegex(
+    r"object repr\s{0,10}: (?P<type>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception))"
+    r"\((?P<quote>['\"])(?P<message>.{1,4000})"
+)
 _BARE_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}\s*$")
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
 # ... or put beside it in a second column of a wide paste (`dtype=x.dtype      AttributeError: ...`).
@@ -716,6 +745,12 @@ class LogReader:
         )
         if stamp is not None:
             stream.stamp = stream.years.place(stamp)
+        if "object repr" in rest and (dumped := _OBJECT_REPR.match(rest.strip())) is not None:
+            # Python's dump of an exception object it could not print (`_PyObject_Dump`, before a
+            # fatal error): the first line of the repr's message is the exception line.
+            message = dumped.group("message").split("\\n", 1)[0]
+            rest = f"{dumped.group('type')}: {message}"
+            candidates = self.matcher.candidates(rest)
         if 'File "' in rest and len(parts := _FLATTENED_FRAME.split(rest)) > 1:
             # A pasted traceback whose line breaks were lost: one frame per piece.
             for piece in parts:
@@ -887,6 +922,13 @@ class LogReader:
                     stream, number, inner, self.matcher.candidates(inner), frames=[], standalone=True
                 )
                 return
+        if stripped.startswith("raise ") and (raised := _raised_by_statement(stripped)) is not None:
+            # A traceback's `raise` statement pasted without the exception line under it: the
+            # statement's message is what the exception said.
+            self._start_exception(
+                stream, number, raised, self.matcher.candidates(raised), frames=[], standalone=True
+            )
+            return
         # An exception line on its own, also indented as a Markdown code block (4 spaces) or a list
         # item; not deeper (a printed structure's nested text).
         if (
@@ -1081,8 +1123,11 @@ class LogReader:
         exc = stream.exc
         stripped = rest.strip()
         if "terminated with the following error" in stripped and (spawn := _SPAWN_ERROR.search(stripped)):
-            stream.spawn_rank = bounded_rank(spawn.group(1))
+            # torch.multiprocessing.spawn's report: the exception it raised ends here, and the
+            # process index is the rank of the traceback that follows (not of the report itself).
             self._end_exception(stream)
+            self._flush_chain(stream)
+            stream.spawn_rank = bounded_rank(spawn.group(1))
             return True
         if exc is not None and exc.observation is None and stripped == ORIGINAL_TRACEBACK:
             exc.in_worker_traceback = True
@@ -1197,6 +1242,15 @@ class LogReader:
                 if primary.text in text or text in primary.text:
                     obs.line, obs.text = number, text
                     break
+        elif _bare_type_line(owner) and owner.lines and owner.lines[0][1][:1].isalnum():
+            # `ResourceExhaustedError:` and nothing more: the message is on the line under it
+            # (PaddlePaddle's error summary, a message that starts with a newline).
+            obs.line, obs.text = owner.lines[0][0], owner.lines[0][1]
+            said = f"{owner.type}: {obs.text}"
+            obs.chain = [
+                Link(link.entry, said, link.groups) if link.text.strip() == owner.text.strip() else link
+                for link in obs.chain
+            ]
         obs.exc_type = owner.type
         if owner.stamp is not None:
             obs.stamp = owner.stamp
@@ -1299,12 +1353,14 @@ class LogReader:
         self._add(obs)
 
     def _on_blank(self, stream: _Stream) -> None:
-        if stream.mode == "message":
+        if stream.mode == "message" and not _awaits_message(stream.exc):
             self._end_exception(stream)
         elif stream.mode in ("panic", "backtrace"):
             self._end_panic(stream)
 
     def _close(self, stream: _Stream) -> None:
+        if stream.mode == "message":
+            self._end_exception(stream)  # also one still waiting for its message
         self._on_blank(stream)
         if stream.mode == "table":
             self._end_table(stream)
@@ -1933,6 +1989,17 @@ def _carried_exception(exc: _Exception, line: str) -> bool:
     if exc.type is None or exc.type.rsplit(".", 1)[-1] not in WRAPPER_EXCEPTIONS:
         return False
     return _raised_line(line)
+
+
+def _raised_by_statement(text: str) -> str | None:
+    """`raise RuntimeError("Distributed package doesn't have NCCL " "built in")` as the exception line it
+    raises (`RuntimeError: Distributed package doesn't have NCCL built in`): its string literals joined."""
+    m = _RAISE_STATEMENT.match(text)
+    if m is None or _ERROR_NAME.match(m.group("type").rsplit(".", 1)[-1]) is None:
+        return None
+    literals = [a or b for a, b in _STRING_LITERAL.findall(m.group("args"))]
+    message = "".join(literals).strip()
+    return f"{m.group('type')}: {message}" if message else None
 
 
 def _raised_line(text: str) -> bool:

@@ -78,6 +78,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
+        _sole_rank_of_its_kind(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
         _job_configuration(culprit)
     warn = nccl_warn_for(culprit, timeline)
@@ -378,6 +379,21 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
     if len(failed) == 1 and None not in failed:
         culprit.rank = failed.pop()
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
+
+
+def _sole_rank_of_its_kind(culprit: Candidate, found: list[Candidate]) -> None:
+    """A CUDA failure with no rank label (a kernel's device-side assertion, which the CUDA runtime
+    writes past the launcher's rank prefix), and one rank alone reports a CUDA failure (rank 6's
+    watchdog: `CUDA error: device-side assert triggered`): the unlabelled lines are that rank's."""
+    if culprit.rank is not None or culprit.suspects or culprit.category != "cuda_error":
+        return
+    ranks = {c.rank for c in found if c.obs is not culprit.obs and c.category == culprit.category}
+    if len(ranks) != 1 or None in ranks:
+        return
+    if any(c.rank is not None and c.rank not in ranks and c.tier == CAUSE for c in found):
+        return  # another rank failed for a reason of its own
+    culprit.rank = ranks.pop()
+    culprit.rank_note = f"the error carries no rank label; rank {culprit.rank} alone reports a CUDA failure"
 
 
 def _every_rank_alike(

@@ -96,6 +96,9 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
     r"|(?i:\bno (?:available )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
+    # TensorFlow placing an op on a GPU the process does not see
+    r"|\bexplicitly assigned to /[\w:/]{0,80}device:GPU:\d{1,3} but available devices\b"
+    r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
 )
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
@@ -134,6 +137,11 @@ _SETTING_UP = LazyRegex(
     r"|\bwithout (?:using )?'?(?:mpirun|torchrun|srun|mpiexec)\b"  # processes started without their launcher
     # a rendezvous store's wait for the other processes' keys (Horovod's gloo HTTP store)
     r"|\b[Ww]ait timeout after \d{1,12} ?(?:s|ms|seconds|milliseconds) for key"
+    # ... or a launcher's wait for its processes to start (horovodrun: `Timed out waiting for tasks to start`)
+    r"|\b[Tt]imed out waiting for (?:all )?(?:tasks|workers|processes|hosts) to (?:start|register|join|connect)\b"
+    # ... or TensorFlow's placement on another task of the cluster that never registered (`/job:ps/task:4`)
+    r"|\bdevice specification '/job:\w{1,40}/(?:replica:\d{1,5}/)?task:\d{1,7}[^']{0,60}' because no devices"
+    r" matching that specification are registered\b"
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # An address that does not resolve or cannot be reached: the job was given a wrong master address
@@ -176,6 +184,7 @@ _END_OF_DATA = LazyRegex(r"\bOutOfRangeError\b.{0,60}\bEnd of sequence\b")
 # The processes disagree on the size of the job: they were launched or configured apart.
 _WORLD_DISAGREES = LazyRegex(
     r"(?i)\bworld[_ ]size\b.{0,80}\b(?:does not match|doesn't match|do not match|mismatch|differs?)\b"
+    r"|\bInvalid rank requested\b"  # NCCL: a rank at or past the number of ranks the others were given
 )
 # A data loader's worker processes died (Paddle's `DataLoader 1 workers exit unexpectedly`).
 _LOADER_WORKERS = LazyRegex(
@@ -200,6 +209,8 @@ VERSION_TEXT = LazyRegex(
     r"cannot open shared object file|\b[Pp]lease (?:re)?install\b|\bpip install\b|\bis not installed\b|"
     r"\b(?:is|are) required to (?:load|build|compile|use|run)\b|"
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
+    # ... or torch.ops lacks an extension's operator (fbgemm_gpu, torchvision built for another torch)
+    r"|'_OpNamespace' '\w{1,100}' object has no attribute|\bNo such operator [\w:]{1,200}"
 )
 
 # Exceptions of launchers and platforms that only carry a child's failure (their message may quote it).
