@@ -19,7 +19,7 @@ contains the labelled `root_line`. A log is *silent* when `explain` reports no f
 `--shape` rewrites every single-file log the way a user's tool does before it reaches us (a
 `kubectl logs --timestamps` time, a Docker Compose service label, a Markdown code block's indent,
 a terminal's hard wrap) and scores the copies against the same labels; on a wrapped copy the root
-line is right when the reported line holds part of the labelled one.
+line is right when the reported line is one of the pieces of the labelled one's line.
 """
 
 from __future__ import annotations
@@ -58,14 +58,14 @@ def _wrap(lines: list[str]) -> list[str]:
 
 
 def _wrapped_root_lines(lines: list[str], root_line: str) -> frozenset[int]:
-    """The 1-based numbers of the wrapped copy's lines that hold part of the labelled root line."""
+    """The 1-based numbers of the wrapped copy's lines that the labelled root line was cut into,
+    with the other pieces of its line (pointing at a wrapped line's first piece points at it)."""
     numbers, first = set(), 1
     for line in lines:
-        start = line.find(root_line)
-        if start >= 0:
-            end = start + len(root_line)
-            numbers.update(first + i // WRAP_COLUMNS for i in range(start, end))
-        first += max(1, -(-len(line) // WRAP_COLUMNS))
+        pieces = max(1, -(-len(line) // WRAP_COLUMNS))
+        if root_line in line:
+            numbers.update(range(first, first + pieces))
+        first += pieces
     return frozenset(numbers)
 
 

@@ -51,6 +51,8 @@ def segments(line: str) -> Iterator[str]:
         line = recorded.replace("\n", "\r")
     if "#015" in line:
         line = line.replace("#015", "\r")
+    if "it]" in line:
+        line = _PROGRESS_END.compiled.sub("\\g<0>\r", line)
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
         if cleaned:
@@ -181,3 +183,8 @@ class LazyRegex:
     def findall(self, text: str) -> list[Any]:
         """Like re.Pattern.findall."""
         return self.compiled.findall(text)
+
+
+# The end of a tqdm progress bar (`| 16/16 [00:25<00:00, 1.48s/it]`) with a record glued after it:
+# the bar's carriage return, lost in the paste, stood there.
+_PROGRESS_END = LazyRegex(r"\[[\d:]{1,12}<[\d:?]{1,12}, {0,2}[\d.?]{1,12} ?(?:it/s|s/it)\](?=\S)")

@@ -1350,6 +1350,11 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         'raise RuntimeError("Distributed package doesn\'t have NCCL " "built in")\nwith one gpu works ok.\n',
         {"category": "backend_unsupported", "line": 1},
     ),
+    "a record glued after a progress bar's end is read from its own rank label": (
+        "Epoch 1: 100%|##########| 16/16 [00:25<00:00, 1.48s/it][rank3]: torch.OutOfMemoryError: CUDA out of "
+        "memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.10 GiB\n",
+        {"category": "oom_gpu", "rank": 3},
+    ),
     "a DataLoader worker's exit, read as an exit report, is the data loader's": (
         "here is the error: **RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n",
         {"category": "dataloader"},

@@ -27,6 +27,7 @@ from ddpdoctor.explain.sources import (
     reader,
 )
 from ddpdoctor.explain.workers import checked_jobs
+from ddpdoctor.explain.wrap import WrapJoiner
 
 Progress = Callable[[int, "int | None"], None]
 HEAD_BYTES = 64 * 1024
@@ -97,8 +98,15 @@ def _scan(
     reader = LogReader(
         ctx.matcher, label, index, default_rank=rank, rank_source=rank_source, head=capture.get
     )
-    stats = Scanner(ctx.engine, ctx.index, reader, progress=ctx.advance).run(capture, size_hint)
-    observations = reader.finish(stats.last_text_line)
+    anchor_base = ctx.index.anchor_base
+    joiner = WrapJoiner(
+        reader,
+        capture.get,
+        lambda text: frozenset(pid for pid in ctx.engine.candidates(text) if pid < anchor_base),
+    )
+    stats = Scanner(ctx.engine, ctx.index, joiner, progress=ctx.advance).run(capture, size_hint)
+    observations = reader.finish(joiner.finish(stats.last_text_line))
+    joiner.renumber(observations)
     info: dict[str, Any] = {
         "bytes": stats.bytes,
         "lines": stats.lines,

@@ -140,7 +140,8 @@ def collective_facts(text: str) -> CollectiveFacts | None:
     if work is not None or _WATCHDOG.search(text) or last:
         facts = CollectiveFacts("timeout")
         if work is not None:
-            facts.op = work.group("op")
+            # An op name not followed by its delimiter was cut (a terminal's margin marker over it).
+            facts.op = work.group("op") if text[work.end("op") : work.end("op") + 1] in (",", ")") else None
             facts.seq = bounded_int(work.group("seq"))
             facts.numel = bounded_int(work.group("numel"))
             facts.timeout_ms = bounded_int(work.group("timeout"))

@@ -1,0 +1,87 @@
+"""Logs a terminal hard-wrapped at its width: the width is found, the pieces are joined, and the
+report keeps the input's own line numbers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ddpdoctor.explain import explain_paths, explain_text
+from ddpdoctor.explain.wrap import terminal_width
+
+LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
+WIDTH = 80
+
+
+def hard_wrap(text: str, width: int = WIDTH) -> str:
+    """The text as a terminal of `width` columns copies it: every longer line cut into pieces."""
+    out = []
+    for line in text.splitlines():
+        out += [line[i : i + width] for i in range(0, max(len(line), 1), width)]
+    return "\n".join(out) + "\n"
+
+
+RANKED = (
+    "[rank0]:[W1201 10:00:00.000 ProcessGroupNCCL.cpp:4115] [PG ID 0 PG GUID 0 Rank 0] using GPU 0 as device\n"
+    "[rank1]: Traceback (most recent call last):\n"
+    '[rank1]:   File "/home/user/project/train.py", line 41, in <module>\n'
+    "[rank1]:     loss = model(batch).sum()\n"
+    '[rank1]:   File "/opt/conda/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1751, in _call\n'
+    "[rank1]:     return forward_call(*args, **kwargs)\n"
+    "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total "
+    "capacity of 79.10 GiB of which 1.05 GiB is free.\n"
+    "E1201 10:00:05.000000 7 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: 1) "
+    "local_rank: 1 (pid: 12) of binary: /opt/conda/bin/python\n"
+)
+
+
+def test_the_width_of_a_wrapped_paste_is_found() -> None:
+    assert terminal_width(hard_wrap(RANKED).encode()) == WIDTH
+    assert terminal_width(RANKED.encode()) is None
+
+
+def test_records_of_one_length_printed_by_every_rank_are_not_pieces() -> None:
+    same = "".join(
+        f"node1:{100 + r}:{200 + r} [{r}] NCCL WARN Cuda failure 2 'out of memory' at enqueue.cc:{300 + r}\n"
+        for r in range(4)
+    )
+    assert terminal_width(same.encode()) is None
+    again = "RuntimeError: NCCL error in: ProcessGroupNCCL.cpp:957, unhandled system error, NCCL 2.19.3\n" * 4
+    assert terminal_width(again.encode()) is None
+
+
+def test_lines_padded_with_spaces_to_the_width_are_not_pieces() -> None:
+    padded = "".join(f"{line:<{WIDTH}}\n" for line in RANKED.splitlines() if len(line) < WIDTH)
+    assert terminal_width(padded.encode()) is None
+
+
+def test_a_wrapped_log_gets_the_verdict_of_the_unwrapped_one_at_the_inputs_line_numbers() -> None:
+    plain = explain_text(RANKED).root_cause
+    wrapped_text = hard_wrap(RANKED)
+    wrapped = explain_text(wrapped_text).root_cause
+    assert plain is not None and wrapped is not None
+    assert (wrapped.category, wrapped.rank) == (plain.category, plain.rank) == ("oom_gpu", 1)
+    assert wrapped.text == plain.text  # the pieces joined again
+    lines = wrapped_text.splitlines()
+    assert lines[wrapped.line - 1].startswith("[rank1]: torch.OutOfMemoryError: CUDA out of memory")
+    assert wrapped.user_frame is not None and wrapped.user_frame.file == "/home/user/project/train.py"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "gloo-ci-barrier-peer-exited",
+        "llama-recipes-fsdp-allgather-watchdog-terminated",
+        "nccl-watchdog-broadcast-vs-allreduce",
+        "torch-barrier-mismatch-debug-detail-table",
+    ],
+)
+def test_real_logs_wrapped_by_a_terminal_keep_their_verdict(name: str, tmp_path: Path) -> None:
+    log = LOGS / f"{name}.log"
+    plain = explain_paths([str(log)]).root_cause
+    copy = tmp_path / log.name
+    copy.write_text(hard_wrap(log.read_text(encoding="utf-8"), 120), encoding="utf-8")
+    wrapped = explain_paths([str(copy)]).root_cause
+    assert plain is not None and wrapped is not None
+    assert (wrapped.category, wrapped.rank, wrapped.entry) == (plain.category, plain.rank, plain.entry)
