@@ -1355,6 +1355,21 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.10 GiB\n",
         {"category": "oom_gpu", "rank": 3},
     ),
+    "a paste indented as a whole keeps its records apart from the exception's message": (
+        "    [rank1]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out "
+        "waiting 5000ms for recv operation to complete\n"
+        "    W1130 15:31:38.356000 21493 torch/distributed/elastic/multiprocessing/api.py:900] Sending "
+        "process 21500 closing signal SIGTERM\n"
+        "    E1130 15:31:38.356000 21493 torch/distributed/elastic/multiprocessing/api.py:1002] failed "
+        "(exitcode: 1) local_rank: 1 (pid: 21501) of binary: /usr/bin/python\n",
+        {"category": "collective_timeout", "line": 1},
+    ),
+    "frames that lost their indentation, then indented as a whole, keep their exception line": (
+        '    File "/env/site-packages/torch/distributed/distributed_c10d.py", line 1432, in all_gather\n'
+        "        work = _default_pg.allgather([tensor_list], [tensor])\n"
+        "    RuntimeError: CUDA out of memory. Tried to allocate 274.00 MiB (GPU 1; 23.70 GiB total capacity)\n",
+        {"category": "oom_gpu", "line": 3},
+    ),
     "a DataLoader worker's exit, read as an exit report, is the data loader's": (
         "here is the error: **RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n",
         {"category": "dataloader"},

@@ -202,3 +202,13 @@ def test_a_job_killed_by_a_signal_exits_as_a_shell_says(tmp_path: Path) -> None:
     assert done.returncode == 128 + 15, done.stderr
     report = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
     assert (report["exit_status"], report["returncode"]) == (-15, 143)
+
+
+def test_a_ranks_output_written_just_before_it_exits_is_all_kept(tmp_path: Path) -> None:
+    """A rank's output reaches ddpdoctor through its socket, not the launcher's pipe: what it wrote
+    right before exiting is still read to the end, in the terminal and in its rank log."""
+    script = "import os, sys; sys.stdout.write('x' * 60_000 + '\\nend\\n'); sys.stdout.flush(); os._exit(0)"
+    done = _run(tmp_path, "--out", "r", "--", sys.executable, "-c", script, env={"RANK": "2"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("x\nend\n") and len(done.stdout) == 60_005
+    assert (tmp_path / "r" / "ranks" / "rank2.log").read_text(encoding="utf-8") == done.stdout

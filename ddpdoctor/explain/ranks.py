@@ -279,6 +279,19 @@ def looks_srun_labelled(head: bytes) -> bool:
     return labelled >= 3 and labelled >= 0.4 * len(lines)
 
 
+def common_margin(head: bytes) -> bytes:
+    """The whitespace every line of a file's first bytes starts with (a paste indented as a whole: a
+    Markdown code block, a quoted log), to be taken off each line; empty when there is none."""
+    lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:200] if line.strip()]
+    if len(lines) < 3:
+        return b""
+    margins = [line[: len(line) - len(line.lstrip(b" \t"))] for line in lines]
+    shortest = min(margins, key=len)
+    if not shortest or any(not margin.startswith(shortest) for margin in margins):
+        return b""
+    return shortest
+
+
 def host_labels(head: bytes) -> frozenset[str]:
     """The pdsh-style host labels (`worker-1: ...`) that start a good share of a file's first lines.
 

@@ -55,6 +55,7 @@ from ddpdoctor.explain.observations import (
 from ddpdoctor.explain.ranks import (
     bounded_int,
     bounded_rank,
+    common_margin,
     has_kube_master,
     host_labels,
     looks_srun_labelled,
@@ -498,6 +499,7 @@ class LogReader:
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
+        self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
         # The last rank-labelled line: (number, rank, local).
         self._labelled: tuple[int, int, bool] | None = None
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
@@ -521,9 +523,14 @@ class LogReader:
         """One selected line."""
         if self._srun is None:
             head = self._head() if self._head is not None else b""
+            self._margin = common_margin(head)
+            if self._margin:
+                head = b"\n".join(line.removeprefix(self._margin) for line in head.split(b"\n"))
             self._srun = looks_srun_labelled(head)
             self._hosts = host_labels(head)
             self._kube_master = has_kube_master(head)
+        if self._margin and data.startswith(self._margin):
+            data = data[len(self._margin) :]  # a paste indented as a whole
         pieces = list(segments(data.decode("utf-8", "replace")))
         if not pieces:
             self._blank(None)
@@ -866,6 +873,7 @@ class LogReader:
             # A traceback excerpt that starts at its frames (its header was not pasted).
             stream.mode = "traceback"
             stream.frames = [_frame(frame)]
+            stream.frame_indent = len(rest) - len(rest.lstrip(" \t"))
             stream.frames_dropped = 0
             return
         if self._start_panic(stream, number, rest, cands):
@@ -977,8 +985,14 @@ class LogReader:
         indent = len(rest) - len(rest.lstrip(" \t"))
         if rest[:1] in (" ", "\t") and not (
             # A traceback indented as a whole (torchrun's failure table): the exception line is
-            # indented less than the frames.
-            stream.frames and indent < stream.frame_indent and _looks_like_exception(rest.strip())
+            # indented less than the frames; or at their margin once the last frame has its code
+            # (frames that lost their indentation, then indented again as a whole).
+            stream.frames
+            and _looks_like_exception(rest.strip())
+            and (
+                indent < stream.frame_indent
+                or (indent == stream.frame_indent and stream.frames[-1].code is not None)
+            )
         ):
             m = _FRAME.match(rest)
             if m:

@@ -128,11 +128,11 @@ class _Streams:
         self.rank_files: dict[str, IO[bytes]] = {}
         self.controls: dict[int, tuple[str, socket.socket]] = {}
         self.last_output = time.monotonic()
-        self.open_pipes = 0
+        self.open_streams = 0  # the launcher's pipes and the ranks' output sockets still open
 
     def add_pipe(self, pipe: IO[bytes], stream: str) -> None:
         self.selector.register(pipe, selectors.EVENT_READ, ("pipe", stream, self.launcher))
-        self.open_pipes += 1
+        self.open_streams += 1
 
     def add_server(self, server: socket.socket) -> None:
         self.selector.register(server, selectors.EVENT_READ, ("server", "", None))
@@ -162,12 +162,14 @@ class _Streams:
             self.controls[int(pid)] = (rank, conn)
         elif kind in self.terminal:
             self.selector.register(conn, selectors.EVENT_READ, ("socket", kind, self._rank_file(rank)))
+            self.open_streams += 1
         else:
             conn.close()
 
-    def pump(self, timeout: float) -> None:
-        """Move whatever output is ready (waiting at most `timeout`)."""
-        for key, _ in self.selector.select(timeout):
+    def pump(self, timeout: float) -> int:
+        """Move whatever output is ready (waiting at most `timeout`); the number of streams that had some."""
+        ready = self.selector.select(timeout)
+        for key, _ in ready:
             kind, stream, copy = key.data
             if kind == "server":
                 self._accept(key.fileobj)  # type: ignore[arg-type]
@@ -179,9 +181,8 @@ class _Streams:
                 data = b""
             if not data:
                 self.selector.unregister(key.fileobj)
-                if kind == "pipe":
-                    self.open_pipes -= 1
-                else:
+                self.open_streams -= 1
+                if kind != "pipe":
                     key.fileobj.close()  # type: ignore[union-attr]
                 continue
             self.last_output = time.monotonic()
@@ -189,6 +190,7 @@ class _Streams:
             out.write(data)
             out.flush()
             copy.write(data)
+        return len(ready)
 
     def ask_for_flight_recorder_dumps(self) -> Callable[[], None]:
         """Ask every rank's hook for a Flight Recorder dump; return the (bounded) wait for the answers."""
@@ -412,11 +414,13 @@ class _Job:
         exited_at: float | None = None
         while True:
             try:
-                self.streams.pump(TICK_S)
+                moved = self.streams.pump(TICK_S)
                 if self.child.poll() is not None:
                     exited_at = exited_at or time.monotonic()
                     # A process the job left behind may hold its pipes open: stop waiting for them.
-                    if self.streams.open_pipes == 0 or time.monotonic() - exited_at > EXIT_DRAIN_S:
+                    # A rank's socket may still wait to be accepted: done when a pump finds nothing.
+                    drained = self.streams.open_streams == 0 and not moved
+                    if drained or time.monotonic() - exited_at > EXIT_DRAIN_S:
                         return
                     continue
                 if self.watch.check(*self.looks_stuck(), self.processes):
@@ -439,8 +443,12 @@ class _Job:
         self.report.reaped = self.processes()
         self.report.leftover = procfs.terminate(self.report.reaped)
         drained_by = time.monotonic() + EXIT_DRAIN_S
-        while self.streams.open_pipes and time.monotonic() < drained_by:
-            self.streams.pump(TICK_S)
+        while time.monotonic() < drained_by:
+            if (
+                not self.streams.pump(0 if not self.streams.open_streams else TICK_S)
+                and not self.streams.open_streams
+            ):
+                break
         self.report.duration_s = time.monotonic() - self.started
         self.report.exit_status = self.child.returncode
 
