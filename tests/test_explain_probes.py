@@ -1157,6 +1157,17 @@ def test_a_desync_report_where_every_rank_joined_names_no_straggler() -> None:
             "rendezvous",
         ),
         ("host:25:25 [0] init.cc:981 NCCL WARN Invalid rank requested : 2/2", "rendezvous"),
+        # batches b34-b37
+        (
+            "RuntimeError: replicas_[0].size() == rebuilt_param_indices_.size() INTERNAL ASSERT FAILED at "
+            '"/pytorch/torch/csrc/distributed/c10d/reducer.cpp":1326, please report a bug to PyTorch.',
+            "other",
+        ),
+        (
+            "RuntimeError: Function argument device_ids not supported for the selected backend gloo",
+            "backend_unsupported",
+        ),
+        ("ValueError: No slot '4' specified on host 'localhost'", "invalid_device"),
     ],
 )
 def test_more_wordings_decide_the_category(line: str, category: str) -> None:
@@ -1369,6 +1380,51 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "        work = _default_pg.allgather([tensor_list], [tensor])\n"
         "    RuntimeError: CUDA out of memory. Tried to allocate 274.00 MiB (GPU 1; 23.70 GiB total capacity)\n",
         {"category": "oom_gpu", "line": 3},
+    ),
+    # ... and in batches b34-b37
+    "the WARN of NCCL before 2.5 (no NCCL in the line) is an NCCL error": (
+        "ml-gpu-ser015:2123:2230 [3] include/socket.h:194 WARN Call to recv failed : Connection reset by peer\n"
+        "ml-gpu-ser015:2123:2230 [3] INFO transport/net_ib.cu:555 -> 2\n",
+        {"category": "nccl_error", "line": 1},
+    ),
+    "a platform's [stderr] label glued to the text is peeled": (
+        "[stderr]    from torch.utils.tensorboard import SummaryWriter\n"
+        '[stderr]  File "/opt/conda/lib/python3.7/site-packages/torch/utils/tensorboard/__init__.py", line 1, in <module>\n'
+        "[stderr]    import tensorboard\n"
+        "[stderr]ModuleNotFoundError: No module named 'tensorboard'\n",
+        {"category": "version_mismatch", "line": 4},
+    ),
+    "torch's rank label after srun's task label names the rank": (
+        "0: [rank3]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "NCCLUtils.hpp:328, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.23.4\n",
+        {"category": "nccl_error", "rank": 3},
+    ),
+    "an exception line in Markdown bold after the rank label; a layout check names no rank": (
+        "[rank1]:     raise RuntimeError(\n"
+        "[rank1]: **RuntimeError: world_size (8) is not equal to tensor_model_parallel_size (4) x "
+        "pipeline_model_parallel_size (1)**\n",
+        {"category": "user_code", "rank": None, "line": 2},
+    ),
+    "TensorFlow's op failure at warning level is the cause of the ring's cancellation": (
+        "2019-11-11 11:45:07.181990: E tensorflow/core/common_runtime/ring_alg.cc:279] Aborting RingReduce "
+        "with Cancelled: [_Derived_]Cancelled\n"
+        "2019-11-11 11:45:07.182077: W tensorflow/core/framework/op_kernel.cc:1655] OP_REQUIRES failed at "
+        "collective_ops.cc:253 : Invalid argument: Shape mismatch in the collective instance 106. Op at "
+        "device /job:worker/replica:0/task:1/device:CPU:0 expected shape [49] but another member in the "
+        "group expected shape [64].\n",
+        {"category": "collective_mismatch", "line": 2},
+    ),
+    "an unpickling failure inside an object collective is a mismatch, not the printer's": (
+        "-- Process 2 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/fairseq/distributed_utils.py", line 169, in all_gather_list\n'
+        "    pickle.loads(bytes(out_buffer[2 : size + 2].tolist()))\n"
+        "_pickle.UnpicklingError: could not find MARK\n",
+        {"category": "collective_mismatch", "rank": None},
+    ),
+    "a backend the build lacks is every rank's, not the printer's": (
+        "[rank0]: RuntimeError: Distributed package doesn't have NCCL built in\n",
+        {"category": "backend_unsupported", "rank": None},
     ),
     "a DataLoader worker's exit, read as an exit report, is the data loader's": (
         "here is the error: **RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n",

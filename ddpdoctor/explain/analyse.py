@@ -69,6 +69,10 @@ KNOWN_ENTRY_IDS = (*SIGNAL_ENTRIES.values(), NO_ERROR_FILE_ENTRY)
 _START_UP = LazyRegex(
     r"init_process_group|rendezvous|_create_c10d_store|_store_based_barrier|TCPStore|init_device_mesh"
 )
+_OBJECT_COLLECTIVE = LazyRegex(
+    r"^(?:all_gather_list|all_gather_object|broadcast_object_list|gather_object|scatter_object_list"
+    r"|recv_object_list|broadcast_obj|recv_obj|_tensor_to_object)$"
+)
 STORE_TIMEOUT_ENTRY = "dist-store-timeout"
 _STORE_WAIT = LazyRegex(r"wait timeout after|Timeout waiting for key")
 _COLLECTIVE_CALL = LazyRegex(
@@ -107,6 +111,9 @@ _CHILD_BOOTSTRAP = LazyRegex(r"(?<!torch/)multiprocessing/spawn\.py$")  # a chil
 LAYOUT_CHECK = LazyRegex(
     r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
     r"|\bCheck batch related parameters\b"
+    # ... or the parallel sizes do not multiply to the world size (`world_size (8) is not equal to
+    # tensor_model_parallel_size (4) x pipeline_model_parallel_size (1)`)
+    r"|\bworld[_ ]size\b.{0,20}\b(?:is not equal to|does not equal|!=)\s.{0,40}parallel"
 )
 _DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
@@ -347,6 +354,13 @@ def _store_wait_in_collective(obs: Observation) -> bool:
     return any(_COLLECTIVE_CALL.match(frame.function) for frame in obs.frames[-4:])
 
 
+def _unpickled_in_object_collective(exc: ExceptionObs, short_type: str, text: str) -> bool:
+    """An unpickling failure raised in an object collective (`all_gather_object`, fairseq's
+    `all_gather_list`): what arrived from the other ranks was not the pickle this rank expected."""
+    unpickling = short_type == "UnpicklingError" or "unpickl" in text.lower() or "invalid load key" in text
+    return unpickling and bool(exc.frames) and bool(_OBJECT_COLLECTIVE.search(exc.frames[-1].function))
+
+
 def _in_dataloader_worker(obs: Observation) -> bool:
     """Whether a DataLoader worker raised the error: the re-raise's words (`Caught KeyError in
     DataLoader worker process 0`), else an "Original Traceback" through torch.utils.data. torch
@@ -475,6 +489,15 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             "library code asked for a private attribute this version of the object does not have:"
             " the installed versions do not fit each other"
         )
+    elif exc is not None and _unpickled_in_object_collective(exc, short_type, text):
+        cand.category, cand.strength = "collective_mismatch", 2
+        cand.reasons.append(
+            f"{short_type} while {exc.frames[-1].function} unpickled what the other ranks sent: the bytes"
+            " were not the object this rank expected, so the ranks called their collectives out of step"
+        )
+        if cand.rank is not None:
+            cand.rank_note = f"rank {cand.rank} could not read what the others sent; which rank went out of step the logs do not say"
+            cand.rank = None
     elif short_type == "MemoryError":
         cand.category, cand.strength = "oom_host", 2
         cand.reasons.append("MemoryError: the process ran out of host memory")

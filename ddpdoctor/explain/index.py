@@ -89,7 +89,8 @@ ANCHORS: tuple[Anchor, ...] = (
     ),
     Anchor(
         "nccl",
-        r"NCCL WARN|NCCL error in|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier",
+        r"NCCL WARN|NCCL error in|Watchdog caught|WorkNCCL\(|last enqueued|failed to pass monitoredBarrier"
+        r"|\.(?:h|cc|cu|cpp):\d{1,6} WARN ",
         3,
     ),
     Anchor(

@@ -32,8 +32,9 @@ from ddpdoctor.matching import LazyRegex
 MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4
 
-# `[80746] ` process ids, and Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels.
-_PID_LABEL = LazyRegex(r"\[\d{1,10}\] |\((?:\w+ )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) ")
+# `[80746] ` process ids, Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels, and a
+# platform's channel label (`[stderr]`, glued to the text on Azure ML).
+_PID_LABEL = LazyRegex(r"\[\d{1,10}\] |\((?:\w+ )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) |\[std(?:out|err)\] ?")
 _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
 # TorchX's label of a role's replica and the local rank after it (`trainer/0 [1]:...`).
 _REPLICA_LABEL = LazyRegex(r"[A-Za-z_][\w.-]{0,63}/\d{1,5} \[(\d{1,7})\]:[ \t]?")
@@ -159,10 +160,11 @@ def _split_labels(line: str, *, srun: bool, kube_master: bool, hosts: frozenset[
         rest = rest[stamp.end() :]  # `2024-11-20 14:37:16 [rank3]: ...`: a logger's time before the label
     if rest[:1].isalpha() and (replica := _REPLICA_LABEL.match(rest)) is not None:
         return Prefix(bounded_rank(replica.group(1)), True, rest[replica.end() :])
-    if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()):
+    if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
         return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None
     local = False
+    task = False  # the rank so far is srun's task number: a launcher's own label after it says more
     for _ in range(_MAX_PREFIXES):
         m = _PID_LABEL.match(rest)
         if m:
@@ -174,15 +176,16 @@ def _split_labels(line: str, *, srun: bool, kube_master: bool, hosts: frozenset[
             found = _rank_label(rest[host.end() :], kube_master) if host else None
             if found is not None and host is not None:
                 rest = rest[host.end() :]
+        from_srun = False
         if found is None and srun and rank is None:
             m = SRUN_LABEL.match(rest)
             if m:
-                found = (bounded_rank(m.group(1)), False, m.end())
+                found, from_srun = (bounded_rank(m.group(1)), False, m.end()), True
         if found is None:
             break
         value, is_local, end = found
-        if value is not None and (rank is None or (local and not is_local)):
-            rank, local = value, is_local
+        if value is not None and (rank is None or task or (local and not is_local)):
+            rank, local, task = value, is_local, from_srun
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")

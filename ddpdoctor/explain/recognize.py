@@ -209,7 +209,8 @@ _FATAL = LazyRegex(
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
-_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b")  # also NCCL's error line pasted alone
+# also NCCL's error line pasted alone, and the WARN of NCCL before 2.5 (`include/socket.h:194 WARN ...`)
+_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN ")
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
@@ -310,6 +311,8 @@ def _is_error_record(rest: str) -> bool:
     that the last of its retries failed."""
     if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()) or _ERROR_NAMED.match(rest.strip()):
         return True
+    if "OP_REQUIRES failed at " in rest:
+        return True  # TensorFlow's report that an op failed, logged at warning level
     retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
     return retry is not None and retry.group(1) == retry.group(2)
 
@@ -734,6 +737,8 @@ class LogReader:
         stream.before, stream.latest = stream.latest, (number, rest)
         if prefix.rank is not None and rest.lstrip()[:1] == "`":
             rest = rest.strip().strip("`").strip()  # a Markdown code fence or span opened after the label
+        elif prefix.rank is not None and rest.lstrip()[:2] == "**":
+            rest = _BOLD.sub(r"\g<indent>", rest)  # Markdown bold opened after the label
         if not rest.strip():
             self._on_blank(stream)
             return

@@ -105,6 +105,10 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
             else None
         )
         culprit.rank = None
+    if culprit.category == "backend_unsupported" and culprit.tier == CAUSE and culprit.rank is not None:
+        # The build or the backend lacks what the job asks for: every rank asks for it alike.
+        culprit.rank_note = f"printed by rank {culprit.rank}; the backend or build lacks it on every rank"
+        culprit.rank = None
     groups = culprit.obs.groups()
     if culprit.category == "duplicate_device" and (groups.get("peer") or groups.get("other_rank")):
         # The message names two ranks on one device: the setup is at fault, not a rank.
@@ -229,6 +233,9 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
         ranked,
         key=lambda c: (c.consequence == "earlier-error", isinstance(c.obs, ExceptionObs) and c.obs.cut_off),
     )
+    for cand in ranked:
+        if cand.category == "collective_mismatch" and cand.consequence is None:
+            return cand  # ranks that called different collectives: what the timeouts and aborts follow from
     for kind in ("symptom", "crash", "error-line"):
         for cand in ranked:
             if cand.kind == kind and cand.category == "collective_timeout":

@@ -51,7 +51,7 @@ _UNPICKLABLE = LazyRegex(r"\b(?:Can't|Cannot|cannot|can't) pickle\b|\bPicklingEr
 _LIBRARY_MISSING = LazyRegex(r"\b[Uu]nable to load (?:the )?\w{2,30} library\b")
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
-    r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on))\b.{0,80}"
+    r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on|for))\b.{0,80}"
     r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?"
     r"(?:does not support|doesn't support)\b"
 )
@@ -96,6 +96,8 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
     r"|(?i:\bno (?:available )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
+    # DeepSpeed's launcher asked for a GPU slot the host does not have (`--include localhost:4`)
+    r"|\bNo slot '\d{1,4}' specified on host\b"
     # TensorFlow placing an op on a GPU the process does not see
     r"|\bexplicitly assigned to /[\w:/]{0,80}device:GPU:\d{1,3} but available devices\b"
     r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
@@ -104,6 +106,7 @@ _CUDA_NO_DEVICE = LazyRegex(
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
     r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
+    r"|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN "  # the WARN of NCCL before 2.5, without its name
     r"|\bNCCL operation nccl\w{1,40}\(|\bunhandled (?:system|cuda) error\b"  # NCCL's result strings
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
@@ -157,7 +160,10 @@ _UNREACHABLE = LazyRegex(
 # or Paddle's `(InvalidArgument)`.
 # The most generic words of all: tried last. (UNAVAILABLE and ABORTED, a peer gone, and
 # DEADLINE_EXCEEDED, a wait that timed out, are consequences: see analyse.)
-_INTERNAL_STATUS = LazyRegex(r"\b(?:INTERNAL|Internal): |\bInternalError\b|\(Internal\) ")
+_INTERNAL_STATUS = LazyRegex(
+    r"\b(?:INTERNAL|Internal): |\bInternalError\b|\(Internal\) "
+    r"|\bINTERNAL ASSERT FAILED\b"  # PyTorch's check of its own state (`please report a bug to PyTorch`)
+)
 _INVALID_ARGUMENT_STATUS = LazyRegex(
     r"\b(?:INVALID_ARGUMENT|Invalid argument): |\bInvalidArgumentError\b|\(InvalidArgument\) "
 )
@@ -198,7 +204,7 @@ PEER_LOST = LazyRegex(
     # gRPC's and TensorFlow's words for a peer that went away (`UnavailableError: Socket closed`).
     r"\bUNAVAILABLE: |\bUnavailableError\b|\bAbortedError\b|Collective ops is aborted|"
     # ... and for an operation cancelled because another one failed (`RecvAsync is cancelled`).
-    r"\bCancelledError\b|\bCANCELLED: |\bis cancelled\b"
+    r"\bCancelledError\b|\bCANCELLED: |\bis cancelled\b|\bwith Cancelled: "
 )
 VERSION_TEXT = LazyRegex(
     r"undefined symbol|(?i:version[ _]?mismatch)|installed with version .{0,60} but found version|"
