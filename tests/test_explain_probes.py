@@ -1426,6 +1426,35 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank0]: RuntimeError: Distributed package doesn't have NCCL built in\n",
         {"category": "backend_unsupported", "rank": None},
     ),
+    "a rank's error keeps its place when torchrun's table quotes it and the rank then aborts": (
+        "[default1]:[rank1]: Traceback (most recent call last):\n"
+        '[default1]:[rank1]:   File "/home/u/train.py", line 31, in <module>\n'
+        "[default1]:[rank1]:     main()\n"
+        '[default1]:[rank1]:   File "/env/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 367, in wrapper\n'
+        "[default1]:[rank1]:     return f(*args, **kwargs)\n"
+        "[default1]:[rank1]:            ^^^^^^^^^^^^^^^^^^\n"
+        '[default1]:[rank1]:   File "/home/u/train.py", line 24, in main\n'
+        '[default1]:[rank1]:     raise ValueError(f"loss is NaN at step {step}")\n'
+        "[default1]:[rank1]: ValueError: loss is NaN at step 3\n"
+        "[default1]:Fatal Python error: Aborted\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2026-12-01_10:36:29\n"
+        "  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : 1 (pid: 3364) \n"
+        "  error_file: /tmp/run/attempt_0/1/error.json\n"
+        "  traceback : Traceback (most recent call last):\n"
+        '    File "/env/torch/distributed/elastic/multiprocessing/errors/__init__.py", line 367, in wrapper\n'
+        "      return f(*args, **kwargs)\n"
+        "             ^^^^^^^^^^^^^^^^^^\n"
+        '    File "/home/u/train.py", line 24, in main\n'
+        '      raise ValueError(f"loss is NaN at step {step}")\n'
+        "  ValueError: loss is NaN at step 3\n"
+        "  \n"
+        "============================================================\n",
+        {"category": "user_code", "rank": 1, "line": 9},
+    ),
     "a DataLoader worker's exit, read as an exit report, is the data loader's": (
         "here is the error: **RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n",
         {"category": "dataloader"},

@@ -191,6 +191,12 @@ class Candidate(Record):
         """The observation's line."""
         return self.obs.line
 
+    def disown(self, why: str) -> None:
+        """The rank that printed it is not at fault: name no rank, and say who printed it and why."""
+        if self.rank is not None:
+            self.rank_note = f"printed by rank {self.rank}; {why}"
+            self.rank = None
+
     @property
     def seq(self) -> int:
         """The observation's order of reading within its input."""
@@ -248,9 +254,7 @@ def exception_candidate(obs: Observation) -> Candidate | None:
                 "the store wait was a collective's (a barrier or object broadcast over the store), after"
                 " the processes had assembled: a peer stopped taking part"
             )
-            if cand.rank is not None:
-                cand.rank_note = f"rank {cand.rank} waited for a peer's key: it is a victim"
-                cand.rank = None
+            cand.disown("it waited for a peer's key: a victim")
         if cand.category in ("user_code", "other") and _in_dataloader_worker(obs):
             cand.category = "dataloader"
             cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
@@ -495,9 +499,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             f"{short_type} while {exc.frames[-1].function} unpickled what the other ranks sent: the bytes"
             " were not the object this rank expected, so the ranks called their collectives out of step"
         )
-        if cand.rank is not None:
-            cand.rank_note = f"rank {cand.rank} could not read what the others sent; which rank went out of step the logs do not say"
-            cand.rank = None
+        cand.disown("it could not read what the others sent; which rank went out of step the logs do not say")
     elif short_type == "MemoryError":
         cand.category, cand.strength = "oom_host", 2
         cand.reasons.append("MemoryError: the process ran out of host memory")

@@ -325,7 +325,7 @@ _STRING_LITERAL = LazyRegex(r'"((?:[^"\\\n]|\\.){0,1000})"|\'((?:[^\'\\\n]|\\.){
 # Python's dump of an object (`object repr     : IndexError('Caught IndexError in ...\nOriginal ...')`).
 _OBJECT_REPR = LazyRegex(
     r"object repr\s{0,10}: (?P<type>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception))"
-    r"\((?P<quote>['\"])(?P<message>.{1,4000})"
+    r"\(['\"](?P<message>.{1,4000})"
 )
 _BARE_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}\s*$")
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
@@ -1939,6 +1939,13 @@ class LogReader:
         key = (type(obs).__name__, obs.rank, known.id if known else None, obs.innermost_text()[:300])
         if dedupe:
             seen = self._seen.get(key)
+            if seen is not None and obs.file_index == seen.file_index and obs.line < seen.line:
+                # The same failure read earlier in the input, its block closed later (a rank's chain
+                # kept open until the end, after torchrun's table quoted it): it keeps its first place.
+                obs.count = seen.count + 1
+                self.observations[self.observations.index(seen)] = obs
+                self._seen[key] = obs
+                return
             if seen is not None:
                 seen.count += 1
                 return

@@ -99,16 +99,10 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit.reasons.append(f"NCCL's own report says what went wrong: {said.id} ({said.category})")
     if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
         # A rank that prints a start-up failure is not at fault unless the message names another.
-        culprit.rank_note = (
-            f"printed by rank {culprit.rank}; the job as a whole could not assemble"
-            if culprit.rank is not None
-            else None
-        )
-        culprit.rank = None
-    if culprit.category == "backend_unsupported" and culprit.tier == CAUSE and culprit.rank is not None:
+        culprit.disown("the job as a whole could not assemble")
+    if culprit.category == "backend_unsupported" and culprit.tier == CAUSE:
         # The build or the backend lacks what the job asks for: every rank asks for it alike.
-        culprit.rank_note = f"printed by rank {culprit.rank}; the backend or build lacks it on every rank"
-        culprit.rank = None
+        culprit.disown("the backend or build lacks it on every rank")
     groups = culprit.obs.groups()
     if culprit.category == "duplicate_device" and (groups.get("peer") or groups.get("other_rank")):
         # The message names two ranks on one device: the setup is at fault, not a rank.
@@ -444,10 +438,8 @@ def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:
 def _job_configuration(culprit: Candidate) -> None:
     """A check of the job's parallel layout (sizes that must divide the world size, batch sizes that
     must multiply out) gives the same answer on every rank: the rank that printed it is not at fault."""
-    if culprit.rank is None or not LAYOUT_CHECK.search(culprit.obs.innermost_text()):
-        return
-    culprit.rank_note = f"printed by rank {culprit.rank}, but it is a check of the job's configuration that every rank fails alike"
-    culprit.rank = None
+    if LAYOUT_CHECK.search(culprit.obs.innermost_text()):
+        culprit.disown("it is a check of the job's configuration that every rank fails alike")
 
 
 def _printed_by(cand: Candidate) -> bool:

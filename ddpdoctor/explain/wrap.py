@@ -10,10 +10,11 @@ Lines that a terminal padded with spaces to its width are not pieces (they end i
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING
+
+from ddpdoctor.matching import LazyRegex
 
 if TYPE_CHECKING:
     from ddpdoctor.explain.observations import Observation
@@ -29,7 +30,7 @@ _SHAPE = str.maketrans(
     "0000000000" + "a" * 26 + "A" * 26,
 )
 # What starts a record rather than going on with one: a traceback's lines, a timestamp, a label.
-_RECORD_START = re.compile(
+_RECORD_START = LazyRegex(
     r"\s*(?:Traceback \(|File \"|During handling|The above exception|\[|\(|\d{4}-\d\d-\d\d|[EWIF]\d{4} "
     r"|(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Warning)\b)"
 )
@@ -47,7 +48,7 @@ def terminal_width(head: bytes) -> int | None:
     pieces = [piece for piece, _ in pairs]
     if len(set(pieces)) < MIN_PIECES:
         return None  # one record printed again and again (by every rank), not a line cut into pieces
-    continued = sum(continues(piece, after) for piece, after in pairs)
+    continued = sum(_continues(piece, after) for piece, after in pairs)
     return longest if continued >= _CONTINUED_SHARE * len(pieces) else None
 
 
@@ -56,7 +57,7 @@ def _piece(line: str, width: int) -> bool:
     return len(line) == width and not line.endswith(" ") and any(ch.isalnum() for ch in line)
 
 
-def continues(piece: str, after: str) -> bool:
+def _continues(piece: str, after: str) -> bool:
     """Whether `after` reads as the rest of `piece` cut at the terminal's edge: not blank, and not
     starting like a record of its own (or like the record `piece` starts)."""
     if not after.strip() or _RECORD_START.match(after):

@@ -444,10 +444,9 @@ class _Job:
         self.report.leftover = procfs.terminate(self.report.reaped)
         drained_by = time.monotonic() + EXIT_DRAIN_S
         while time.monotonic() < drained_by:
-            if (
-                not self.streams.pump(0 if not self.streams.open_streams else TICK_S)
-                and not self.streams.open_streams
-            ):
+            # Wait for output only while a stream is open; then one last look for a late socket.
+            moved = self.streams.pump(TICK_S if self.streams.open_streams else 0)
+            if not moved and not self.streams.open_streams:
                 break
         self.report.duration_s = time.monotonic() - self.started
         self.report.exit_status = self.child.returncode
