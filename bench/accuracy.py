@@ -47,7 +47,10 @@ WRAP_COLUMNS = 120
 
 
 def _rfc3339(lines: list[str]) -> list[str]:
-    return [f"2026-11-30T12:{i // 60 % 60:02d}:{i % 60:02d}.{i:09d}Z {line}" for i, line in enumerate(lines)]
+    return [
+        f"2026-11-30T{i // 3600 % 24:02d}:{i // 60 % 60:02d}:{i % 60:02d}.{i:09d}Z {line}"
+        for i, line in enumerate(lines)
+    ]
 
 
 def _wrap(lines: list[str]) -> list[str]:

@@ -1478,3 +1478,96 @@ def test_collector_labels_are_peeled_once_whatever_the_line() -> None:
     assert report.root_cause is None or report.root_cause.category in ("user_code", "other")
     root = explain_text("trainer-1  | ValueError: the batch is empty\n").root_cause
     assert root is not None and root.text == "ValueError: the batch is empty"
+
+
+# --- a log collector's prefix on every line (kubectl logs --timestamps, Docker Compose) -------------
+
+_COLLECTORS = {
+    "kubectl-timestamps": lambda i: f"2026-11-30T12:00:{i:02d}.{i:09d}Z ",
+    "compose": lambda i: "trainer-1  | ",
+    "compose-then-time": lambda i: f"trainer-1  | 2026-11-30T12:00:{i:02d}Z ",
+}
+
+
+def _collected(text: str, collector: str) -> str:
+    # A blank line under a collector is the prefix alone, as the collector writes it (no trailing text).
+    return "".join(
+        (_COLLECTORS[collector](i) + line).rstrip() + "\n" for i, line in enumerate(text.splitlines())
+    )
+
+
+@pytest.mark.parametrize("collector", list(_COLLECTORS))
+def test_an_nccl_exceptions_last_error_is_read_under_a_collectors_time(collector: str) -> None:
+    # The exception's message runs over four lines; the collector's time on each of them does not
+    # start a new record (only the program's own time would).
+    text = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/train.py", line 12, in <module>\n'
+        "[rank1]:     dist.barrier()\n"
+        "[rank1]: torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "NCCLUtils.hpp:317, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL version 2.21.5\n"
+        "[rank1]: ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+        "[rank1]: Last error:\n"
+        "[rank1]: Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000\n"
+    )
+    for shaped in (text, _collected(text, collector)):
+        root = explain_text(shaped).root_cause
+        assert root is not None and root.category == "duplicate_device", shaped
+        assert root.text.startswith("Duplicate GPU detected"), root.text
+
+
+@pytest.mark.parametrize("collector", list(_COLLECTORS))
+def test_a_collectors_prefix_comes_off_before_the_lines_own_quoting_and_anchors(collector: str) -> None:
+    # A Markdown span opened before a rank label, and a knowledge-base pattern anchored at the start
+    # of the program's line: both are read as they are without the collector's prefix.
+    span = "`[rank4]: KeyError: 'input_ids'\n"
+    root = explain_text(_collected(span, collector)).root_cause
+    assert root is not None and root.rank == 4 and root.text == "KeyError: 'input_ids'"
+    anchored = "$ ./build/all_reduce_perf -b 8 -e 128M -f 2 -g 4\nNCCL failure common.cu:908 'unhandled cuda error'.\n"
+    root = explain_text(_collected(anchored, collector)).root_cause
+    assert root is not None and root.entry == "nccl-tests-failure" and root.line == 2
+
+
+def test_srun_labels_behind_a_collectors_time_name_the_rank() -> None:
+    text = (
+        "".join(f"0: step {i} loss 1.0\n1: step {i} loss 1.0\n" for i in range(3))
+        + "1: RuntimeError: CUDA error: an illegal memory access was encountered\n"
+    )
+    root = explain_text(_collected(text, "kubectl-timestamps")).root_cause
+    assert root is not None and root.rank == 1 and root.category == "cuda_error"
+
+
+def test_a_blank_line_under_a_collectors_prefix_is_blank() -> None:
+    # torchrun's failure table quotes a SIGTERMed rank's traceback and ends it with a blank line;
+    # the collector's prefix alone on that line must not be read as the traceback's exception.
+    text = (
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "train.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n"
+        "[1]:\n"
+        "  time      : 2026-11-30_12:00:10\n"
+        "  host      : node-1\n"
+        "  rank      : 0 (local_rank: 0)\n"
+        "  exitcode  : -15 (pid: 4241)  (SIGTERM)\n"
+        "  error_file: /tmp/torchelastic_x/attempt_0/0/error.json\n"
+        "  traceback : Traceback (most recent call last):\n"
+        '    File "/home/u/train.py", line 57, in update\n'
+        "      loss.backward()\n"
+        "  RuntimeError: Connection reset by peer\n"
+        "  \n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2026-11-30_12:00:10\n"
+        "  host      : node-1\n"
+        "  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : 3 (pid: 4242)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+        "============================================================\n"
+    )
+    for shaped in (text, *(_collected(text, collector) for collector in _COLLECTORS)):
+        root = explain_text(shaped).root_cause
+        assert root is not None and root.rank == 1 and "exitcode" in root.text, (shaped[:40], root)

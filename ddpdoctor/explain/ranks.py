@@ -55,10 +55,11 @@ _LEADING_TIME = LazyRegex(
 # Determined's trial id (`13047a84-...-6475139b76b3 || `) and an RFC 3339 time (`kubectl logs
 # --timestamps`, `docker logs -t`, CI runners, cloud log exports).
 _COLLECTOR_LABEL = LazyRegex(
-    r"[\w.-]{1,64} {1,20}\| "
-    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} \|\| "  # Determined's trial logs
+    r"[\w.-]{1,64} {1,20}\|(?: |$)"
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} \|\|(?: |$)"  # Determined's trial logs
 )
-_COLLECTOR_TIME = LazyRegex(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d) ")
+# (A blank line under a collector's prefix is the prefix alone, its trailing space stripped.)
+_COLLECTOR_TIME = LazyRegex(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: |$)")
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
@@ -124,31 +125,23 @@ def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
 class Prefix:
     """The labels found at the start of a line."""
 
-    __slots__ = ("collected", "local", "rank", "rest")
+    __slots__ = ("local", "rank", "rest")
 
     def __init__(self, rank: int | None, local: bool, rest: str) -> None:
         self.rank = rank
         self.local = local
         self.rest = rest
-        self.collected = False  # a log collector's label or time stood before the line (peeled)
 
 
 def split_prefix(
     line: str, *, srun: bool = False, kube_master: bool = False, hosts: frozenset[str] = frozenset()
 ) -> Prefix:
-    """Peel the rank labels off a line; `rest` is the text the program printed.
+    """Peel the rank labels off a line whose log collector's label and time (`collector_end`) are
+    already off; `rest` is the text the program printed.
 
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
     """
-    collected = _collector_end(line)
-    prefix = _split_labels(line[collected:], srun=srun, kube_master=kube_master, hosts=hosts)
-    prefix.collected = collected > 0
-    return prefix
-
-
-def _split_labels(line: str, *, srun: bool, kube_master: bool, hosts: frozenset[str]) -> Prefix:
-    """The launchers' and loggers' labels of a line whose collector prefix is already off."""
     for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
         host = _HOST_LINE.match(line)
         if host is None or host.group(1) not in hosts:
@@ -193,13 +186,18 @@ def _split_labels(line: str, *, srun: bool, kube_master: bool, hosts: frozenset[
     return Prefix(rank, local, rest)
 
 
-def _collector_end(line: str) -> int:
+def collector_end(line: str) -> int:
     """Where a log collector's label and time in front of a line end (0 when there are none)."""
     end = 0
-    if line[:1].isalnum() and (label := _COLLECTOR_LABEL.match(line)) is not None:
-        end = label.end()
-    if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
-        end = time.end()
+    for _ in range(2):  # a label then a time (`trainer-1  | 2024-...Z `), or a time then a label
+        start = end
+        if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
+            end = time.end()
+        label = _COLLECTOR_LABEL.match(line, end) if line[end : end + 1].isalnum() else None
+        if label is not None and not (end and label.group().split()[0].isupper()):
+            end = label.end()  # after a time, not a logger's level field (`ERROR    | ...`)
+        if end == start:
+            break
     return end
 
 
@@ -275,11 +273,23 @@ def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | 
 def looks_srun_labelled(head: bytes) -> bool:
     """Whether a file's first bytes carry `srun --label` numbers: at column 0 (a Rust backtrace's
     `  3: std::...` frames are indented) on a good share of its lines."""
-    lines = [line for line in head.split(b"\n")[:200] if line.strip()]
+    lines = _program_lines(head)
     if len(lines) < 3:
         return False
-    labelled = sum(1 for line in lines if SRUN_LABEL.match(line.decode("utf-8", "replace")))
+    labelled = sum(1 for line in lines if SRUN_LABEL.match(line))
     return labelled >= 3 and labelled >= 0.4 * len(lines)
+
+
+def _program_lines(head: bytes) -> list[str]:
+    """The first non-blank lines of a file's first bytes as the program printed them (a log
+    collector's label and time taken off)."""
+    lines = []
+    for raw in head.split(b"\n")[:200]:
+        line = raw.decode("utf-8", "replace").rstrip()
+        line = line[collector_end(line) :]
+        if line.strip():
+            lines.append(line)
+    return lines
 
 
 def common_margin(head: bytes) -> bytes:
@@ -300,7 +310,7 @@ def host_labels(head: bytes) -> frozenset[str]:
 
     A label must look like a host name (a digit, `-` or `.` in it) and not like an exception or a
     log level (`RuntimeError: ...`), and appear on at least three lines."""
-    lines = [line.decode("utf-8", "replace") for line in head.split(b"\n")[:200] if line.strip()]
+    lines = _program_lines(head)
     counts: dict[str, int] = {}
     for line in lines:
         m = _HOST_LINE.match(line)

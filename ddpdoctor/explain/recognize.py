@@ -55,6 +55,7 @@ from ddpdoctor.explain.observations import (
 from ddpdoctor.explain.ranks import (
     bounded_int,
     bounded_rank,
+    collector_end,
     common_margin,
     has_kube_master,
     host_labels,
@@ -680,6 +681,10 @@ class LogReader:
                 self._on_blank(stream)
 
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
+        # A log collector's label and time come first (`kubectl logs --timestamps`, Docker Compose):
+        # the program's line, with its own quoting and labels, is what follows them.
+        collected = collector_end(segment)
+        collector, segment = segment[:collected], segment[collected:]
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
         if ('"' in segment[:42] or "'" in segment[:42]) and (quoted := _QUOTED_EXCEPTION.match(segment)):
@@ -752,11 +757,12 @@ class LogReader:
                 self.world_sizes.add(size)
         if "NCCL" in rest and (nccl := _NCCL_PROCESS.search(rest)):
             self._nccl_process(nccl, rest)
-        stamp = find_stamp(rest) or (
-            find_stamp(segment) if prefix.rank is not None or prefix.collected else None
-        )
-        if stamp is not None:
-            stream.stamp = stream.years.place(stamp)
+        # The program's own time starts a new record; a collector's time on every line orders the
+        # lines but does not end a multi-line message.
+        stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
+        when = stamp or (find_stamp(collector) if collector else None)
+        if when is not None:
+            stream.stamp = stream.years.place(when)
         if "object repr" in rest and (dumped := _OBJECT_REPR.match(rest.strip())) is not None:
             # Python's dump of an exception object it could not print (`_PyObject_Dump`, before a
             # fatal error): the first line of the repr's message is the exception line.
