@@ -1325,10 +1325,10 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     ),
     "TorchX's replica label and local rank are peeled and read": (
         "trainer/0 [1]:Traceback (most recent call last):\n"
-        'trainer/0 [1]:  File "/usr/lib/python3/site-packages/fbgemm_gpu/docs.py", line 12, in <module>\n'
-        "trainer/0 [1]:    torch.ops.fbgemm.jagged_2d_to_dense,\n"
-        "trainer/0 [1]:AttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'\n",
-        {"category": "version_mismatch", "rank": 1},
+        'trainer/0 [1]:  File "/home/u/train.py", line 12, in <module>\n'
+        "trainer/0 [1]:    check(batch)\n"
+        "trainer/0 [1]:ValueError: batch 7 has no labels\n",
+        {"category": "user_code", "rank": 1},
     ),
     "ranks waiting in different collectives at different sequence numbers diverged": (
         "[rank0]:[E1122 06:40:00.504 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
@@ -1338,6 +1338,30 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "timeout: WorkNCCL(SeqNum=126, OpType=_ALLGATHER_BASE, NumelIn=5, NumelOut=10, "
         "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n",
         {"category": "collective_mismatch", "rank": None},
+    ),
+    "an extension's op missing from torch.ops is a version mismatch, which names no rank": (
+        "trainer/0 [1]:Traceback (most recent call last):\n"
+        'trainer/0 [1]:  File "/usr/lib/python3/site-packages/fbgemm_gpu/docs.py", line 12, in <module>\n'
+        "trainer/0 [1]:    torch.ops.fbgemm.jagged_2d_to_dense,\n"
+        "trainer/0 [1]:AttributeError: '_OpNamespace' 'fbgemm' object has no attribute 'jagged_2d_to_dense'\n",
+        {"category": "version_mismatch", "rank": None},
+    ),
+    "a version mismatch on a rank whose peers got further (they wait for it) keeps its rank": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/train.py", line 3, in <module>\n'
+        "[rank1]:     import flash_attn\n"
+        "[rank1]: ModuleNotFoundError: No module named 'flash_attn'\n"
+        "[rank0]:[E1122 06:40:00.504 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=10, NumelOut=10, "
+        "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n",
+        {"category": "version_mismatch", "rank": 1},
+    ),
+    "ranks one place apart in different collectives wait in one stuck collective, seen from both sides": (
+        "[E ProcessGroupNCCL.cpp:821] [Rank 1] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=1, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1808182 milliseconds before timing out.\n"
+        "[E ProcessGroupNCCL.cpp:821] [Rank 0] Watchdog caught collective operation timeout: "
+        "WorkNCCL(SeqNum=2, OpType=ALLGATHER, Timeout(ms)=1800000) ran for 1808116 milliseconds before timing out.\n",
+        {"category": "collective_timeout"},
     ),
     "a store wait inside a collective that runs over the store is a collective timeout of a victim": (
         "[rank0]: Traceback (most recent call last):\n"

@@ -871,10 +871,13 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     behind = sorted(rank for rank, o in oldest.items() if o.sequence == first.sequence)
     detail = ", ".join(f"rank {r}: {o.op or '?'} #{o.sequence}" for r, o in sorted(oldest.items()))
     ops = {o.op for o in oldest.values()}
-    if len(ops) > 1 and None not in ops:
-        # Each rank waits in a different kind of collective at a different place in the sequence: the
-        # ranks stopped calling the same collectives in the same order (a code path one rank took
-        # alone: saving a checkpoint, evaluating, skipping a batch), not one rank lagging behind.
+    spread = max(o.sequence or 0 for o in oldest.values()) - (first.sequence or 0)
+    if len(ops) > 1 and None not in ops and spread > 1:
+        # Each rank waits in a different kind of collective, two or more places apart in the sequence:
+        # the ranks stopped calling the same collectives in the same order (a code path one rank took
+        # alone: saving a checkpoint, evaluating, skipping a batch), not one rank lagging behind. One
+        # place apart is one stuck collective seen from both sides: a rank whose part of it finished
+        # (a broadcast's source) went on to the next one and waits there.
         kind, category = "mismatch", "collective_mismatch"
         reason = f"the ranks wait in different collectives at different sequence numbers ({detail}): their sequences of collectives diverged"
     else:

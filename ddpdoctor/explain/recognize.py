@@ -1159,8 +1159,15 @@ class LogReader:
             exc.max_lines = MAX_MESSAGE_LINES + MAX_FRAMES
             return True
         if exc is not None and exc.in_worker_traceback and exc.worker_text is None:
-            if rest[:1] in (" ", "\t"):
-                m = _FRAME.match(rest)
+            # The worker's frames, indented or (a paste that lost its indentation) at the first
+            # column, each followed by its code line.
+            m = _FRAME.match(rest) if rest[:1] in (" ", "\t") or stripped.startswith('File "') else None
+            unindented_code = (
+                exc.worker_frames
+                and exc.worker_frames[-1].code is None
+                and not _looks_like_exception(stripped)
+            )
+            if rest[:1] in (" ", "\t") or m is not None or unindented_code:
                 if m and len(exc.worker_frames) < MAX_FRAMES:
                     exc.worker_frames.append(_frame(m))
                 elif exc.worker_frames and exc.worker_frames[-1].code is None and stripped:

@@ -100,19 +100,14 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
         # A rank that prints a start-up failure is not at fault unless the message names another.
         culprit.disown("the job as a whole could not assemble")
+    if culprit.category == "version_mismatch" and culprit.tier == CAUSE and not _others_got_further(culprit, found):
+        # Versions are a property of the environment every rank of it shares: unless another rank
+        # is seen getting past the failing step, they all fail alike.
+        culprit.disown("the environment it runs in is every rank's")
     if culprit.category == "backend_unsupported" and culprit.tier == CAUSE:
         # The build or the backend lacks what the job asks for: every rank asks for it alike.
         culprit.disown("the backend or build lacks it on every rank")
-    groups = culprit.obs.groups()
-    if culprit.category == "duplicate_device" and (groups.get("peer") or groups.get("other_rank")):
-        # The message names two ranks on one device: the setup is at fault, not a rank.
-        named = {bounded_rank(groups.get(key)) for key in ("rank", "peer", "other_rank")}
-        culprit.suspects = sorted(
-            {c.rank for c in found if c.rank is not None and c.category == "duplicate_device"}
-            | {rank for rank in named if rank is not None}
-        )
-        culprit.rank = None
-        culprit.rank_note = "several ranks share one device; no single rank is at fault"
+    _two_parties(culprit, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
     rivals = [c for c in pool if c is not culprit and c.rank != culprit.rank and c.tier == CAUSE]
@@ -314,6 +309,49 @@ def _fewest_enqueued(pool: list[Candidate]) -> tuple[Candidate, str] | None:
         f" ranks {', '.join(map(str, others))}: it fell behind them"
     )
     return reports[behind[0]], note
+
+
+# What a message that names two ranks as the parties of one fault says of them (a KB entry that
+# declares which of the two is at fault, by its `rank` group, keeps that rank).
+_TWO_PARTIES = {
+    "duplicate_device": "several ranks share one device; no single rank is at fault",
+    "collective_mismatch": (
+        "the message names the ranks that disagree; which one took the other path it does not say"
+    ),
+}
+
+
+def _two_parties(culprit: Candidate, found: list[Candidate]) -> None:
+    """A message naming two ranks as the parties of the fault (`rank 0 and rank 1 both on CUDA device
+    1000`, `Rank 0 is running collective ..., but Rank 1 is running ...`): both are suspects, neither
+    is the culprit."""
+    note = _TWO_PARTIES.get(culprit.category)
+    groups = culprit.obs.groups()
+    peer = groups.get("peer") or groups.get("other_rank")
+    entry = culprit.entry
+    if note is None or not peer or (entry is not None and entry.rank_group not in (None, "rank")):
+        return
+    named = {bounded_rank(groups.get(key)) for key in ("rank", "peer", "other_rank")}
+    culprit.suspects = sorted(
+        {c.rank for c in found if c.rank is not None and c.category == culprit.category}
+        | {rank for rank in named if rank is not None}
+    )
+    culprit.rank = None
+    culprit.rank_note = note
+
+
+def _others_got_further(culprit: Candidate, found: list[Candidate]) -> bool:
+    """Whether another rank got past the culprit's failing step: it waited in a collective or lost
+    its peer, or failed of another cause of its own (not a bare exit, which says nothing of where)."""
+    return any(
+        c.rank is not None
+        and c.rank != culprit.rank
+        and (
+            c.consequence in ("timeout", "peer-failure", "watchdog")
+            or (c.tier == CAUSE and c.category != culprit.category and c.kind not in ("exit", "crash"))
+        )
+        for c in found
+    )
 
 
 def _named_by_report(culprit: Candidate) -> bool:
