@@ -528,6 +528,22 @@ def test_pastes_that_lost_their_shape_still_give_the_exception() -> None:
             "version_mismatch",
         ),
         ("RuntimeError: Ninja is required to load C++ extensions", "version_mismatch"),
+        ("dgl._ffi.base.DGLError: socket_communicator.cc:197: Cannot bind to 10.0.0.7:3026", "rendezvous"),
+        (
+            "2024-07-29 17:14:59.920189: E external/xla/xla/service/rendezvous.cc:38] Expected 8 threads to"
+            " join the rendezvous, but not all of them arrived on time.",
+            "collective_timeout",
+        ),
+        ("RuntimeError: No rendezvous handler for tcp://", "backend_unsupported"),
+        (
+            "RuntimeError: the distributed NCCL backend is not available; try to recompile",
+            "backend_unsupported",
+        ),
+        (
+            "NotImplementedError: Using RTX 4000 series doesn't support faster communication broadband via P2P or IB.",
+            "backend_unsupported",
+        ),
+        ("/usr/bin/python3.10: No module named torch.distributed", "version_mismatch"),
         (
             "RuntimeError: Unable to initialize backend 'cuda': FAILED_PRECONDITION: No visible GPU devices.",
             "invalid_device",
@@ -1595,3 +1611,106 @@ def test_a_blank_line_under_a_collectors_prefix_is_blank() -> None:
     for shaped in (text, *(_collected(text, collector) for collector in _COLLECTORS)):
         root = explain_text(shaped).root_cause
         assert root is not None and root.rank == 1 and "exitcode" in root.text, (shaped[:40], root)
+
+
+# --- classes of batches b38-b45 ------------------------------------------------------------------
+
+
+def test_a_workers_traceback_pasted_without_indentation_keeps_the_workers_frames() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        'File "/home/u/train.py", line 13, in <module>\n'
+        "train()\n"
+        'File "/opt/venv/lib/python3.10/site-packages/accelerate/data_loader.py", line 394, in __iter__\n'
+        "raise exception\n"
+        "KeyError: Caught KeyError in DataLoader worker process 3.\n"
+        "Original Traceback (most recent call last):\n"
+        'File "/opt/venv/lib/python3.10/site-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop\n'
+        "data = fetcher.fetch(index)\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "dataloader"
+    assert root.text == "KeyError: Caught KeyError in DataLoader worker process 3.", root.text
+
+
+def test_a_terminate_cut_off_before_its_what_is_weaker_than_a_complete_report() -> None:
+    text = (
+        "[E ProcessGroupNCCL.cpp:828] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4,"
+        " OpType=ALLGATHER, Timeout(ms)=1800000) ran for 1800081 milliseconds before timing out.\n"
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=4, OpType=ALLGATHER,"
+        " Timeout(ms)=1800000) ran for 1800081 milliseconds before timing out.\n"
+        "[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out.\n"
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_timeout", root
+    alone = explain_text("terminate called after throwing an instance of 'nv::CudaException'\n").root_cause
+    assert alone is not None  # never silent
+    assert alone.text == "terminate called after throwing an instance of 'nv::CudaException'"
+
+
+def test_a_mismatch_report_naming_two_ranks_names_neither_as_the_culprit() -> None:
+    text = (
+        "[rank1]: RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running collective: "
+        "CollectiveFingerPrint(SequenceNumber=485, OpType=ALLREDUCE, TensorShape=[1], TensorDtypes=Float), "
+        "but Rank 0 is running collective: CollectiveFingerPrint(SequenceNumber=485, OpType=BROADCAST).\n"
+    )
+    report = explain_text(text)
+    root = report.root_cause
+    assert root is not None and root.category == "collective_mismatch" and root.rank is None
+    assert report.to_dict()["root_cause"]["suspect_ranks"] == [0, 1]
+
+
+def test_mpiruns_refusal_for_too_few_slots_is_found() -> None:
+    text = (
+        "$ horovodrun -np 2 -H localhost python train.py\n"
+        "--------------------------------------------------------------------------\n"
+        "There are not enough slots available in the system to satisfy the 2 slots\n"
+        "that were requested by the application:\n"
+        "  python\n"
+        "\n"
+        "Either request fewer slots for your application, or make more slots available\n"
+        "for use.\n"
+        "--------------------------------------------------------------------------\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.entry == "openmpi-not-enough-slots" and root.line == 3
+
+
+def test_an_error_raised_inside_a_data_library_is_the_data_pipelines() -> None:
+    text = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/stream.py", line 53, in <module>\n'
+        "[rank0]:     dataset = StreamingDataset(path)\n"
+        '[rank0]:   File "/opt/conda/lib/python3.10/site-packages/litdata/streaming/dataset.py", line 124, in __init__\n'
+        "[rank0]:     raise FileNotFoundError(f'The provided dataset path `{path}` does not exist.')\n"
+        "[rank0]: FileNotFoundError: The provided dataset path `/data/cache/a1` does not exist.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "dataloader", root
+
+
+def test_an_option_left_alone_by_a_broken_line_continuation_is_not_the_root() -> None:
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/opt/conda/lib/python3.10/site-packages/deepspeed/launcher/runner.py", line 401, in main\n'
+        "    active_resources = parse_inclusion_exclusion(resource_pool, args.include, args.exclude)\n"
+        "ValueError: No slot '1' specified on host 'localhost'\n"
+        "generate.sh: line 15: --input_path: command not found\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.text.startswith("ValueError: No slot '1'"), root.text
+
+
+@pytest.mark.parametrize(
+    ("cuda", "category"),
+    [
+        ("101 'invalid device ordinal'", "invalid_device"),
+        ("2 'out of memory'", "oom_gpu"),
+        ("'unknown error'", "nccl_error"),
+    ],
+)
+def test_a_cuda_failure_nccl_reports_takes_the_category_of_its_own_words(cuda: str, category: str) -> None:
+    root = explain_text(f"node1:4:9 [0] transport/p2p.cc:275 NCCL WARN Cuda failure {cuda}\n").root_cause
+    assert root is not None and root.category == category, root

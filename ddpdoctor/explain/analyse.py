@@ -115,7 +115,10 @@ LAYOUT_CHECK = LazyRegex(
     # tensor_model_parallel_size (4) x pipeline_model_parallel_size (1)`)
     r"|\bworld[_ ]size\b.{0,20}\b(?:is not equal to|does not equal|!=)\s.{0,40}parallel"
 )
-_DATA_CODE = LazyRegex(r"torch/utils/data/")  # DataLoader, samplers, datasets of torch
+# DataLoader, samplers and datasets of torch, and the data-loading libraries' own code.
+_DATA_CODE = LazyRegex(
+    r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
+)
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
 _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:num_gpus|n_gpus?|ngpus?|gpu_count|device_count\(\))\b")
 # An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
@@ -532,7 +535,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             f"an argument reached library code whose installed version does not take it"
             f" ({exc.frames[-1].where()}): the versions of the packages (or the script) do not fit"
         )
-    elif short_type in _PATH_ERRORS or (short_type == "OSError" and _PATH_ERRNO.search(text)):
+    elif (short_type in _PATH_ERRORS or (short_type == "OSError" and _PATH_ERRNO.search(text))) and not (
+        exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file)
+    ):
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(
             f"{short_type}: a file or folder the program uses is missing, already there, not empty or not"
@@ -558,7 +563,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(f"raised in your code at {user.where()}")
     elif exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file):
         cand.category, cand.strength = "dataloader", 2
-        cand.reasons.append(f"raised by the data pipeline (torch.utils.data, at {exc.frames[-1].where()})")
+        cand.reasons.append(f"raised by the data pipeline's code (at {exc.frames[-1].where()})")
     elif (
         short_type == "AssertionError"
         and exc is not None

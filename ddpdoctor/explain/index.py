@@ -60,6 +60,10 @@ CANONICAL_STATUS = (
 )
 
 
+# The interpreter's own refusal to start a program (`/usr/bin/python: No module named torch.distributed`).
+INTERPRETER_REFUSAL = r"python[\d.]{0,5}: (?:No module named|can't open file|Error while finding module) "
+
+
 # Lines that start or mark a block. They are scanned together with the knowledge-base patterns;
 # a hit pulls the line and `after` following lines into the parser.
 ANCHORS: tuple[Anchor, ...] = (
@@ -101,7 +105,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "error-level",
         r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: "
-        r"|^" + CANONICAL_STATUS + ": ",
+        r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
         3,
     ),
     Anchor("lead", LEAD_WORDS, 0),

@@ -152,7 +152,7 @@ class ExceptionObs(Observation):
     exc_type: str | None = None
     frames: list[Frame] = field(default_factory=list)
     thread: str | None = None
-    cut_off: bool = False  # the traceback ended before its exception line
+    cut_off: bool = False  # the report ended before its message (a traceback, a C++ terminate's what())
     worker_frames: list[Frame] = field(default_factory=list)  # a DataLoader worker's original traceback
 
     def user_frame(self) -> Frame | None:

@@ -37,7 +37,7 @@ from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
-from ddpdoctor.explain.index import CANONICAL_STATUS, LEAD_WORDS
+from ddpdoctor.explain.index import CANONICAL_STATUS, INTERPRETER_REFUSAL, LEAD_WORDS
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -232,6 +232,7 @@ _ERROR_LEVEL = LazyRegex(
 # ... or runs into its message (two writes spliced: `RuntimeErrorstill have inflight params`).
 _ERROR_NAMED = LazyRegex(
     r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?: [\w/.]|[a-z]{2,} )"
+    r"|[\w./-]{0,200}" + INTERPRETER_REFUSAL
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
@@ -1824,6 +1825,7 @@ class LogReader:
         text = f"terminate called after throwing an instance of '{exc_type}'"
         obs = self._observe(ExceptionObs, start, text, stream)
         obs.origin, obs.exc_type = "cpp", exc_type
+        obs.cut_off = True  # weaker than any complete report, as a traceback without its exception line
         obs.chain = self._links(text, None)
         self._add(obs)
 

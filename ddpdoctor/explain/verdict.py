@@ -33,7 +33,7 @@ from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
-from ddpdoctor.explain.wording import CUDA_OOM
+from ddpdoctor.explain.wording import CUDA_OOM, message_category
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
@@ -83,11 +83,10 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _job_configuration(culprit)
     warn = nccl_warn_for(culprit, timeline)
     said = warn.known() if warn is not None else None
-    if warn is not None and culprit.category == "nccl_error" and CUDA_OOM.search(warn.text):
-        culprit.category = "oom_gpu"
-        culprit.reasons.append(
-            f"NCCL's own report says a CUDA allocation ran out of device memory: {warn.text}"
-        )
+    cuda = _cuda_failure_category(warn or culprit.obs) if culprit.category == "nccl_error" else None
+    if cuda is not None:
+        culprit.category = cuda[0]
+        culprit.reasons.append(f"NCCL's own report is of a CUDA call that failed: {cuda[1]}")
     elif (
         culprit.category == "nccl_error"
         and said is not None
@@ -100,7 +99,11 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
         # A rank that prints a start-up failure is not at fault unless the message names another.
         culprit.disown("the job as a whole could not assemble")
-    if culprit.category == "version_mismatch" and culprit.tier == CAUSE and not _others_got_further(culprit, found):
+    if (
+        culprit.category == "version_mismatch"
+        and culprit.tier == CAUSE
+        and not _others_got_further(culprit, found)
+    ):
         # Versions are a property of the environment every rank of it shares: unless another rank
         # is seen getting past the failing step, they all fail alike.
         culprit.disown("the environment it runs in is every rank's")
@@ -181,6 +184,23 @@ def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
         if "NCCL WARN" in obs.text and (obs.rank is None or cand.rank is None or obs.rank == cand.rank):
             return obs
     return None
+
+
+# The CUDA failures NCCL reports (`NCCL WARN Cuda failure 101 'invalid device ordinal'`) whose own
+# words name a more specific fault than an NCCL error.
+_CUDA_FAILURE_REPORT = re.compile(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}'")
+_CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch")
+
+
+def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
+    """(category, reason) of the CUDA failure an NCCL record reports, when it names one."""
+    report = _CUDA_FAILURE_REPORT.search(obs.text) or (
+        CUDA_OOM.search(obs.text) if "NCCL WARN" in obs.text else None
+    )
+    if report is None:
+        return None
+    said = message_category(obs.text[report.start() :])
+    return said if said is not None and said[0] in _CUDA_FAULTS else None
 
 
 def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:

@@ -48,12 +48,15 @@ _SHARED_DEVICE = LazyRegex(
 _UNPICKLABLE = LazyRegex(r"\b(?:Can't|Cannot|cannot|can't) pickle\b|\bPicklingError\b|\bis not picklable\b")
 # A shared library the installed packages need is not there (`Unable to load NCCL library`): the cause
 # before the layer it surfaced in (the NCCL call that failed for it).
-_LIBRARY_MISSING = LazyRegex(r"\b[Uu]nable to load (?:the )?\w{2,30} library\b")
+_LIBRARY_MISSING = LazyRegex(r"\b[Uu]nable to load (?:the )?\w{2,30} library\b|\bNo module named\b")
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on|for))\b.{0,80}"
-    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps)\b|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?"
-    r"(?:does not support|doesn't support)\b"
+    r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps|p2p|ib|infiniband|rdma|nvlink)\b"
+    r"|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?(?:does not support|doesn't support)\b"
+    # a torch build without the backend or without distributed support (`No rendezvous handler for
+    # env://` is a build with no rendezvous at all, Windows' before 1.7)
+    r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
 )
 # Memory the device could not give: CUDA's and the allocators' words, TensorFlow's `OOM when
 # allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
@@ -145,6 +148,13 @@ _SETTING_UP = LazyRegex(
     # ... or TensorFlow's placement on another task of the cluster that never registered (`/job:ps/task:4`)
     r"|\bdevice specification '/job:\w{1,40}/(?:replica:\d{1,5}/)?task:\d{1,7}[^']{0,60}' because no devices"
     r" matching that specification are registered\b"
+)
+# A process could not take its own address and port (in use, or not an address of this host).
+_CANNOT_BIND = LazyRegex(r"(?i)\b(?:cannot|can't|could not|unable to) bind\b|\bfailed bind\b|\bbind failed\b")
+# XLA's rendezvous of the threads that drive one process's devices through a collective (`Expected
+# 8 threads to join the rendezvous, but not all of them arrived on time`): a collective that waits.
+_COLLECTIVE_RENDEZVOUS = LazyRegex(
+    r"\bthreads to join the rendezvous\b|\bhas been waiting for `[^`]{1,300}` for \d{1,9} seconds and may be stuck\b"
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
 # An address that does not resolve or cannot be reached: the job was given a wrong master address
@@ -270,7 +280,8 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (
         _LIBRARY_MISSING,
         "version_mismatch",
-        "a shared library the installed packages need could not be loaded (not installed, or another version)",
+        "a module or shared library the installed packages need could not be loaded (not installed, or another"
+        " version)",
     ),
     (_NCCL_FAILURE, "nccl_error", "the message says an NCCL call failed"),
     (_HOST_OOM, "oom_host", "the message says the host ran out of memory (or a process was killed for it)"),
@@ -278,6 +289,17 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _PORT_IN_USE,
         "rendezvous",
         "the message says a port is already in use: another job or a leftover process holds it",
+    ),
+    (
+        _CANNOT_BIND,
+        "rendezvous",
+        "a process could not bind its address and port: in use by another process, or not an address"
+        " of this host",
+    ),
+    (
+        _COLLECTIVE_RENDEZVOUS,
+        "collective_timeout",
+        "the threads of one collective did not all arrive: a device or a process is stuck or behind",
     ),
     (_SETTING_UP, "rendezvous", "the message says setting up the process group (the rendezvous) failed"),
     (
