@@ -15,9 +15,11 @@
    collateral action (torchrun's SIGTERM to the other workers) comes last.
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
    (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
-   several ranks dying alike, the same error raised by every rank of the job, or a check of the job's
-   parallel layout (`not divisible by`) name no rank; NCCL losing a peer with no peer failure in the
-   logs points at the network; NCCL's own WARN of a CUDA out-of-memory makes an NCCL error `oom_gpu`.
+   several ranks dying alike, the same error raised by every rank of the job, a check of the job's
+   parallel layout (`not divisible by`), a message naming two ranks as the parties of one fault, or a
+   version mismatch no other rank got past name no rank; NCCL losing a peer with no peer failure in
+   the logs points at the network; a CUDA failure NCCL reports (`Cuda failure 'out of memory'`,
+   `'invalid device ordinal'`) makes an NCCL error that failure's category.
 3. Every other failing rank is a victim (it failed because of the culprit: timeouts, lost peers,
    collateral signals) or also failed (a cause of its own).
 4. The confidence is high for a known root or an error in the user's code with nothing to compete,
