@@ -270,17 +270,16 @@ def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | 
     return None
 
 
-def looks_srun_labelled(head: bytes) -> bool:
-    """Whether a file's first bytes carry `srun --label` numbers: at column 0 (a Rust backtrace's
-    `  3: std::...` frames are indented) on a good share of its lines."""
-    lines = _program_lines(head)
+def looks_srun_labelled(lines: list[str]) -> bool:
+    """Whether a file's first lines (`program_lines`) carry `srun --label` numbers: at column 0 (a
+    Rust backtrace's `  3: std::...` frames are indented) on a good share of them."""
     if len(lines) < 3:
         return False
     labelled = sum(1 for line in lines if SRUN_LABEL.match(line))
     return labelled >= 3 and labelled >= 0.4 * len(lines)
 
 
-def _program_lines(head: bytes) -> list[str]:
+def program_lines(head: bytes) -> list[str]:
     """The first non-blank lines of a file's first bytes as the program printed them (a log
     collector's label and time taken off)."""
     lines = []
@@ -305,12 +304,12 @@ def common_margin(head: bytes) -> bytes:
     return shortest
 
 
-def host_labels(head: bytes) -> frozenset[str]:
-    """The pdsh-style host labels (`worker-1: ...`) that start a good share of a file's first lines.
+def host_labels(lines: list[str]) -> frozenset[str]:
+    """The pdsh-style host labels (`worker-1: ...`) that start a good share of a file's first lines
+    (`program_lines`).
 
     A label must look like a host name (a digit, `-` or `.` in it) and not like an exception or a
     log level (`RuntimeError: ...`), and appear on at least three lines."""
-    lines = _program_lines(head)
     counts: dict[str, int] = {}
     for line in lines:
         m = _HOST_LINE.match(line)

@@ -60,6 +60,7 @@ from ddpdoctor.explain.ranks import (
     has_kube_master,
     host_labels,
     looks_srun_labelled,
+    program_lines,
     split_prefix,
 )
 from ddpdoctor.explain.wording import PROCESS_EXITED, WRAPPER_EXCEPTIONS, message_category
@@ -531,8 +532,9 @@ class LogReader:
             self._margin = common_margin(head)
             if self._margin:
                 head = b"\n".join(line.removeprefix(self._margin) for line in head.split(b"\n"))
-            self._srun = looks_srun_labelled(head)
-            self._hosts = host_labels(head)
+            lines = program_lines(head)
+            self._srun = looks_srun_labelled(lines)
+            self._hosts = host_labels(lines)
             self._kube_master = has_kube_master(head)
         if self._margin and data.startswith(self._margin):
             data = data[len(self._margin) :]  # a paste indented as a whole
