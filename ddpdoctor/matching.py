@@ -47,8 +47,14 @@ def clean_line(line: str) -> str:
 def segments(line: str) -> Iterator[str]:
     """The cleaned, non-empty carriage-return segments of one line (`#015`, syslog's escaped
     carriage return, counts as one); a line a log collector recorded as JSON stands for its text."""
-    if line.lstrip()[:1] == "{" and (recorded := _json_record_text(line)) is not None:
-        line = recorded.replace("\n", "\r")
+    start = line.find('{"', 0, _JSON_PREFIX_CHARS)
+    if (
+        start >= 0
+        and (not line[:start].strip() or line[start - 1] in " \t|")
+        and (recorded := _json_record_text(line[start:])) is not None
+    ):
+        # A collector's own time or label may come before the record (`kubectl logs --timestamps`).
+        line = line[:start] + recorded.replace("\n", "\r")
     if "#015" in line:
         line = line.replace("#015", "\r")
     if "it]" in line:
@@ -61,6 +67,7 @@ def segments(line: str) -> Iterator[str]:
 
 # The fields in which log collectors keep a line's text: Docker's json-file (`{"log": "...\n",
 # "stream": "stderr"}`), structured loggers (`message`, `msg`), recorders (`{"event": "line", "data": ...}`).
+_JSON_PREFIX_CHARS = 80  # a JSON record starts this close to its line's start at most
 _JSON_TEXT_KEYS = ("log", "message", "msg", "data", "text", "line")
 
 

@@ -999,6 +999,24 @@ def test_horovods_stall_list_names_the_rank_the_others_wait_for() -> None:
     assert explain_text(warning + both).root_cause.rank is None  # type: ignore[union-attr]
 
 
+def test_a_stall_whose_ranks_lack_different_kinds_of_collective_is_a_mismatch() -> None:
+    # Rank 0 has not submitted the broadcast the others did, rank 1 the allreduce: neither will ever
+    # join the other's collective. The second minute's warning lists both; the first only rank 0.
+    warning = (
+        "[0]<stderr>:[2020-12-29 16:50:57.724380: W horovod/common/stall_inspector.cc:105] One or more "
+        "tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting "
+        "for remainder of ranks for more than 60 seconds.\n"
+    )
+    first = "[0]<stderr>:Missing ranks:\n[0]<stderr>:0: [broadcast.bool.sz]\n"
+    second = first + "[0]<stderr>:1: [allreduce.c_d1.bias, allreduce.c_d1.weight ...]\n"
+    root = explain_text(warning + first + warning.replace("50:57", "51:57") + second).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", None), root
+    assert "rank 0 has not joined broadcast, rank 1 has not joined allreduce" in " ".join(root.why)
+    same = second.replace("broadcast.bool.sz", "allreduce.c_d0.bias")
+    root = explain_text(warning + same).root_cause
+    assert root is not None and root.category == "collective_timeout", root
+
+
 def test_an_outer_exception_that_says_what_the_inner_one_means_is_the_root() -> None:
     text = (
         "Traceback (most recent call last):\n"
@@ -1611,6 +1629,44 @@ def test_a_blank_line_under_a_collectors_prefix_is_blank() -> None:
     for shaped in (text, *(_collected(text, collector) for collector in _COLLECTORS)):
         root = explain_text(shaped).root_cause
         assert root is not None and root.rank == 1 and "exitcode" in root.text, (shaped[:40], root)
+
+
+def test_a_json_record_behind_a_collectors_time_is_read_as_its_text() -> None:
+    # A recorder's JSON lines (`{"event": "line", "data": ...}`) that a collector then stamped.
+    record = '{"event": "line", "data": "[rank1]: torch.AcceleratorError: HIP error: unspecified launch failure\\n"}'
+    for shaped in (record + "\n", _collected(record + "\n", "kubectl-timestamps")):
+        root = explain_text(shaped).root_cause
+        assert root is not None and (root.category, root.rank) == ("cuda_error", 1), shaped
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "报错：RuntimeError: Role name '' is invalid. Maybe you are trying to call 'mindspore.communication.init()'",
+        '"ValueError: You set `strategy=DDPStrategy` but strategies from the DDP family are not supported on the '
+        'MPS accelerator.". ',
+    ],
+)
+def test_a_one_line_paste_indented_as_a_code_block_is_read_without_its_indent(line: str) -> None:
+    for shaped in (line, "    " + line, "\t" + line):
+        assert explain_text(shaped + "\n").root_cause is not None, repr(shaped)
+
+
+def test_a_wrapped_paste_indented_as_a_whole_joins_its_pieces_without_the_indent() -> None:
+    # Each piece of a hard-wrapped line carries the code block's indent; the joined line must not.
+    long = (
+        "2020-04-13 17:36:05,455 WARNING torch_trainer.py:413 -- [/opt/conda/conda-bld/pytorch/work/third_party/"
+        "gloo/gloo/transport/tcp/unbound_buffer.cc:84] Timed out waiting 10000ms for recv operation to complete"
+    )
+    noise = (
+        "2020-04-13 17:35:22,720 INFO resource_spec.py:204 -- Starting Ray with 120.07 GiB memory available "
+        * 2
+    )
+    lines = [noise[:150], noise[150:], long[:150], long[150:]]
+    text = "".join("    " + line + "\n" for line in lines)
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_timeout"
+    assert "10000ms for recv" in root.text, root.text
 
 
 # --- classes of batches b38-b45 ------------------------------------------------------------------

@@ -268,6 +268,7 @@ def exception_candidate(obs: Observation) -> Candidate | None:
             cand.rank = named[0] if len(named) == 1 else None
             cand.rank_note = "named by another rank's report as missing or behind"
             cand.consequence = None
+        _stalled_in_different_ops(cand)
         return cand
     # A note appended to an unknown message (`CUDA kernel errors might be asynchronously reported
     # ...`, put before it in the chain) does not make the message a consequence.
@@ -803,8 +804,23 @@ def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
             )
             cand.reasons.append(f"the {report} names rank(s) {rank_list(behind)}: {where} behind the others")
             cand.rank_note = "named as behind by another rank's report; the rank that printed it is a victim"
+            _stalled_in_different_ops(cand)
             out.append(cand)
     return out
+
+
+def _stalled_in_different_ops(cand: Candidate) -> None:
+    """Horovod's stall list names each rank with the tensors it has not submitted: when one rank lacks
+    a broadcast and another an allreduce, each is in a collective the other never calls."""
+    obs = cand.obs
+    if not isinstance(obs, CollectiveObs) or len(set(obs.named_ops.values())) < 2:
+        return
+    cand.kind, cand.category, cand.rank, cand.consequence = "mismatch", "collective_mismatch", None, None
+    cand.suspects = sorted(obs.named_ops)
+    detail = ", ".join(f"rank {rank} has not joined {op}" for rank, op in sorted(obs.named_ops.items()))
+    cand.reasons.append(
+        f"the stalled ranks wait in different kinds of collective ({detail}): their code paths diverged"
+    )
 
 
 def _all_in_collective(obs: CollectiveObs) -> bool:

@@ -196,6 +196,7 @@ class CollectiveObs(Observation):
     last_completed: int | None = None
     named_ranks: list[int] = field(default_factory=list)  # ranks the message names as missing or behind
     named_seq: dict[int, int] = field(default_factory=dict)  # rank -> sequence number it is at
+    named_ops: dict[int, str] = field(default_factory=dict)  # rank -> kind of collective it has not joined
 
 
 class MembershipObs(Observation):

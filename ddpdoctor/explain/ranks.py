@@ -295,11 +295,15 @@ def common_margin(head: bytes) -> bytes:
     """The whitespace every line of a file's first bytes starts with (a paste indented as a whole: a
     Markdown code block, a quoted log), to be taken off each line; empty when there is none."""
     lines = [line.rstrip(b"\r") for line in head.split(b"\n")[:200] if line.strip()]
-    if len(lines) < 3:
+    if not lines:
         return b""
     margins = [line[: len(line) - len(line.lstrip(b" \t"))] for line in lines]
     shortest = min(margins, key=len)
     if not shortest or any(not margin.startswith(shortest) for margin in margins):
+        return b""
+    # A paste of a line or two is a code block only when indented as one (four spaces or a tab):
+    # a shallower indent is a traceback's own (an excerpt of a frame and its code line).
+    if len(lines) < 3 and not (shortest.startswith(b"\t") or len(shortest) >= 4):
         return b""
     return shortest
 

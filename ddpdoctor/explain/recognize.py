@@ -137,6 +137,8 @@ _PANIC_OLD_END = LazyRegex(r"(?P<msg>.*)', (?P<loc>\S{1,1000}?):(?P<line>\d{1,9}
 # submitted the tensors the others wait for (`6: [allreduce.0, ...]`, `!` when past the shutdown limit).
 _STALL_LIST_HEAD = ("Stalled ranks:", "Missing ranks:")
 _STALL_LIST_ENTRY = LazyRegex(r"(\d{1,7})!?: \[")
+# The kind of collective a stalled tensor belongs to, from its name (`HorovodBroadcast_w_0`, `allreduce.fc1`).
+_STALL_OP = LazyRegex(r"(?i)(allreduce|allgather|broadcast|alltoall|reduce_?scatter)")
 _BANNER_PATH = LazyRegex(
     r"A fatal error happened, you can check the experiment logs here => '(?P<path>[^']{0,4096})'"
 )
@@ -1090,6 +1092,8 @@ class LogReader:
             report.line = number
         if rank not in report.named_ranks and len(report.named_ranks) < MAX_NAMED:
             report.named_ranks.append(rank)
+            if op := _STALL_OP.search(rest[:2000]):
+                report.named_ops[rank] = op.group(1).lower().replace("_", "")
         return True
 
     def _rich_line(self, stream: _Stream, rest: str) -> bool:

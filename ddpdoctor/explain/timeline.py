@@ -15,7 +15,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ddpdoctor.explain.clock import comparable
+from ddpdoctor.explain.collectives import MAX_NAMED
 from ddpdoctor.explain.observations import (
+    CollectiveObs,
     ExceptionObs,
     ExitObs,
     Observation,
@@ -155,6 +157,11 @@ def _absorb(keep: Observation, other: Observation) -> None:
         keep.frames = keep.frames or other.frames
         keep.worker_frames = keep.worker_frames or other.worker_frames
         keep.exc_type = keep.exc_type or other.exc_type
+    if isinstance(keep, CollectiveObs) and isinstance(other, CollectiveObs):
+        # A report repeated with a longer list (Horovod's stall warning, every minute): the ranks of both.
+        room = MAX_NAMED - len(keep.named_ranks)
+        keep.named_ranks += [r for r in other.named_ranks if r not in keep.named_ranks][:room]
+        keep.named_ops = {**other.named_ops, **keep.named_ops}
     keep.evidence += [e for e in other.evidence if e not in keep.evidence][:10]
     keep.notes += [n for n in other.notes if n not in keep.notes]
     keep.count += other.count

@@ -14,6 +14,7 @@ from bisect import bisect_right
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ddpdoctor.explain.ranks import common_margin
 from ddpdoctor.matching import LazyRegex
 
 if TYPE_CHECKING:
@@ -89,6 +90,7 @@ class WrapJoiner:
         self._candidates = candidates
         self.width: int | None = None
         self._checked = False
+        self._margin = b""  # a paste indented as a whole: each piece carries the indent (common_margin)
         self._held: tuple[int, int, bytes] | None = None  # first and last line of a line still going on
         self._absorbed = 0  # lines joined into the ones before them so far
         self._starts: list[int] = []  # from each of these (reader's) numbers on ...
@@ -98,7 +100,9 @@ class WrapJoiner:
         """See :class:`~ddpdoctor.explain.scan.LineSink`."""
         if not self._checked:
             self._checked = True
-            self.width = terminal_width(self._head())
+            head = self._head()
+            self.width = terminal_width(head)
+            self._margin = common_margin(head) if self.width is not None else b""
         if self.width is None:
             self._sink.line(number, data, candidates)
             return
@@ -107,7 +111,7 @@ class WrapJoiner:
             self._held = None
             if number == last + 1:
                 self._absorbed += 1
-                text += data.rstrip(b"\r")
+                text += data.rstrip(b"\r").removeprefix(self._margin)
                 if self._is_piece(data) and number - first < _MAX_PIECES:
                     self._held = (first, number, text)
                 else:
