@@ -1517,6 +1517,63 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "here is the error: **RuntimeError: DataLoader worker (pid 7948) exited unexpectedly with exit code 1\n",
         {"category": "dataloader"},
     ),
+    # ... and in batches b46-b51
+    "an exception quoted in a code span inside a sentence is read": (
+        "I am getting the following error: `TypeError: forward() missing 3 required positional arguments: "
+        "'max_seq_len', 'seq_offsets', and 'num_targets'` \n",
+        {
+            "category": "user_code",
+            "text": "TypeError: forward() missing 3 required positional arguments: "
+            "'max_seq_len', 'seq_offsets', and 'num_targets'",
+        },
+    ),
+    "a sentence quoting an error gives way to the log's own line of it": (
+        "It told me that `ModuleNotFoundError: No module named 'tensorboard'`, but it is installed.\n"
+        "```\n"
+        "[stderr]    import tensorboard\n"
+        "[stderr]ModuleNotFoundError: No module named 'tensorboard'\n",
+        {"category": "version_mismatch", "line": 4},
+    ),
+    "a check that the ranks agree, failing, is a mismatch": (
+        "[rank1]: RuntimeError: Forward order differs across ranks: rank 0 is all-gathering 1 parameters while"
+        " rank 1 is all-gathering 0 parameters\n",
+        {"category": "collective_mismatch"},
+    ),
+    "TensorFlow's collective joining a group of another size is a mismatch": (
+        "Collective ops is aborted by: Device /job:localhost/replica:0/task:0/device:GPU:1 is joining a group"
+        " with size2, but that group has size 3 (group_key=1)\n"
+        "RuntimeError: Collective ops is aborted by: Device /job:localhost/replica:0/task:0/device:GPU:1 is"
+        " joining a group with size2, but that group has size 3 (group_key=1)\n",
+        {"category": "collective_mismatch"},
+    ),
+    "a CUDA driver error is a CUDA error": (
+        "[rank0]: RuntimeError: CUDA driver error: invalid argument\n",
+        {"category": "cuda_error"},
+    ),
+    "an Intel GPU's lost device is a device error, its memory running out is memory": (
+        "RuntimeError: level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)\n",
+        {"category": "cuda_error"},
+    ),
+    "oneCCL's error level is an error, and Level Zero's out of device memory is memory": (
+        "2024:05:29-19:16:18:(202165) |CCL_ERROR| worker.cpp:338 ccl_worker_func: worker 0 caught internal"
+        " exception: oneCCL: ze_call.cpp:28 do_call: EXCEPTION: ze error at zeCommandQueueExecuteCommandLists,"
+        " code: ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\n",
+        {"category": "oom_gpu"},
+    ),
+    "more processes on a node than devices is a device fault": (
+        "RuntimeError: The number of node-local MPI processes 8cannot be larger than the device count 4\n",
+        {"category": "invalid_device"},
+    ),
+    "a legacy launcher's command names its last child, not the failed one": (
+        "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'main.py', '--local_rank=3', "
+        "'--cfg', 'a.yaml']' died with <Signals.SIGKILL: 9>.\n",
+        {"category": "oom_host", "rank": None},
+    ),
+    "... unless it is local rank 0, the only child": (
+        "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'main.py', '--local_rank=0']' "
+        "returned non-zero exit status 1.\n",
+        {"rank": 0},
+    ),
 }
 
 

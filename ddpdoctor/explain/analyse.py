@@ -890,7 +890,7 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
         return []
     first = min(oldest.values(), key=lambda o: o.sequence or 0)
     behind = sorted(rank for rank, o in oldest.items() if o.sequence == first.sequence)
-    detail = ", ".join(f"rank {r}: {o.op or '?'} #{o.sequence}" for r, o in sorted(oldest.items()))
+    detail = _where_ranks_wait(oldest)
     ops = {o.op for o in oldest.values()}
     spread = max(o.sequence or 0 for o in oldest.values()) - (first.sequence or 0)
     if len(ops) > 1 and None not in ops and spread > 1:
@@ -911,6 +911,20 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     cand.suspects = behind
     cand.reasons.append(reason)
     return [cand]
+
+
+def _where_ranks_wait(oldest: dict[int, CollectiveObs], limit: int = 8) -> str:
+    """`ranks 0, 1, 2: ALLREDUCE #15173, ranks 6, 7: BROADCAST #15170`: the ranks grouped by the
+    collective they wait in, so the text stays short for any number of ranks."""
+    groups: dict[tuple[str, int | None], list[int]] = {}
+    for rank, obs in sorted(oldest.items()):
+        groups.setdefault((obs.op or "?", obs.sequence), []).append(rank)
+    parts = [
+        f"rank{'s' if len(ranks) > 1 else ''} {rank_list(ranks)}: {op} #{seq}"
+        for (op, seq), ranks in list(groups.items())[:limit]
+    ]
+    more = f" and {len(groups) - limit} more" if len(groups) > limit else ""
+    return ", ".join(parts) + more
 
 
 def _straggler(timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs]) -> Candidate | None:

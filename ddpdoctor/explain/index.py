@@ -105,6 +105,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "error-level",
         r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: "
+        r"|\|CCL_(?:ERROR|FATAL)\|"
         r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
         3,
     ),

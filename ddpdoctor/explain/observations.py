@@ -85,6 +85,7 @@ class Observation(Record):
     evidence: list[tuple[str, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warning: bool = False
+    quoted: bool = False  # read from a sentence that quotes it (`I got `KeyError: 'x'``), not from the log
     count: int = 1
     # The chain's link that states the failure when it is not the innermost one: an outer exception
     # whose words name a cause the inner one's do not (see LogReader._flush_chain).

@@ -318,6 +318,8 @@ def _is_error_record(rest: str) -> bool:
         return True
     if "OP_REQUIRES failed at " in rest:
         return True  # TensorFlow's report that an op failed, logged at warning level
+    if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
+        return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
     retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
     return retry is not None and retry.group(1) == retry.group(2)
 
@@ -344,6 +346,10 @@ _GLUED_EXCEPTION = LazyRegex(
 _QUOTED_EXCEPTION = LazyRegex(
     r"(?:[A-Z]\w{0,40} )?[\"'](?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}"
     r"(?:Error|Exception): )"
+)
+# ... or inside a Markdown code span in the middle of a sentence (`I get: `TypeError: forward() ...``).
+_SPANNED_EXCEPTION = LazyRegex(
+    r"[^`]{1,400}`(?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception): )"
 )
 _FOREIGN_LABEL = LazyRegex(r"[^\x00-\x7f]{1,12}[：:]\s{0,3}(?=[A-Za-z_][\w.]{0,200}(?:Error|Exception)\b)")
 _XLA_DEVICE_ERROR = LazyRegex(r"Exception in device=\w{1,10}:\d{1,5}: ")
@@ -450,6 +456,7 @@ class _Stream:
         self.stamp: Stamp | None = None
         self.years = YearTracker()
         self.mode = "idle"  # idle, traceback, rich, message, panic, backtrace, table, cpp, banner, stall
+        self.quoted_line: int | None = None  # a line that quotes an error inside a sentence
         self.frames: list[Frame] = []
         self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
@@ -688,12 +695,16 @@ class LogReader:
     def _segment(self, number: int, segment: str, candidates: frozenset[int]) -> None:
         # A log collector's label and time come first (`kubectl logs --timestamps`, Docker Compose):
         # the program's line, with its own quoting and labels, is what follows them.
+        in_sentence = False  # the error was quoted inside the user's sentence
         collected = collector_end(segment)
         collector, segment = segment[:collected], segment[collected:]
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
         if ('"' in segment[:42] or "'" in segment[:42]) and (quoted := _QUOTED_EXCEPTION.match(segment)):
             segment = segment[quoted.end() :]
+        elif "`" in segment and segment[:1] != "`" and (spanned := _SPANNED_EXCEPTION.match(segment)):
+            segment = segment[spanned.end() :].split("`", 1)[0]  # the span's text, up to its closing tick
+            in_sentence = True
         if segment[:1] > "\x7f" and (label := _FOREIGN_LABEL.match(segment)):
             # The user's own label in their language (`报错：RuntimeError: ...`).
             segment = segment[label.end() :]
@@ -738,6 +749,8 @@ class LogReader:
             rank = self.default_rank
         stream = self._stream(rank, local)
         stream.last_seen = number
+        if in_sentence:
+            stream.quoted_line = number
         rest = prefix.rest.rstrip()
         if stream.margin:
             if stream.mode in ("traceback", "message") or stream.chain:
@@ -1948,21 +1961,32 @@ class LogReader:
             obs.rank_source = self.default_rank_source if stream.rank == self.default_rank else "line prefix"
         obs.stamp = stream.stamp
         obs.evidence = [(self.label, number, text)]
+        obs.quoted = stream.quoted_line == number
         return obs
 
     def _add(self, obs: Observation, *, dedupe: bool = True) -> None:
         if not isinstance(obs, (ExitObs, ProgressObs)):
             _rank_from_chain(obs)
-        if obs.rank is None and (m := _LOCAL_RANK_ARG.search(obs.text)):
+        # A legacy launcher's `Command '[...]' died with ...` names the last command it started,
+        # whichever child failed: its --local_rank tells only when it is 0 (one process per node).
+        if (
+            obs.rank is None
+            and (m := _LOCAL_RANK_ARG.search(obs.text))
+            and (m.group(1) == "0" or "Command '[" not in obs.text)
+        ):
             obs.rank, obs.local_rank = bounded_rank(m.group(1)), True
             obs.rank_source = "--local_rank argument of the launched command"
         known = obs.known()
         key = (type(obs).__name__, obs.rank, known.id if known else None, obs.innermost_text()[:300])
         if dedupe:
             seen = self._seen.get(key)
-            if seen is not None and obs.file_index == seen.file_index and obs.line < seen.line:
+            if seen is not None and (
+                (obs.file_index == seen.file_index and obs.line < seen.line)
+                or (seen.quoted and not obs.quoted)
+            ):
                 # The same failure read earlier in the input, its block closed later (a rank's chain
                 # kept open until the end, after torchrun's table quoted it): it keeps its first place.
+                # A sentence that quoted it gives way to the log's own report of it.
                 obs.count = seen.count + 1
                 self.observations[self.observations.index(seen)] = obs
                 self._seen[key] = obs

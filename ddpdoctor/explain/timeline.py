@@ -194,7 +194,7 @@ def _merge_failures(observations: list[Observation]) -> list[Observation]:
         )
         if twin_slot is not None:
             twin = kept[twin_slot]
-            if _origin(twin) in _COPIES and _origin(obs) not in _COPIES:
+            if _is_copy(twin) and not _is_copy(obs):
                 kept[twin_slot] = obs
                 _absorb(obs, twin)
                 for key in _keys(obs):
@@ -208,6 +208,12 @@ def _merge_failures(observations: list[Observation]) -> list[Observation]:
         if isinstance(obs, ExceptionObs) and obs.origin == "panic":
             panics.append(obs)
     return kept
+
+
+def _is_copy(obs: Observation) -> bool:
+    """A copy of a failure (torchrun's table, an error file, a user's sentence quoting it) rather
+    than the log's own report of it: a twin of the log's own gives way to it."""
+    return obs.quoted or _origin(obs) in _COPIES
 
 
 def _origin(obs: Observation) -> str:

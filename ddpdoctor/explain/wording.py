@@ -18,6 +18,9 @@ from __future__ import annotations
 
 from ddpdoctor.matching import LazyRegex
 
+# A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
+# reduction did not see every parameter.
+_UNUSED_PARAMETERS = LazyRegex(r"\bfind_unused_parameters\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
 _ALREADY_CHECKED_IN = LazyRegex(
     r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
@@ -34,6 +37,11 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     r"|\b(?:have |has )?(?:fallen|fell|gone|got|get|gets) out of sync\b"
     # ... or TensorFlow's collective groups that disagree (`has group_size 8 ... but that group has size 4`)
     r"|\bjoining a group with incompatible\b|\bhas group_size \d{1,9} .{0,80}but that group has size \d{1,9}"
+    r"|\bjoining a group with size ?\d{1,9},? but that group has size \d{1,9}"
+    # ... or a check that the ranks agree (FSDP's `Forward order differs across ranks`, a trainer's
+    # `Rank 2 has different values for step: ... Other ranks: ...`, `loss log variables are different across gpus`)
+    r"|(?i:\b(?:differs?|different) (?:across|between) (?:the |all )?(?:ranks|gpus|processes)\b)"
+    r"|\bhas different values? for\b.{0,200}\b[Oo]ther ranks\b"
     # ... or accelerate's check of the shapes it gathers (`All shapes on the devices must be valid`)
     r"|(?i:\bshapes? (?:on|across) (?:the |all )?devices must\b)|\bdue to (?:inadequate shapes|shape mismatches)\b"
 )
@@ -65,6 +73,7 @@ CUDA_OOM = LazyRegex(
     r"|(?i:(?:malloc|alloc\w{0,10}) (?:device|gpu|cuda|hbm) memory (?:failed|error))"
     r"|(?i:failed to allocate\b.{0,60}\b(?:device|gpu|cuda|hbm) memory)"
     r"|cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
+    r"|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b"  # Intel GPUs' Level Zero and Unified Runtime
 )
 # Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
 _HOST_OOM = LazyRegex(
@@ -104,6 +113,8 @@ _CUDA_NO_DEVICE = LazyRegex(
     # TensorFlow placing an op on a GPU the process does not see
     r"|\bexplicitly assigned to /[\w:/]{0,80}device:GPU:\d{1,3} but available devices\b"
     r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
+    # more processes on a node than it has devices (`node-local MPI processes 8cannot be larger than the device count 4`)
+    r"|(?i:\b(?:larger|more) than the (?:device|gpu) count\b|\bmore processes than (?:devices|gpus)\b)"
 )
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
@@ -119,7 +130,9 @@ _NCCL_FAILURE = LazyRegex(
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
-    r"\bCUDA (?:error|failure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    r"\bCUDA (?:driver )?(?:error|failure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
+    r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\bMemory access fault by GPU\b"  # ROCm's HIP in CUDA's place
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
@@ -193,6 +206,7 @@ TIMED_OUT = LazyRegex(
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
 _NOT_BUILT_WITH = LazyRegex(
     r"\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b|\bNo OpKernel was registered to support Op\b"
+    r"|\bNo registered '\w{1,100}' OpKernel for\b"  # ... or for the device XLA compiles for
     r"|\b(?:not|wasn't|was not) (?:built|compiled) with (?:support for )?\w{1,40}"
 )
 # TensorFlow's input pipeline ran out of data inside a step (workers with uneven data).
@@ -270,6 +284,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _NOT_BUILT_WITH,
         "backend_unsupported",
         "the installed build lacks a feature the job uses (it was compiled without it)",
+    ),
+    (
+        _UNUSED_PARAMETERS,
+        "unused_parameters",
+        "the message asks for find_unused_parameters: the gradient reduction did not see every parameter",
     ),
     (_LOADER_WORKERS, "dataloader", "the message says the data loader's worker processes died"),
     (_END_OF_DATA, "dataloader", "the input pipeline ran out of data on this worker (End of sequence)"),
