@@ -1697,16 +1697,30 @@ def test_a_json_record_behind_a_collectors_time_is_read_as_its_text() -> None:
 
 
 @pytest.mark.parametrize(
-    "line",
+    ("line", "category", "text"),
     [
-        "报错：RuntimeError: Role name '' is invalid. Maybe you are trying to call 'mindspore.communication.init()'",
-        '"ValueError: You set `strategy=DDPStrategy` but strategies from the DDP family are not supported on the '
-        'MPS accelerator.". ',
+        (
+            "报错：RuntimeError: Role name '' is invalid. Maybe you are trying to call "
+            "'mindspore.communication.init()' without using 'mpirun'",
+            "rendezvous",
+            "RuntimeError: Role name '' is invalid.",
+        ),
+        (
+            '"ValueError: You set `strategy=DDPStrategy` but strategies from the DDP family are not supported on '
+            'the MPS accelerator.". ',
+            "backend_unsupported",
+            "ValueError: You set `strategy=DDPStrategy`",
+        ),
     ],
 )
-def test_a_one_line_paste_indented_as_a_code_block_is_read_without_its_indent(line: str) -> None:
+def test_a_one_line_paste_indented_as_a_code_block_is_read_without_its_indent(
+    line: str, category: str, text: str
+) -> None:
+    # The label or quote before the exception is peeled off whether or not the line is indented.
     for shaped in (line, "    " + line, "\t" + line):
-        assert explain_text(shaped + "\n").root_cause is not None, repr(shaped)
+        root = explain_text(shaped + "\n").root_cause
+        assert root is not None and root.category == category, repr(shaped)
+        assert root.text.startswith(text), root.text
 
 
 def test_a_wrapped_paste_indented_as_a_whole_joins_its_pieces_without_the_indent() -> None:

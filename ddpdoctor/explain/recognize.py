@@ -341,16 +341,15 @@ _GLUED_EXCEPTION = LazyRegex(
     r"(?P<code>.*?[)\]\w])(?: {2,})?"
     r"(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
+# What follows is an exception line (`ValueError: ...`, `[rank3]: torch.OutOfMemoryError: ...`).
+_EXCEPTION_AHEAD = (
+    r"(?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception): )"
+)
 # An exception line pasted inside quotes (`"ValueError: You set ...`, `"[rank3]: ValueError: ...`), also
 # as a field's value (SageMaker's `ErrorMessage "RuntimeError: ...`).
-_QUOTED_EXCEPTION = LazyRegex(
-    r"(?:[A-Z]\w{0,40} )?[\"'](?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}"
-    r"(?:Error|Exception): )"
-)
+_QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Z]\w{0,40} )?[\"']" + _EXCEPTION_AHEAD)
 # ... or inside a Markdown code span in the middle of a sentence (`I get: `TypeError: forward() ...``).
-_SPANNED_EXCEPTION = LazyRegex(
-    r"[^`]{1,400}`(?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception): )"
-)
+_SPANNED_EXCEPTION = LazyRegex(r"[^`]{1,400}`" + _EXCEPTION_AHEAD)
 _FOREIGN_LABEL = LazyRegex(r"[^\x00-\x7f]{1,12}[：:]\s{0,3}(?=[A-Za-z_][\w.]{0,200}(?:Error|Exception)\b)")
 _XLA_DEVICE_ERROR = LazyRegex(r"Exception in device=\w{1,10}:\d{1,5}: ")
 _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
