@@ -470,6 +470,18 @@ def test_ranks_out_of_step_are_a_hang_with_the_ranks_behind_as_suspects() -> Non
     assert "SeqNum=1516" in root.text
 
 
+def test_the_advice_states_each_collective_the_ranks_timed_out_in() -> None:
+    text = "".join(_watchdog(r, 15173, "ALLREDUCE") for r in range(4)) + "".join(
+        _watchdog(r, 15170, "BROADCAST") for r in (6, 7)
+    )
+    root = explain_text(text).root_cause
+    assert root is not None
+    assert (
+        "ALLREDUCE (SeqNum 15173) timed out on rank(s) 0, 1, 2, 3; BROADCAST (SeqNum 15170) on rank(s) 6, 7"
+        in " ".join(root.advice)
+    )
+
+
 def _collective_traceback(rank: int, op: str) -> str:
     lines = [
         "Traceback (most recent call last):",
@@ -1573,6 +1585,52 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "subprocess.CalledProcessError: Command '['/usr/bin/python3', '-u', 'main.py', '--local_rank=0']' "
         "returned non-zero exit status 1.\n",
         {"rank": 0},
+    ),
+    # Batches b52-b57's session (the dev split's silent logs).
+    "an old IPython traceback cut off in its frames is a failure, its lines read from the markers": (
+        "---------------------------------------------------------------------------\n"
+        "Exception                                 Traceback (most recent call last)\n"
+        "<ipython-input-7-3f2a> in <module>\n"
+        "----> 1 xmp.spawn(_mp_fn, nprocs=8, start_method='fork')\n"
+        "\n"
+        "/opt/conda/lib/python3.6/site-packages/torch/multiprocessing/spawn.py in start_processes(fn, args)\n"
+        "    156\n"
+        "--> 157     while not context.join():\n",
+        {
+            "text": "traceback cut off after /opt/conda/lib/python3.6/site-packages/torch/multiprocessing/spawn.py:157"
+            " in start_processes: while not context.join():",
+            "line": 8,
+        },
+    ),
+    "TensorFlow's collective abort at warning level is a failure, told without its record header": (
+        "2019-11-04 16:59:38.489335: W tensorflow/core/common_runtime/base_collective_executor.cc:216]"
+        " BaseCollectiveExecutor::StartAbort Internal: Collective Op  has group_size 8 and group_key2 but that"
+        " group has size 4\n",
+        {
+            "category": "collective_mismatch",
+            "headline": "BaseCollectiveExecutor::StartAbort Internal: Collective Op  has group_size 8 and"
+            " group_key2 but that group has size 4",
+        },
+    ),
+    "a CUDA driver error code at info level is a failure": (
+        "2020-05-03 02:06:12.462209: I tensorflow/stream_executor/cuda/cuda_driver.cc:764] failed to allocate"
+        " 2.2K (2304 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n",
+        {"category": "oom_gpu"},
+    ),
+    "XLA's missing op kernel pasted alone is a failure": (
+        "while/NcclAllReduce_271: unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT"
+        " devices compatible with node {{node while/NcclAllReduce_271}}\n",
+        {"category": "backend_unsupported"},
+    ),
+    "a built-in exception retyped in lower case is an exception": (
+        "When I was training, I encountered this problem:\n\n"
+        "    assertionerror: loss log variables are different across gpus!\n",
+        {"category": "collective_mismatch", "line": 3},
+    ),
+    "a version requirement on its own is a version mismatch": (
+        "I encountered an error while running a multi-GPU training program.\n\n"
+        "Native multi-GPU training requires pytorch>=1.9.1\n",
+        {"category": "version_mismatch", "line": 3},
     ),
 }
 

@@ -10,7 +10,13 @@ and `@record` is suggested only when no error file was written.
 from __future__ import annotations
 
 from ddpdoctor.explain.analyse import Candidate
-from ddpdoctor.explain.observations import CollectiveObs, ExitObs, MembershipObs, Observation
+from ddpdoctor.explain.observations import (
+    CollectiveObs,
+    ExitObs,
+    MembershipObs,
+    Observation,
+    ranks_by_collective,
+)
 from ddpdoctor.explain.ranks import rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.units import format_bytes, parse_size
@@ -62,6 +68,9 @@ def duplicate_advice(cand: Candidate) -> list[str]:
     return []
 
 
+_MAX_GROUPS = 8  # collectives named one by one; more are counted
+
+
 def collective_advice(cand: Candidate, timeline: Timeline) -> list[str]:
     """The collective that timed out, who waited, and who did not."""
     reports = [o for o in timeline.failures if isinstance(o, CollectiveObs) and o.state == "timeout"]
@@ -69,15 +78,22 @@ def collective_advice(cand: Candidate, timeline: Timeline) -> list[str]:
     timed = [o for o in reports if o.op]
     if timed:
         first = timed[0]
-        ranks = sorted({o.rank for o in timed if o.rank is not None})
         limit = (
             f"; the timeout is {first.timeout_ms} ms ({first.timeout_ms / 60000:.1f} min)"
             if first.timeout_ms
             else ""
         )
-        seq = f" (SeqNum {first.sequence})" if first.sequence is not None else ""
-        where = f" on rank(s) {rank_list(ranks)}" if ranks else ""
-        out.append(f"{first.op}{seq} timed out{where}{limit}.")
+        # Ranks can time out in different collectives (some behind the others): each group as it is.
+        groups = ranks_by_collective(timed)
+        parts = [
+            f"{op}"
+            + (f" (SeqNum {seq})" if seq is not None else "")
+            + (" timed out" if index == 0 else "")
+            + (f" on rank(s) {rank_list(ranks)}" if ranks else "")
+            for index, (op, seq, ranks) in enumerate(groups[:_MAX_GROUPS])
+        ]
+        more = f"; {len(groups) - _MAX_GROUPS} more" if len(groups) > _MAX_GROUPS else ""
+        out.append(f"{'; '.join(parts)}{more}{limit}.")
     if cand.kind == "straggler" and cand.suspects:
         out.append(
             f"Look at what rank(s) {rank_list(cand.suspects)} were doing when the others waited: "

@@ -37,6 +37,7 @@ from ddpdoctor.explain.observations import (
     MembershipObs,
     Observation,
     StackDumpObs,
+    ranks_by_collective,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
@@ -456,7 +457,8 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
-        cand.reasons.append(f"{short_type} only reports that a child process failed")
+        reporter = short_type if exc is None or exc.exc_type else "the traceback"
+        cand.reasons.append(f"{reporter} only reports that a child process failed")
         return cand
     if exc is not None and exc.frames and _CHILD_BOOTSTRAP.search(exc.frames[-1].file):
         # Python's multiprocessing starting a child: it reads its task from the parent, so failing
@@ -916,12 +918,10 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
 def _where_ranks_wait(oldest: dict[int, CollectiveObs], limit: int = 8) -> str:
     """`ranks 0, 1, 2: ALLREDUCE #15173, ranks 6, 7: BROADCAST #15170`: the ranks grouped by the
     collective they wait in, so the text stays short for any number of ranks."""
-    groups: dict[tuple[str, int | None], list[int]] = {}
-    for rank, obs in sorted(oldest.items()):
-        groups.setdefault((obs.op or "?", obs.sequence), []).append(rank)
+    groups = ranks_by_collective([obs for _, obs in sorted(oldest.items())])
     parts = [
-        f"rank{'s' if len(ranks) > 1 else ''} {rank_list(ranks)}: {op} #{seq}"
-        for (op, seq), ranks in list(groups.items())[:limit]
+        f"rank{'s' if len(ranks) > 1 else ''} {rank_list(ranks)}: {op or '?'} #{seq}"
+        for op, seq, ranks in groups[:limit]
     ]
     more = f" and {len(groups) - limit} more" if len(groups) > limit else ""
     return ", ".join(parts) + more

@@ -50,6 +50,7 @@ class Anchor:
 LEAD_WORDS = (
     r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
     r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred)\b"
+    r"|\brequires [A-Za-z][\w.-]{1,40} ?>= ?\d"  # a version the installed one does not meet
 )
 
 
@@ -58,6 +59,10 @@ CANONICAL_STATUS = (
     r"(?:INTERNAL|UNKNOWN|UNAVAILABLE|INVALID_ARGUMENT|FAILED_PRECONDITION|RESOURCE_EXHAUSTED"
     r"|DEADLINE_EXCEEDED|ABORTED|UNIMPLEMENTED|DATA_LOSS|NOT_FOUND|PERMISSION_DENIED|OUT_OF_RANGE|CANCELLED)"
 )
+
+
+# TensorFlow's reports that an op or a collective failed, whatever level it was logged at.
+TF_FAILURE = r"OP_REQUIRES failed at |\bStartAbort [A-Z]|\bNo registered '\w{1,200}' OpKernel for "
 
 
 # The interpreter's own refusal to start a program (`/usr/bin/python: No module named torch.distributed`).
@@ -99,14 +104,14 @@ ANCHORS: tuple[Anchor, ...] = (
     ),
     Anchor(
         "error-line",
-        r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)|^\s{0,8}raise \w{1,60}(?:Error|Exception)\(",
+        r"(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w+\])?(?::|$)|^\s{0,8}raise \w{1,60}(?:Error|Exception)\("
+        r"|^\s{0,8}[a-z]{2,30}error: ",  # a built-in exception retyped in lower case
         6,
     ),
     Anchor(
         "error-level",
         r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: "
-        r"|\|CCL_(?:ERROR|FATAL)\|"
-        r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
+        r"|\|CCL_(?:ERROR|FATAL)\||" + TF_FAILURE + r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
         3,
     ),
     Anchor("lead", LEAD_WORDS, 0),

@@ -63,8 +63,12 @@ class Frame(Record):
         return is_user_frame(self.file)
 
     def where(self) -> str:
-        """`file:line in function`."""
-        return f"{self.file}:{self.line}" + (f" in {self.function}" if self.function else "")
+        """`file:line in function` (no line where the trace gave none)."""
+        return (
+            self.file
+            + (f":{self.line}" if self.line else "")
+            + (f" in {self.function}" if self.function else "")
+        )
 
 
 class Observation(Record):
@@ -198,6 +202,16 @@ class CollectiveObs(Observation):
     named_ranks: list[int] = field(default_factory=list)  # ranks the message names as missing or behind
     named_seq: dict[int, int] = field(default_factory=dict)  # rank -> sequence number it is at
     named_ops: dict[int, str] = field(default_factory=dict)  # rank -> kind of collective it has not joined
+
+
+def ranks_by_collective(reports: list[CollectiveObs]) -> list[tuple[str | None, int | None, list[int]]]:
+    """(op, sequence number, ranks) for each collective the reports name, in the order first named."""
+    groups: dict[tuple[str | None, int | None], set[int]] = {}
+    for obs in reports:
+        ranks = groups.setdefault((obs.op, obs.sequence), set())
+        if obs.rank is not None:
+            ranks.add(obs.rank)
+    return [(op, seq, sorted(ranks)) for (op, seq), ranks in groups.items()]
 
 
 class MembershipObs(Observation):

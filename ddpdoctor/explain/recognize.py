@@ -29,6 +29,7 @@ chain of links, outermost first.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 from collections import deque
@@ -37,7 +38,7 @@ from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
-from ddpdoctor.explain.index import CANONICAL_STATUS, INTERPRETER_REFUSAL, LEAD_WORDS
+from ddpdoctor.explain.index import CANONICAL_STATUS, INTERPRETER_REFUSAL, LEAD_WORDS, TF_FAILURE
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -96,7 +97,12 @@ _IPYTHON_FRAME = LazyRegex(
     r"|(?P<cell>Cell In ?\[\d{1,7}\]), line (?P<cell_line>\d{1,9})"
 )
 _IPYTHON_HEAD = LazyRegex(r"[A-Za-z_][\w.]{0,200}\s{2,}Traceback \(most recent call last\)$")
-_IPYTHON_CODE = LazyRegex(r"-{1,8}> ?\d{1,9} (?P<code>.*)")
+# IPython before 8 names a frame without its line (`/x/spawn.py in start_processes(fn, args)`,
+# `<ipython-input-3-5f2a> in <module>()`); its `--> 182 code` context line gives the line.
+_IPYTHON_LEGACY_FRAME = LazyRegex(
+    r"(?P<file>\S.{0,4095}?\.py|<[^<>]{1,200}>) in (?P<func>[A-Za-z_<][\w<>.]{0,511})(?:\(.{0,2000}\))?\s*$"
+)
+_IPYTHON_CODE = LazyRegex(r"-{1,8}> ?(?P<line>\d{1,9}) (?P<code>.*)")
 # Stack dumps, innermost frame first: faulthandler's `Thread 0x00007f... (most recent call first):`
 # (`Current thread ...` for the thread that dumped) with `  File "x.py", line 12 in f` frames, and
 # `py-spy dump`'s `Thread 4242 (idle): "MainThread"` with `    f (x.py:12)` frames.
@@ -316,14 +322,48 @@ def _is_error_record(rest: str) -> bool:
     that the last of its retries failed."""
     if _NCCL_WARN.search(rest) or _ERROR_LEVEL.match(rest.strip()) or _ERROR_NAMED.match(rest.strip()):
         return True
-    if "OP_REQUIRES failed at " in rest:
-        return True  # TensorFlow's report that an op failed, logged at warning level
+    if _TF_FAILURE.search(rest):
+        return True  # TensorFlow's report that an op failed, whatever level it was logged at
+    if "CUDA_ERROR_" in rest and _CUDA_DRIVER_ERROR.search(rest):
+        return True  # a CUDA driver call's error code, whatever level the caller logged it at
     if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
         return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
     retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
     return retry is not None and retry.group(1) == retry.group(2)
 
 
+# A log record's header before its message: a time, a level and the source location, as common
+# loggers print them (TensorFlow's `2020-05-03 02:06:12.462209: W tensorflow/x.cc:216] `, glog's
+# `E0103 10:00:00.123456  1234 socket.cpp:42] `, DeepSpeed's `[2023-06-25 10:47:37,222] [INFO] [launch.py:428:f] `).
+_RECORD_HEADER = LazyRegex(
+    r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?:?\s{1,4}"
+    r"(?:[IWEF] [\w./-]{1,300}:\d{1,6}\]\s{1,4}"
+    r"|\[?(?:INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\]?:?\s{1,4}(?:\[[\w./-]{1,300}:\d{1,6}(?::\w{1,100})?\]\s{1,4})?)"
+    r"|[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
+)
+_MIN_RECORD_MESSAGE = 15
+# Python's own exception names as a user retyping a message in lower case writes them.
+_LOWER_CASE_BUILTINS = frozenset(
+    name.lower()
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException) and name.endswith("Error")
+)
+
+
+def record_message(text: str) -> str:
+    """A log record's message without its header (time, level, source location); the record as it
+    is when no such header leads it or too little is left after it."""
+    header = _RECORD_HEADER.match(text)
+    if header is None or len(text) - header.end() < _MIN_RECORD_MESSAGE:
+        return text
+    return text[header.end() :]
+
+
+# TensorFlow's reports that an op or a collective failed, also logged at warning level or pasted alone
+# (`OP_REQUIRES failed at ...`, `BaseCollectiveExecutor::StartAbort Internal: ...`, XLA's
+# `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
+_TF_FAILURE = LazyRegex(TF_FAILURE)
+_CUDA_DRIVER_ERROR = LazyRegex(r"\bCUDA_ERROR_[A-Z_]{3,60}\b")
 # A `raise` statement with literal arguments (a traceback's code line pasted on its own).
 _RAISE_STATEMENT = LazyRegex(
     r"raise (?P<type>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60})\((?P<args>.{1,2000})\)\s*$"
@@ -870,7 +910,7 @@ class LogReader:
             stream.frames = []
             stream.frames_dropped = 0
             stream.rich_path = ""
-            stream.ipython = False
+            stream.ipython = _IPYTHON_HEAD.match(stripped) is not None
             stream.head = (number, stripped)
             stream.margin = _margin_shape(rest[: max(rest.find(TRACEBACK_HEAD), 0)])
             return
@@ -1051,8 +1091,14 @@ class LogReader:
                 else:
                     stream.frames.append(_frame(ipython))
             return True
+        if stream.ipython and (legacy := _IPYTHON_LEGACY_FRAME.match(stripped)) is not None:
+            if len(stream.frames) < MAX_FRAMES:
+                stream.frames.append(Frame(legacy.group("file"), 0, legacy.group("func")))
+            return True
         if stream.ipython and stream.frames and (marked := _IPYTHON_CODE.match(stripped)) is not None:
             stream.frames[-1].code = marked.group("code").strip()[:400]
+            if not stream.frames[-1].line:
+                stream.frames[-1].line = bounded_int(marked.group("line")) or 0
             return True
         if stripped.startswith("[Previous line repeated"):
             return True
@@ -1892,7 +1938,11 @@ class LogReader:
             obs = self._observe(Observation, number, rest.strip(), stream)
             if facts is not None:
                 obs.notes.append(f"last completed collective: {facts.last_completed}")
-        obs.chain = self._chain_from_hits(hits, cands) if hits else [Link(None, clean_line(rest.strip()))]
+        obs.chain = (
+            self._chain_from_hits(hits, cands)
+            if hits
+            else [Link(None, record_message(clean_line(rest.strip())))]
+        )
         obs.warning = bool(
             _WARNING_TEXT.search(rest)
             or _FALLING_BACK.search(rest)
@@ -2073,9 +2123,14 @@ def _raised_by_statement(text: str) -> str | None:
 
 
 def _raised_line(text: str) -> bool:
-    """Whether a line is a raised exception's own line: an error type's name, a colon, the message."""
+    """Whether a line is a raised exception's own line: an error type's name (also a built-in one
+    typed in lower case, `assertionerror: ...`), a colon, the message."""
     m = _EXC_LINE.match(text)
-    return m is not None and _ERROR_NAME.match(m.group("type")) is not None and m.group("msg") is not None
+    return (
+        m is not None
+        and m.group("msg") is not None
+        and (_ERROR_NAME.match(m.group("type")) is not None or m.group("type") in _LOWER_CASE_BUILTINS)
+    )
 
 
 def _frame(m: re.Match[str]) -> Frame:

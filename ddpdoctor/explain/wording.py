@@ -57,6 +57,12 @@ _UNPICKLABLE = LazyRegex(r"\b(?:Can't|Cannot|cannot|can't) pickle\b|\bPicklingEr
 # A shared library the installed packages need is not there (`Unable to load NCCL library`): the cause
 # before the layer it surfaced in (the NCCL call that failed for it).
 _LIBRARY_MISSING = LazyRegex(r"\b[Uu]nable to load (?:the )?\w{2,30} library\b|\bNo module named\b")
+# A message that states the version something needs (`Native multi-GPU training requires
+# pytorch>=1.9.1`, pip's `xformers 0.0.20 requires torch==2.0.1, but you have torch 2.1.0`).
+_VERSION_REQUIRED = LazyRegex(
+    r"\brequires? [A-Za-z][\w.-]{1,40} ?(?:>=|==|~=|>) ?\d[\w.]{0,20}"
+    r"|\b(?:but you have|you have) [A-Za-z][\w.-]{1,40} [\d][\w.+]{0,30} which is incompatible\b"
+)
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on|for))\b.{0,80}"
@@ -301,6 +307,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "version_mismatch",
         "a module or shared library the installed packages need could not be loaded (not installed, or another"
         " version)",
+    ),
+    (
+        _VERSION_REQUIRED,
+        "version_mismatch",
+        "the message states a version that the installed one does not meet",
     ),
     (_NCCL_FAILURE, "nccl_error", "the message says an NCCL call failed"),
     (_HOST_OOM, "oom_host", "the message says the host ran out of memory (or a process was killed for it)"),
