@@ -1627,6 +1627,13 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "    assertionerror: loss log variables are different across gpus!\n",
         {"category": "collective_mismatch", "line": 3},
     ),
+    "a sentence quoting the failure in a code span gives way to the line it quotes": (
+        "One of them fails with an `Collective ops is aborted by: ...` error.\n\n"
+        "The reproducer attached to this issue produces the following error:\n"
+        "Collective ops is aborted by: Device /job:localhost/replica:0/task:0/device:GPU:1 is joining a group"
+        " with size2, but that group has size 3 (group_key=1)\n",
+        {"category": "collective_mismatch", "line": 4},
+    ),
     "a version requirement on its own is a version mismatch": (
         "I encountered an error while running a multi-GPU training program.\n\n"
         "Native multi-GPU training requires pytorch>=1.9.1\n",

@@ -256,6 +256,8 @@ _NOT_A_LEAD = LazyRegex(
     r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
 )
 _MAX_LEADS = 16
+_CODE_SPAN = LazyRegex(r"`([^`]{1,400})`")
+_MIN_QUOTED = 12  # the least of a quoted message that identifies the line it quotes
 _MAX_WARNED = 256
 _BOX_LINES = 30  # a box's headline speaks for the lines under it up to this far
 _REPEATS_TO_FAIL = 3
@@ -617,7 +619,15 @@ class LogReader:
         if end and (lines is None or end > lines - _LEAD_TAIL_LINES):
             # The last burst of such lines, where the input ends (a healthy job's start-up may say
             # "not found" and go on): its first line is the earliest sign.
-            lead = next(o for o in self._leads if o.line >= end - _LEAD_BURST_LINES)
+            burst = [o for o in self._leads if o.line >= end - _LEAD_BURST_LINES]
+            lead = burst[0]
+            # A sentence that quotes the failure in a code span (`fails with an `Collective ops is
+            # aborted by: ...` error`) gives way to the line it quotes.
+            spans = [span.rstrip(" .…") for span in _CODE_SPAN.findall(lead.text)]
+            quoted = [
+                o for o in burst[1:] if any(len(span) >= _MIN_QUOTED and span in o.text for span in spans)
+            ]
+            lead = quoted[0] if quoted else lead
             lead.chain = self._links(lead.text, None)
             self.observations.append(lead)
         elif warned := [
