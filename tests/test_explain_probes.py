@@ -1376,14 +1376,14 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "trainer/0 [1]:ValueError: batch 7 has no labels\n",
         {"category": "user_code", "rank": 1},
     ),
-    "ranks waiting in different collectives at different sequence numbers diverged": (
+    "ranks waiting at different sequence numbers are out of step, whatever collective each waits in": (
         "[rank0]:[E1122 06:40:00.504 ProcessGroupNCCL.cpp:616] [Rank 0] Watchdog caught collective operation "
         "timeout: WorkNCCL(SeqNum=122, OpType=_REDUCE_SCATTER_BASE, NumelIn=10, NumelOut=5, "
         "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n"
         "[rank1]:[E1122 06:40:00.504 ProcessGroupNCCL.cpp:616] [Rank 1] Watchdog caught collective operation "
         "timeout: WorkNCCL(SeqNum=126, OpType=_ALLGATHER_BASE, NumelIn=5, NumelOut=10, "
         "Timeout(ms)=600000) ran for 600009 milliseconds before timing out.\n",
-        {"category": "collective_mismatch", "rank": None},
+        {"category": "collective_timeout", "rank": None, "suspect_ranks": (0,)},
     ),
     "an extension's op missing from torch.ops is a version mismatch, which names no rank": (
         "trainer/0 [1]:Traceback (most recent call last):\n"
@@ -1633,6 +1633,82 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "Collective ops is aborted by: Device /job:localhost/replica:0/task:0/device:GPU:1 is joining a group"
         " with size2, but that group has size 3 (group_key=1)\n",
         {"category": "collective_mismatch", "line": 4},
+    ),
+    "the Windows interpreter refusing a module is a missing install": (
+        "`D:\\Anaconda3\\python.exe No module named torch.distributed.run`\n",
+        {"category": "version_mismatch", "line": 1},
+    ),
+    "a store client's retries until the log ends are a rendezvous failure, told without the record header": (
+        "I1127 21:31:55.544849 3935673 tcp_utils.cc:181] The server starts to listen on IP_ANY:63314\n"
+        + "I1127 21:34:05.015228 3935673 tcp_utils.cc:107] Retry to connect to 10.1.68.146:63314 while the"
+        " server is not yet listening.\n" * 3,
+        {
+            "category": "rendezvous",
+            "headline": "Retry to connect to 10.1.68.146:63314 while the server is not yet listening.",
+        },
+    ),
+    "a CUDA failure NCCL reports for a driver too old is a version mismatch": (
+        "node1:4242:4301 [0] include/alloc.h:48 NCCL WARN Cuda failure 'API call is not supported in the"
+        " installed CUDA driver'\n"
+        "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, unhandled cuda error, NCCL"
+        " version 2.7.8\n",
+        {"category": "version_mismatch"},
+    ),
+    "a platform's 'User program failed' gives way to the program's own error": (
+        "UserError: User program failed with SystemExit: 2\n\n"
+        "usage: pytorch_mnist.py [-h] [--rank RANK]\n"
+        "pytorch_mnist.py: error: argument --rank: invalid int value: ''\n",
+        {"line": 4},
+    ),
+    "a Python interpreter missing on another host is a missing install": (
+        "bash: /home/u/.pyenv/versions/3.7.2/bin/python3.7: No such file or directory\n",
+        {"category": "version_mismatch"},
+    ),
+    "an error line naming a cause outranks the shutdown it caused": (
+        "E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate 512.00M (536870912 bytes)"
+        " from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory\n"
+        "AbortedError (see above for traceback): Horovod has been shut down. This was caused by an exception"
+        " on one of the ranks or an attempt to allreduce, allgather or broadcast a tensor after one of the"
+        " ranks finished execution.\n",
+        {
+            "category": "oom_gpu",
+            "line": 1,
+            "headline": "failed to allocate 512.00M (536870912 bytes) from device:"
+            " CUDA_ERROR_OUT_OF_MEMORY: out of memory",
+        },
+    ),
+    "'CUDA Error' in capitals is a CUDA error": (
+        "RuntimeError: /opt/te/userbuffers-host.cpp:208 in function create_communicator_grouped2: CUDA Error:"
+        " operation not supported\n",
+        {"category": "cuda_error"},
+    ),
+    "NCCL on the loopback interface is why its connections are refused": (
+        "GPU9:10330:10330 [0] NCCL INFO Bootstrap : Using [0]lo:127.0.0.1<0>\n"
+        "GPU9:10330:10330 [0] NCCL INFO Using network Socket\n"
+        + "GPU9:10330:10399 [0] NCCL INFO Call to connect returned Connection refused, retrying\n"
+        * 3,
+        {"category": "nccl_error", "kind": "interface", "line": 1},
+    ),
+    "a crash the process's own signal handler reported is stated by that report, not by the shell's": (
+        '*** Aborted at 1557498358 (unix time) try "date -d @1557498358" if you are using GNU date ***\n'
+        "PC: @     0x7fc2583d1a2f (unknown)\n"
+        "*** SIGSEGV (@0x0) received by PID 24365 (TID 0x7fc258781dc0) from PID 0; stack trace: ***\n"
+        "    @     0x7fc2583d1a2f (unknown)\n"
+        "Segmentation fault (core dumped)\n",
+        {"line": 3},
+    ),
+    "a backend named by its class that lacks an operation is unsupported": (
+        "RuntimeError: DataChannelNccl does not support barrier\n",
+        {"category": "backend_unsupported"},
+    ),
+    "CUDA set up before a notebook launcher forks is a CUDA error": (
+        "RuntimeError: CUDA has been initialized before notebook_launcher() could create a forked subprocess."
+        " This likely stems from an outside import causing issues once the notebook_launcher() is called.\n",
+        {"category": "cuda_error"},
+    ),
+    "a stall report naming several missing ranks names no culprit": (
+        "HorovodAllgather_grad_concat_0 [missing ranks: 25, 27, 60, 67, 103, 115]\n",
+        {"category": "collective_timeout", "rank": None},
     ),
     "a version requirement on its own is a version mismatch": (
         "I encountered an error while running a multi-GPU training program.\n\n"

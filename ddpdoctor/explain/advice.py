@@ -13,6 +13,7 @@ from ddpdoctor.explain.analyse import Candidate
 from ddpdoctor.explain.observations import (
     CollectiveObs,
     ExitObs,
+    InterfaceObs,
     MembershipObs,
     Observation,
     ranks_by_collective,
@@ -108,6 +109,17 @@ def collective_advice(cand: Candidate, timeline: Timeline) -> list[str]:
             "the same collectives in the same order; TORCH_DISTRIBUTED_DEBUG=DETAIL names the call."
         )
     return out
+
+
+def interface_advice(cand: Candidate) -> list[str]:
+    """NCCL on an interface other hosts cannot reach: which one, and what that does."""
+    obs = cand.obs
+    if not isinstance(obs, InterfaceObs):
+        return []
+    return [
+        f"NCCL used {obs.interface} ({obs.address}) for its connections: an address that ranks on other hosts"
+        " cannot reach, so their connections are refused or time out."
+    ]
 
 
 def kill_advice(cand: Candidate) -> list[str]:

@@ -42,9 +42,9 @@ from ddpdoctor.explain.observations import (
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
-    CUDA_OOM,
     PEER_LOST,
     PROCESS_EXITED,
+    PROGRAM_FAILED,
     TIMED_OUT,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
@@ -169,7 +169,7 @@ class Candidate(Record):
 
     obs: Observation
     tier: int
-    kind: str  # root, unknown, straggler, mismatch, host-kill, crash, exit, symptom, wrapper, error-line
+    kind: str  # root, unknown, straggler, mismatch, host-kill, crash, exit, symptom, wrapper, error-line, interface
     category: str
     entry: IndexEntry | None
     rank: int | None
@@ -240,6 +240,9 @@ def _device_note(cand: Candidate) -> None:
         )
 
 
+_CAUSES_UNDER_NCCL = ("oom_gpu", "version_mismatch")
+
+
 def exception_candidate(obs: Observation) -> Candidate | None:
     """A knowledge-base match, or an exception classified by its structure."""
     primary = obs.primary()
@@ -249,9 +252,11 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
         cand.consequence = _consequence(primary.entry)
         detail = (obs.nccl_detail() or obs) if cand.category == "nccl_error" else None
-        if detail is not None and CUDA_OOM.search(detail.text):
-            cand.category = "oom_gpu"
-            cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
+        said = message_category(detail.text) if detail is not None else None
+        if detail is not None and said is not None and said[0] in _CAUSES_UNDER_NCCL:
+            # The CUDA call NCCL made failed for a cause of its own (out of memory, a driver too old).
+            cand.category = said[0]
+            cand.reasons.append(f"the CUDA call NCCL made failed: {said[1]}: {detail.text}")
         if cand.category == "rendezvous" and _store_wait_in_collective(obs):
             cand.category = "collective_timeout"
             cand.reasons.append(
@@ -455,6 +460,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         short_type in WRAPPER_EXCEPTIONS
         or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].file))
         or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
+        or PROGRAM_FAILED.search(text)
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
         reporter = short_type if exc is None or exc.exc_type else "the traceback"
@@ -893,25 +899,16 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     first = min(oldest.values(), key=lambda o: o.sequence or 0)
     behind = sorted(rank for rank, o in oldest.items() if o.sequence == first.sequence)
     detail = _where_ranks_wait(oldest)
-    ops = {o.op for o in oldest.values()}
-    spread = max(o.sequence or 0 for o in oldest.values()) - (first.sequence or 0)
-    if len(ops) > 1 and None not in ops and spread > 1:
-        # Each rank waits in a different kind of collective, two or more places apart in the sequence:
-        # the ranks stopped calling the same collectives in the same order (a code path one rank took
-        # alone: saving a checkpoint, evaluating, skipping a batch), not one rank lagging behind. One
-        # place apart is one stuck collective seen from both sides: a rank whose part of it finished
-        # (a broadcast's source) went on to the next one and waits there.
-        kind, category = "mismatch", "collective_mismatch"
-        reason = f"the ranks wait in different collectives at different sequence numbers ({detail}): their sequences of collectives diverged"
-    else:
-        kind, category = "straggler", "collective_timeout"
-        reason = (
-            f"the ranks timed out at different sequence numbers ({detail}): rank(s) {rank_list(behind)} are"
-            " behind, the others went on and waited for them"
-        )
-    cand = Candidate(first, INFERRED, kind, category, first.known(), None, strength=2)
+    # Ranks that wait at different places in the sequence are out of step: the ones at the lowest
+    # number stopped issuing collectives (or issued fewer) and the others went on and wait for them,
+    # whatever kind of collective each waits in. Different collectives at the same number are a
+    # mismatch (see _op_mismatch).
+    cand = Candidate(first, INFERRED, "straggler", "collective_timeout", first.known(), None, strength=2)
     cand.suspects = behind
-    cand.reasons.append(reason)
+    cand.reasons.append(
+        f"the ranks timed out at different sequence numbers ({detail}): rank(s) {rank_list(behind)} are"
+        " behind, the others went on and waited for them"
+    )
     return [cand]
 
 

@@ -18,6 +18,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     ExceptionObs,
     ExitObs,
+    InterfaceObs,
     LeadObs,
     Link,
     MembershipObs,
@@ -45,6 +46,12 @@ _GENERIC_SOLUTIONS = (
     "Read the evidence line: it is the first error the logs show; the other ranks' errors are usually "
     "consequences of it.",
     "If it was raised from your code (see 'your code'), fix it there; reproduce on a single device first.",
+)
+_INTERFACE_SOLUTIONS = (
+    "Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the hosts reach each other on (`ip -br"
+    " addr` on each node: for example `eth0` or `ib0`), or leave out the local ones (`NCCL_SOCKET_IFNAME=^lo,docker0`).",
+    "Check that MASTER_ADDR resolves to that interface's address on every node, not to 127.0.0.1 (`getent hosts"
+    " $MASTER_ADDR`).",
 )
 
 
@@ -164,6 +171,8 @@ def _headline(cand: Candidate) -> str:
     if cand.kind == "straggler":
         subject = who or "a rank"
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
+    if cand.kind == "interface" and isinstance(obs, InterfaceObs):
+        return f"NCCL connects over {obs.interface} ({obs.address}), which ranks on other hosts cannot reach"
     if cand.kind == "mismatch":
         return f"{who or 'the ranks'}: ran a different collective than the other ranks"
     if cand.kind == "membership" and isinstance(obs, MembershipObs) and obs.joined is not None:
@@ -217,7 +226,11 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
         confidence=verdict.confidence,
         why=tuple(verdict.why),
         chain=tuple(ChainLink(link.entry.id if link.entry else None, short(link.text)) for link in chain),
-        solutions=tuple(entry.solutions) if entry else _GENERIC_SOLUTIONS,
+        solutions=(
+            tuple(entry.solutions)
+            if entry
+            else (_INTERFACE_SOLUTIONS if cand.kind == "interface" else _GENERIC_SOLUTIONS)
+        ),
         advice=tuple(_advice(cand, verdict, timeline)),
         status=entry.status if entry else None,
         rank_note=cand.rank_note or obs.rank_note or _local_note(obs),
@@ -281,6 +294,7 @@ def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
         out += advice.collective_advice(cand, timeline)
     if cand.kind == "host-kill":
         out += advice.kill_advice(cand)
+    out += advice.interface_advice(cand)
     if cand.kind == "exit":
         out += advice.exit_advice(cand, timeline)
     if cand.kind == "membership":
@@ -288,7 +302,7 @@ def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
     if cand.tier < CONSEQUENCE:
         out += advice.consequence_note(cand, verdict.candidates)
     out += advice.notes(cand.obs)
-    if cand.entry is None and cand.category in ("other", "nccl_error"):
+    if cand.entry is None and cand.category in ("other", "nccl_error") and cand.kind != "interface":
         out.append(
             f"ddpdoctor does not know this message yet: report it at {REPORT_URL} (`--format markdown`)."
         )

@@ -49,7 +49,8 @@ class Anchor:
 # Words of a line that says something failed without an error level (`sudo: torchrun: command not found`).
 LEAD_WORDS = (
     r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
-    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred)\b"
+    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred|"
+    r"[Rr]etry(?:ing)? to connect)\b"
     r"|\brequires [A-Za-z][\w.-]{1,40} ?>= ?\d"  # a version the installed one does not meet
 )
 
@@ -66,7 +67,9 @@ TF_FAILURE = r"OP_REQUIRES failed at |\bStartAbort [A-Z]|\bNo registered '\w{1,2
 
 
 # The interpreter's own refusal to start a program (`/usr/bin/python: No module named torch.distributed`).
-INTERPRETER_REFUSAL = r"python[\d.]{0,5}: (?:No module named|can't open file|Error while finding module) "
+INTERPRETER_REFUSAL = (
+    r"python[\d.]{0,5}(?:\.exe)?:? (?:No module named|can't open file|Error while finding module) "
+)
 
 
 # Lines that start or mark a block. They are scanned together with the knowledge-base patterns;
@@ -115,6 +118,9 @@ ANCHORS: tuple[Anchor, ...] = (
         3,
     ),
     Anchor("lead", LEAD_WORDS, 0),
+    Anchor(
+        "nccl-interface", r"NCCL INFO (?:Bootstrap|NET/Socket) ?: Using \[\d{1,3}\](?:lo|docker\d|virbr\d)", 0
+    ),
     Anchor("frame", r'File "[^"\n]{1,4096}", line \d', 4),
     Anchor("collective", r"Timed out waiting \d|lagging ranks|collective #\d|CollectiveFingerPrint", 3),
     Anchor(

@@ -249,6 +249,14 @@ class StackDumpObs(Observation):
         return None
 
 
+class InterfaceObs(Observation):
+    """NCCL chose a network interface that other hosts cannot reach (the loopback `lo`, a container
+    bridge `docker0`) for its connections: not a failure by itself, a cause when connections fail."""
+
+    interface: str = ""
+    address: str = ""
+
+
 class LeadObs(Observation):
     """A line that only says something failed (`command not found`, `Failed to ...`) with no error
     level or known message: the verdict's last resort when nothing else in the logs is an error."""

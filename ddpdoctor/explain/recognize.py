@@ -46,6 +46,7 @@ from ddpdoctor.explain.observations import (
     ExceptionObs,
     ExitObs,
     Frame,
+    InterfaceObs,
     LeadObs,
     Link,
     MembershipObs,
@@ -218,6 +219,13 @@ _FATAL = LazyRegex(
     r"|Memory access fault by GPU)\b.*"  # ROCm's report of a kernel's bad address, before it aborts
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
+# The shell's words for a child killed by a signal, and the signal's number.
+_SHELL_SIGNAL_WORDS = {
+    "Segmentation fault": 11,
+    "Bus error": 7,
+    "Floating point exception": 8,
+    "Illegal instruction": 4,
+}
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 # also NCCL's error line pasted alone, and the WARN of NCCL before 2.5 (`include/socket.h:194 WARN ...`)
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN ")
@@ -241,7 +249,7 @@ _ERROR_LEVEL = LazyRegex(
 # ... or runs into its message (two writes spliced: `RuntimeErrorstill have inflight params`).
 _ERROR_NAMED = LazyRegex(
     r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?: [\w/.]|[a-z]{2,} )"
-    r"|[\w./-]{0,200}" + INTERPRETER_REFUSAL
+    r"|[\w./\\:~-]{0,200}" + INTERPRETER_REFUSAL  # also a Windows path (`D:\\Anaconda3\\python.exe: ...`)
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
@@ -254,6 +262,12 @@ _NOT_A_LEAD = LazyRegex(
     # a level, not a setting's value (`run with NCCL_DEBUG=INFO for details` ends many NCCL errors)
     r"(?<![=_])\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
     r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
+)
+# NCCL's choice of network interface (`NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>`) when it is
+# one that other hosts cannot reach.
+_NCCL_LOCAL_INTERFACE = LazyRegex(
+    r"NCCL INFO (?:Bootstrap|NET/Socket) ?: Using \[\d{1,3}\](?P<iface>lo|docker\d{1,3}|virbr\d{1,3})"
+    r" ?: ?(?P<addr>[\d.]{7,15}|[\da-fA-F:]{2,39})"
 )
 _MAX_LEADS = 16
 _CODE_SPAN = LazyRegex(r"`([^`]{1,400})`")
@@ -342,6 +356,7 @@ _RECORD_HEADER = LazyRegex(
     r"(?:[IWEF] [\w./-]{1,300}:\d{1,6}\]\s{1,4}"
     r"|\[?(?:INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\]?:?\s{1,4}(?:\[[\w./-]{1,300}:\d{1,6}(?::\w{1,100})?\]\s{1,4})?)"
     r"|[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
+    r"|[IWEF] [\w./-]{1,300}\.(?:cc|cpp|h|py):\d{1,6}\]\s{1,4}"  # the same without its time
 )
 _MIN_RECORD_MESSAGE = 15
 # Python's own exception names as a user retyping a message in lower case writes them.
@@ -521,6 +536,7 @@ class _Stream:
         self.dump: _Dump | None = None  # a thread's stack dump being read
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
+        self.signal_report: tuple[int, int | None] | None = None  # glog's `*** SIGSEGV ...`: (line, signal)
         self.head: tuple[int, str] | None = None  # the open traceback's `Traceback (...)` line
         # What stood before the open traceback's header (`2024-05-01 10:00:02,123 - ERROR - `), its
         # digits as zeros: the same margin on the block's next lines is not the block's text.
@@ -571,6 +587,7 @@ class LogReader:
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
         self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
+        self._interface: InterfaceObs | None = None  # NCCL's choice of an interface other hosts cannot reach
         self._warned: dict[str, list[Any]] = {}  # a failure warning's words: [count, first, last line]
 
     # --- sink interface ---------------------------------------------------------------------
@@ -615,6 +632,8 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
+        if self._interface is not None:
+            self.observations.append(self._interface)
         end = self._leads[-1].line if self._leads else 0
         if end and (lines is None or end > lines - _LEAD_TAIL_LINES):
             # The last burst of such lines, where the input ends (a healthy job's start-up may say
@@ -628,7 +647,7 @@ class LogReader:
                 o for o in burst[1:] if any(len(span) >= _MIN_QUOTED and span in o.text for span in spans)
             ]
             lead = quoted[0] if quoted else lead
-            lead.chain = self._links(lead.text, None)
+            lead.chain = self._links(record_message(lead.text), None)
             self.observations.append(lead)
         elif warned := [
             (first, count)
@@ -638,7 +657,7 @@ class LogReader:
             # A warning that something failed, repeated until the input ends: the retries never
             # succeeded (a rendezvous that never connects prints nothing else).
             lead, count = min(warned, key=lambda item: item[0].line)
-            lead.chain = self._links(lead.text, None)
+            lead.chain = self._links(record_message(lead.text), None)
             lead.notes.append(f"repeated {count} times until the end of the log: the retries never succeeded")
             self.observations.append(lead)
         return self.observations
@@ -901,6 +920,11 @@ class LogReader:
 
     def _idle(self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]) -> None:
         stripped = rest.strip()
+        if self._interface is None and "NCCL INFO" in rest and (iface := _NCCL_LOCAL_INTERFACE.search(rest)):
+            self._interface = self._observe(InterfaceObs, number, stripped, stream)
+            self._interface.interface, self._interface.address = iface.group("iface"), iface.group("addr")
+            self._interface.warning = True
+            return
         if stripped == _CHECK_TRACE_HEAD:
             stream.check_trace = (number, number)
             return
@@ -987,6 +1011,14 @@ class LogReader:
         if self._launcher_line(stream, number, rest, cands):
             return
         m = _FATAL.search(rest) if any(word in rest for word in _FATAL_WORDS) else None
+        report = stream.signal_report
+        if (
+            m
+            and report is not None
+            and number - report[0] <= _FATAL_DUMP_LINES
+            and _SHELL_SIGNAL_WORDS.get(m.group("segv") or "") == report[1]
+        ):
+            return  # the shell's word for a crash the process's own signal handler already reported
         if m and not (cands and self.matcher.match(segment, cands)):
             what = m.group("what") or m.group("segv") or m.group("abort")
             check = self._check_before_abort(stream, number) if m.group("abort") else None
@@ -1784,6 +1816,7 @@ class LogReader:
                 "signal-handler",
             )
             self._check_before_abort(stream, number)
+            stream.signal_report = (number, signum)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
         elif "Process name: " in rest and (m := _MPI_PROCESS.search(rest)):

@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK, Candidate
-from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
+from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, InterfaceObs, Observation
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
-from ddpdoctor.explain.wording import CUDA_OOM, message_category
+from ddpdoctor.explain.wording import CONNECT_FAILED, CUDA_OOM, message_category
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
@@ -113,6 +113,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # The build or the backend lacks what the job asks for: every rank asks for it alike.
         culprit.disown("the backend or build lacks it on every rank")
     _two_parties(culprit, found)
+    culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
     rivals = [c for c in pool if c is not culprit and c.rank != culprit.rank and c.tier == CAUSE]
@@ -134,6 +135,25 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
             break
     verdict.victims = _victims(culprit, found)
     return verdict
+
+
+def _unreachable_interface(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
+    """Connections between the ranks failed and NCCL had chosen an interface other hosts cannot reach
+    (the loopback, a container bridge): that choice is the cause, the failed connections its effect."""
+    iface = next((o for o in timeline.warnings if isinstance(o, InterfaceObs)), None)
+    if iface is None or culprit.category not in ("rendezvous", "nccl_error", "collective_timeout"):
+        return culprit
+    said = [culprit.obs.text, *(text for _, _, text in culprit.obs.evidence)]
+    if not any(CONNECT_FAILED.search(text) for text in said):
+        return culprit
+    cause = Candidate(iface, CAUSE, "interface", "nccl_error", None, None, strength=2)
+    cause.reasons.append(
+        f"NCCL chose the interface {iface.interface} ({iface.address}) for its connections, which ranks on"
+        " other hosts cannot reach; the connection failures follow from it"
+    )
+    cause.reasons.append(f"lost: {culprit.obs.text[:160]}: a connection that could not be made")
+    found.append(cause)
+    return cause
 
 
 def _demote_consequences(found: list[Candidate]) -> None:
@@ -230,6 +250,10 @@ def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     return culprit
 
 
+# Categories that name where a failure surfaced (or nothing), not what caused it.
+_NO_CAUSE = ("rendezvous", "nccl_error", "collective_timeout", "other")
+
+
 def _best_consequence(ranked: list[Candidate]) -> Candidate:
     """Among consequences only: torchrun's first observed failure, else the watchdog's report of the collective."""
     for cand in ranked:
@@ -247,6 +271,11 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
     for cand in ranked:
         if cand.category == "collective_mismatch" and cand.consequence is None:
             return cand  # ranks that called different collectives: what the timeouts and aborts follow from
+    for cand in ranked:
+        if cand.kind == "error-line" and cand.consequence is None and cand.category not in _NO_CAUSE:
+            # An error-level line whose words name a cause (a device out of memory, a driver too old):
+            # what the peers' lost connections and cancelled collectives follow from.
+            return cand
     for kind in ("symptom", "crash", "error-line"):
         for cand in ranked:
             if cand.kind == kind and cand.category == "collective_timeout":

@@ -56,7 +56,12 @@ _SHARED_DEVICE = LazyRegex(
 _UNPICKLABLE = LazyRegex(r"\b(?:Can't|Cannot|cannot|can't) pickle\b|\bPicklingError\b|\bis not picklable\b")
 # A shared library the installed packages need is not there (`Unable to load NCCL library`): the cause
 # before the layer it surfaced in (the NCCL call that failed for it).
-_LIBRARY_MISSING = LazyRegex(r"\b[Uu]nable to load (?:the )?\w{2,30} library\b|\bNo module named\b")
+_LIBRARY_MISSING = LazyRegex(
+    r"\b[Uu]nable to load (?:the )?\w{2,30} library\b|\bNo module named\b"
+    # ... or the Python interpreter a launcher starts on another host is not there (`bash:
+    # /home/u/.pyenv/versions/3.7.2/bin/python3.7: No such file or directory`)
+    r"|/python[\d.]{0,5}: No such file or directory\b"
+)
 # A message that states the version something needs (`Native multi-GPU training requires
 # pytorch>=1.9.1`, pip's `xformers 0.0.20 requires torch==2.0.1, but you have torch 2.1.0`).
 _VERSION_REQUIRED = LazyRegex(
@@ -68,6 +73,8 @@ _BACKEND_LACKS = LazyRegex(
     r"(?i)\b(?:no support for|does not support|doesn't support|not supported (?:by|in|on|for))\b.{0,80}"
     r"\b(?:mpi|gloo|nccl|ucc|xla|hccl|mps|p2p|ib|infiniband|rdma|nvlink)\b"
     r"|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?(?:does not support|doesn't support)\b"
+    # ... or by its class's name (`ProcessGroupMPI does not support ...`, torch 0.4's `DataChannelNccl`)
+    r"|\b(?:DataChannel|ProcessGroup)(?:Mpi|MPI|Gloo|Nccl|NCCL|UCC|Tcp|TCP) (?:does not support|doesn't support)\b"
     # a torch build without the backend or without distributed support (`No rendezvous handler for
     # env://` is a build with no rendezvous at all, Windows' before 1.7)
     r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
@@ -108,6 +115,8 @@ _CUDA_ERROR_CATEGORY = {
 _CUDA_VERSION = LazyRegex(
     r"cudaErrorInsufficientDriver|CUDA_ERROR_NO_BINARY_FOR_GPU|cudaErrorNoKernelImageForDevice"
     r"|\bno kernel image is available\b|(?i:driver version is insufficient)"
+    # cudaErrorCallRequiresNewerDriver: the runtime calls an API the installed driver does not have
+    r"|cudaErrorCallRequiresNewerDriver|\bAPI call is not supported in the installed CUDA driver\b"
 )
 _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
@@ -136,7 +145,7 @@ _NCCL_FAILURE = LazyRegex(
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
-    r"\bCUDA (?:driver )?(?:error|failure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\bMemory access fault by GPU\b"  # ROCm's HIP in CUDA's place
@@ -144,6 +153,7 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
     # CUDA set up in a process that then forks (its children cannot use it): MegEngine's, torch's words
     r"|(?i:\bcuda\b.{0,80}\bbefore (?:the )?fork|\bre-?initiali[sz]e cuda in (?:a )?forked)"
+    r"|(?i:\bcuda has been initiali[sz]ed before\b.{0,80}\bfork)"  # accelerate's notebook_launcher
 )
 _PORT_IN_USE = LazyRegex(
     r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
@@ -160,6 +170,9 @@ _SETTING_UP = LazyRegex(
     r"|\bcluster registration failed\b|\bWait_for_all_tasks_to_register\b|\bto register with the coordination service\b"
     r"|\bCoordination service agent in error status: DEADLINE_EXCEEDED\b"
     r"|\bwithout (?:using )?'?(?:mpirun|torchrun|srun|mpiexec)\b"  # processes started without their launcher
+    # a store's client retrying its server (PaddlePaddle's `Retry to connect to 10.0.0.1:6170 while the
+    # server is not yet listening.`)
+    r"|\b[Rr]etry(?:ing)? to connect to \S{1,200}:\d{1,5}\b"
     # a rendezvous store's wait for the other processes' keys (Horovod's gloo HTTP store)
     r"|\b[Ww]ait timeout after \d{1,12} ?(?:s|ms|seconds|milliseconds) for key"
     # ... or a launcher's wait for its processes to start (horovodrun: `Timed out waiting for tasks to start`)
@@ -176,6 +189,13 @@ _COLLECTIVE_RENDEZVOUS = LazyRegex(
     r"\bthreads to join the rendezvous\b|\bhas been waiting for `[^`]{1,300}` for \d{1,9} seconds and may be stuck\b"
 )
 _REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
+# A connection to another process that could not be made (refused, timed out, no route), in the
+# words of sockets, NCCL's bootstrap (`Call to connect returned Connection refused, retrying`,
+# `unhandled system error`) and the c10d store.
+CONNECT_FAILED = LazyRegex(
+    r"\bConnection refused\b|\bECONNREFUSED\b|errno: 11[01]\b|\bConnection timed out\b|\bNo route to host\b"
+    r"|\bunhandled system error\b|\b[Ss]ocket [Tt]imeout\b|\bfailed to connect\b"
+)
 # An address that does not resolve or cannot be reached: the job was given a wrong master address
 # or interface, or the nodes cannot see each other.
 _UNREACHABLE = LazyRegex(
@@ -256,6 +276,9 @@ PROCESS_EXITED = LazyRegex(
     r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed)\b[^\n]{0,40}?"
     r"\b(?:exit )?(?:code|status)[ :=]{1,3}(-?\d{1,4})\b"
 )
+# A platform's report that the program it ran failed with an exception (Azure ML's `UserError: User
+# program failed with SystemExit: 2`): the program's own output says what.
+PROGRAM_FAILED = LazyRegex(r"\bUser program failed with [A-Z]\w{0,100}")
 WRAPPER_EXCEPTIONS = (
     "ChildFailedError",
     "ProcessRaisedException",
