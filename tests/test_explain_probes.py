@@ -482,6 +482,13 @@ def test_the_advice_states_each_collective_the_ranks_timed_out_in() -> None:
     )
 
 
+def test_nccl_on_the_loopback_is_no_finding_while_the_connections_work() -> None:
+    report = explain_text(
+        "node1:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\nepoch 1 loss 0.5\nepoch 2 loss 0.4\n"
+    )
+    assert report.root_cause is None and not report.findings
+
+
 def _collective_traceback(rank: int, op: str) -> str:
     lines = [
         "Traceback (most recent call last):",

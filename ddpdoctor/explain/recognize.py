@@ -249,7 +249,7 @@ _ERROR_LEVEL = LazyRegex(
 # ... or runs into its message (two writes spliced: `RuntimeErrorstill have inflight params`).
 _ERROR_NAMED = LazyRegex(
     r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?: [\w/.]|[a-z]{2,} )"
-    r"|[\w./\\:~-]{0,200}" + INTERPRETER_REFUSAL  # also a Windows path (`D:\\Anaconda3\\python.exe: ...`)
+    r"|[\w./\\:~-]{0,200}" + INTERPRETER_REFUSAL  # also a Windows path (`D:\Anaconda3\python.exe: ...`)
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
@@ -367,7 +367,7 @@ _LOWER_CASE_BUILTINS = frozenset(
 )
 
 
-def record_message(text: str) -> str:
+def _record_message(text: str) -> str:
     """A log record's message without its header (time, level, source location); the record as it
     is when no such header leads it or too little is left after it."""
     header = _RECORD_HEADER.match(text)
@@ -647,7 +647,7 @@ class LogReader:
                 o for o in burst[1:] if any(len(span) >= _MIN_QUOTED and span in o.text for span in spans)
             ]
             lead = quoted[0] if quoted else lead
-            lead.chain = self._links(record_message(lead.text), None)
+            lead.chain = self._links(_record_message(lead.text), None)
             self.observations.append(lead)
         elif warned := [
             (first, count)
@@ -657,7 +657,7 @@ class LogReader:
             # A warning that something failed, repeated until the input ends: the retries never
             # succeeded (a rendezvous that never connects prints nothing else).
             lead, count = min(warned, key=lambda item: item[0].line)
-            lead.chain = self._links(record_message(lead.text), None)
+            lead.chain = self._links(_record_message(lead.text), None)
             lead.notes.append(f"repeated {count} times until the end of the log: the retries never succeeded")
             self.observations.append(lead)
         return self.observations
@@ -923,7 +923,6 @@ class LogReader:
         if self._interface is None and "NCCL INFO" in rest and (iface := _NCCL_LOCAL_INTERFACE.search(rest)):
             self._interface = self._observe(InterfaceObs, number, stripped, stream)
             self._interface.interface, self._interface.address = iface.group("iface"), iface.group("addr")
-            self._interface.warning = True
             return
         if stripped == _CHECK_TRACE_HEAD:
             stream.check_trace = (number, number)
@@ -1984,7 +1983,7 @@ class LogReader:
         obs.chain = (
             self._chain_from_hits(hits, cands)
             if hits
-            else [Link(None, record_message(clean_line(rest.strip())))]
+            else [Link(None, _record_message(clean_line(rest.strip())))]
         )
         obs.warning = bool(
             _WARNING_TEXT.search(rest)

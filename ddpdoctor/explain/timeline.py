@@ -20,6 +20,7 @@ from ddpdoctor.explain.observations import (
     CollectiveObs,
     ExceptionObs,
     ExitObs,
+    InterfaceObs,
     Observation,
     ProgressObs,
 )
@@ -38,10 +39,15 @@ class Timeline:
     ) -> None:
         merged: list[Observation] = []
         progress: dict[int, ProgressObs] = {}
+        self.interfaces: list[
+            InterfaceObs
+        ] = []  # NCCL on interfaces other hosts cannot reach: facts, not failures
         for obs in observations:
             if isinstance(obs, ProgressObs):
                 if obs.rank is not None:
                     progress[obs.rank] = obs
+            elif isinstance(obs, InterfaceObs):
+                self.interfaces.append(obs)
             else:
                 merged.append(obs)
         self.exits = _merge_exits([o for o in merged if isinstance(o, ExitObs)])

@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK, Candidate
-from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, InterfaceObs, Observation
+from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.explain.wording import CONNECT_FAILED, CUDA_OOM, message_category
@@ -140,7 +140,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
 def _unreachable_interface(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
     """Connections between the ranks failed and NCCL had chosen an interface other hosts cannot reach
     (the loopback, a container bridge): that choice is the cause, the failed connections its effect."""
-    iface = next((o for o in timeline.warnings if isinstance(o, InterfaceObs)), None)
+    iface = timeline.interfaces[0] if timeline.interfaces else None
     if iface is None or culprit.category not in ("rendezvous", "nccl_error", "collective_timeout"):
         return culprit
     said = [culprit.obs.text, *(text for _, _, text in culprit.obs.evidence)]

@@ -188,12 +188,13 @@ _CANNOT_BIND = LazyRegex(r"(?i)\b(?:cannot|can't|could not|unable to) bind\b|\bf
 _COLLECTIVE_RENDEZVOUS = LazyRegex(
     r"\bthreads to join the rendezvous\b|\bhas been waiting for `[^`]{1,300}` for \d{1,9} seconds and may be stuck\b"
 )
-_REFUSED = LazyRegex(r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b")
+_REFUSED_WORDS = r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b"
+_REFUSED = LazyRegex(_REFUSED_WORDS)
 # A connection to another process that could not be made (refused, timed out, no route), in the
 # words of sockets, NCCL's bootstrap (`Call to connect returned Connection refused, retrying`,
 # `unhandled system error`) and the c10d store.
 CONNECT_FAILED = LazyRegex(
-    r"\bConnection refused\b|\bECONNREFUSED\b|errno: 11[01]\b|\bConnection timed out\b|\bNo route to host\b"
+    _REFUSED_WORDS + r"|errno: 110\b|\bConnection timed out\b|\bNo route to host\b"
     r"|\bunhandled system error\b|\b[Ss]ocket [Tt]imeout\b|\bfailed to connect\b"
 )
 # An address that does not resolve or cannot be reached: the job was given a wrong master address
