@@ -482,6 +482,34 @@ def test_the_advice_states_each_collective_the_ranks_timed_out_in() -> None:
     )
 
 
+def test_a_fatal_abort_is_the_error_of_the_rank_that_died_of_sigabrt_not_of_the_rank_that_exited() -> None:
+    # A live capture of the sys-exit probe in which rank 0, having lost its peer, aborted before the
+    # agent saw rank 1's exit: torchrun's table calls rank 0's SIGABRT the first failure.
+    text = (
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
+        " by peer [127.0.0.1]:48353\n"
+        "terminate called without an active exception\n"
+        "Fatal Python error: Aborted\n\n"
+        "Thread 0x00007f9b647cbb80 (most recent call first):\n  <no Python frame>\n\n"
+        "E1201 13:25:58.288000 1822 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        " local_rank: 0 (pid: 1830) of binary: /usr/bin/python\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "probes/sys_exit.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n[1]:\n  time      : 2026-12-01_13:25:58\n  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n  exitcode  : 3 (pid: 1831)\n  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2026-12-01_13:25:58\n"
+        "  host      : localhost\n  rank      : 0 (local_rank: 0)\n  exitcode  : -6 (pid: 1830)  (SIGABRT)\n"
+        "  error_file: <N/A>\n"
+        "============================================================\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.rank, root.exit_code) == (1, 3)
+
+
 def test_nccl_on_the_loopback_is_no_finding_while_the_connections_work() -> None:
     report = explain_text(
         "node1:1:1 [0] NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>\nepoch 1 loss 0.5\nepoch 2 loss 0.4\n"

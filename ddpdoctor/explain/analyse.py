@@ -30,6 +30,7 @@ from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
+    FATAL_WORD_SIGNALS,
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
@@ -657,8 +658,16 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         and (c.tier == CAUSE or (c.kind == "symptom" and isinstance(c.obs, ExceptionObs)))
     }
     watchdog = any(c.category == "collective_timeout" or c.kind == "symptom" for c in found)
-    # An exception no label ties to a rank may be any exiting rank's own error.
-    unlabelled = any(c.rank is None and isinstance(c.obs, ExceptionObs) and c.tier != WRAPPER for c in found)
+    # An exception no label ties to a rank may be any exiting rank's own error; a fatal signal's report
+    # (`Fatal Python error: Aborted`) is the error of the rank the launcher saw die of that signal.
+    deaths = {o.signal for o in timeline.exits if o.signal is not None and o.rank is not None}
+    unlabelled = any(
+        c.rank is None
+        and isinstance(c.obs, ExceptionObs)
+        and c.tier != WRAPPER
+        and not _reports_death(c.obs, deaths)
+        for c in found
+    )
     out: list[Candidate] = []
     for obs in timeline.exits:
         code = obs.code
@@ -724,6 +733,13 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
             continue
         out.append(cand)
     return out
+
+
+def _reports_death(obs: ExceptionObs, signals: set[int]) -> bool:
+    """Whether a fatal error's words name one of these signals (`Aborted` is SIGABRT)."""
+    return obs.origin == "fatal" and any(
+        number in signals and word in obs.text for word, number in FATAL_WORD_SIGNALS.items()
+    )
 
 
 def _exit_category(entry: IndexEntry | None) -> str:

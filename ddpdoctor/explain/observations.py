@@ -49,6 +49,16 @@ class Link(Record):
     groups: dict[str, str] = field(default_factory=dict)
 
 
+# The words a shell or Python uses for a process killed by a signal, and the signal's number.
+FATAL_WORD_SIGNALS = {
+    "Aborted": 6,
+    "Segmentation fault": 11,
+    "Bus error": 7,
+    "Floating point exception": 8,
+    "Illegal instruction": 4,
+}
+
+
 class Frame(Record):
     """One stack frame: a Python `File "x", line N, in f` (with its source line) or a Rust location."""
 

@@ -41,6 +41,7 @@ from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
 from ddpdoctor.explain.index import CANONICAL_STATUS, INTERPRETER_REFUSAL, LEAD_WORDS, TF_FAILURE
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
+    FATAL_WORD_SIGNALS,
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
@@ -219,13 +220,6 @@ _FATAL = LazyRegex(
     r"|Memory access fault by GPU)\b.*"  # ROCm's report of a kernel's bad address, before it aborts
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
-# The shell's words for a child killed by a signal, and the signal's number.
-_SHELL_SIGNAL_WORDS = {
-    "Segmentation fault": 11,
-    "Bus error": 7,
-    "Floating point exception": 8,
-    "Illegal instruction": 4,
-}
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
 # also NCCL's error line pasted alone, and the WARN of NCCL before 2.5 (`include/socket.h:194 WARN ...`)
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN ")
@@ -1015,7 +1009,7 @@ class LogReader:
             m
             and report is not None
             and number - report[0] <= _FATAL_DUMP_LINES
-            and _SHELL_SIGNAL_WORDS.get(m.group("segv") or "") == report[1]
+            and FATAL_WORD_SIGNALS.get(m.group("segv") or "") == report[1]
         ):
             return  # the shell's word for a crash the process's own signal handler already reported
         if m and not (cands and self.matcher.match(segment, cands)):
