@@ -39,9 +39,8 @@ class Timeline:
     ) -> None:
         merged: list[Observation] = []
         progress: dict[int, ProgressObs] = {}
-        self.interfaces: list[
-            InterfaceObs
-        ] = []  # NCCL on interfaces other hosts cannot reach: facts, not failures
+        # NCCL on interfaces other hosts cannot reach: facts that explain failures, not failures.
+        self.interfaces: list[InterfaceObs] = []
         for obs in observations:
             if isinstance(obs, ProgressObs):
                 if obs.rank is not None:
