@@ -43,6 +43,7 @@ from ddpdoctor.explain.observations import (
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
+    CUDA_OOM,
     PEER_LOST,
     PROCESS_EXITED,
     PROGRAM_FAILED,
@@ -241,9 +242,6 @@ def _device_note(cand: Candidate) -> None:
         )
 
 
-_CAUSES_UNDER_NCCL = ("oom_gpu", "version_mismatch")
-
-
 def exception_candidate(obs: Observation) -> Candidate | None:
     """A knowledge-base match, or an exception classified by its structure."""
     primary = obs.primary()
@@ -253,11 +251,9 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         cand.reasons.append(f"the knowledge base knows this message: {primary.entry.id}")
         cand.consequence = _consequence(primary.entry)
         detail = (obs.nccl_detail() or obs) if cand.category == "nccl_error" else None
-        said = message_category(detail.text) if detail is not None else None
-        if detail is not None and said is not None and said[0] in _CAUSES_UNDER_NCCL:
-            # The CUDA call NCCL made failed for a cause of its own (out of memory, a driver too old).
-            cand.category = said[0]
-            cand.reasons.append(f"the CUDA call NCCL made failed: {said[1]}: {detail.text}")
+        if detail is not None and CUDA_OOM.search(detail.text):
+            cand.category = "oom_gpu"
+            cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
         if cand.category == "rendezvous" and _store_wait_in_collective(obs):
             cand.category = "collective_timeout"
             cand.reasons.append(
