@@ -56,6 +56,19 @@ def test_lines_padded_with_spaces_to_the_width_are_not_pieces() -> None:
     assert terminal_width(padded.encode()) is None
 
 
+def test_a_piece_cut_at_a_word_break_keeps_its_one_space() -> None:
+    # Every line is cut right after a space: each piece ends in the one space of its word break.
+    words = "".join(
+        f"[rank{r}]:[E1201 10:00:0{r}.000 ProcessGroupNCCL.cpp:1785] [PG ID 0 Rank {r}] Exception (either an "
+        f"error or timeout) detected by watchdog at work: 41, last enqueued work: 4{r}.\n"
+        for r in range(3)
+    )
+    width = words.index("an ") + 3
+    wrapped = hard_wrap(words, width)
+    assert all(line.endswith("an ") for line in wrapped.splitlines()[::2])
+    assert terminal_width(wrapped.encode()) == width
+
+
 def test_a_wrapped_log_gets_the_verdict_of_the_unwrapped_one_at_the_inputs_line_numbers() -> None:
     plain = explain_text(RANKED).root_cause
     wrapped_text = hard_wrap(RANKED)
@@ -71,9 +84,11 @@ def test_a_wrapped_log_gets_the_verdict_of_the_unwrapped_one_at_the_inputs_line_
 @pytest.mark.parametrize(
     "name",
     [
+        "d4-openclip-eval-allgather-watchdog-ranks",
         "gloo-ci-barrier-peer-exited",
         "llama-recipes-fsdp-allgather-watchdog-terminated",
         "nccl-watchdog-broadcast-vs-allreduce",
+        "probe-sys-exit-tee",
         "torch-barrier-mismatch-debug-detail-table",
     ],
 )

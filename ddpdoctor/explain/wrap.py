@@ -5,7 +5,8 @@ than the terminal into pieces of exactly its width, each on a line of its own: a
 NCCL's WARN or a watchdog report then spans two or three lines, and its second piece has no rank
 label. The width is read from the first lines of an input: pieces of the same length, none longer,
 the piece after each one not starting the way records start (a wrapped line goes on mid-record).
-Lines that a terminal padded with spaces to its width are not pieces (they end in a space).
+Lines that a terminal padded with spaces to its width are not pieces (they end in spaces; a piece
+ends in at most the one space of the word break it was cut at).
 """
 
 from __future__ import annotations
@@ -54,8 +55,9 @@ def terminal_width(head: bytes) -> int | None:
 
 
 def _piece(line: str, width: int) -> bool:
-    """A line that fills the terminal's width with text (not a padded line, not a separator)."""
-    return len(line) == width and not line.endswith(" ") and any(ch.isalnum() for ch in line)
+    """A line that fills the terminal's width with text: it may end in the one space a wrap at a
+    word's end leaves, not in the run of spaces that pads a line (nor be a separator)."""
+    return len(line) == width and not line.endswith("  ") and any(ch.isalnum() for ch in line)
 
 
 def _continues(piece: str, after: str) -> bool:
