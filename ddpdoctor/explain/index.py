@@ -62,6 +62,11 @@ CANONICAL_STATUS = (
 )
 
 
+# Ascend CANN's error codes, each an error whatever prints it (`EI0006: ... Getting socket times out.`,
+# `EZ9999: Inner Error!`): a letter for the module after `E`, then four digits.
+CANN_ERROR_CODE = r"E[A-Z]\d{4}: "
+
+
 # TensorFlow's reports that an op or a collective failed, whatever level it was logged at.
 TF_FAILURE = r"OP_REQUIRES failed at |\bStartAbort [A-Z]|\bNo registered '\w{1,200}' OpKernel for "
 
@@ -96,7 +101,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "fatal",
         r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed|Floating point exception"
-        r"|Illegal instruction|Memory access fault by GPU",
+        r"|Illegal instruction|Memory access fault by GPU|HW Exception by GPU",
         20,
     ),
     Anchor(
@@ -114,7 +119,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "error-level",
         r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: "
-        r"|\|CCL_(?:ERROR|FATAL)\||" + TF_FAILURE + r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
+        r"|\|CCL_(?:ERROR|FATAL)\||\b" + CANN_ERROR_CODE + "|" + TF_FAILURE + r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
         3,
     ),
     Anchor("lead", LEAD_WORDS, 0),

@@ -38,7 +38,13 @@ from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
-from ddpdoctor.explain.index import CANONICAL_STATUS, INTERPRETER_REFUSAL, LEAD_WORDS, TF_FAILURE
+from ddpdoctor.explain.index import (
+    CANN_ERROR_CODE,
+    CANONICAL_STATUS,
+    INTERPRETER_REFUSAL,
+    LEAD_WORDS,
+    TF_FAILURE,
+)
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     FATAL_WORD_SIGNALS,
@@ -156,6 +162,7 @@ _LOOSE_FIELD = LazyRegex(
 )
 _FATAL_WORDS = (
     "Memory access fault by GPU",
+    "HW Exception by GPU",
     "Fatal Python error",
     "Segmentation fault",
     "Bus error",
@@ -217,7 +224,8 @@ _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 _FATAL = LazyRegex(
     r"(?:Fatal Python error: (?P<what>.*)"
     r"|(?P<segv>Segmentation fault|Bus error|Floating point exception|Illegal instruction"
-    r"|Memory access fault by GPU)\b.*"  # ROCm's report of a kernel's bad address, before it aborts
+    # ROCm's report of a kernel's bad address or of a hung or faulted GPU, before it aborts
+    r"|Memory access fault by GPU|HW Exception by GPU)\b.*"
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
@@ -237,6 +245,7 @@ _ERROR_LEVEL = LazyRegex(
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
     # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)
     r"|^" + CANONICAL_STATUS + r": \S"
+    r"|^" + CANN_ERROR_CODE + r"\S"  # Ascend's error codes (`EI0002: The wait execution of ...`)
 )
 # A line that starts with an error type's name and goes on without a colon (a C++ extension's
 # `RuntimeError indice_cuda.cu 124 cuda execution failed with error 2`).

@@ -78,6 +78,10 @@ _BACKEND_LACKS = LazyRegex(
     # a torch build without the backend or without distributed support (`No rendezvous handler for
     # env://` is a build with no rendezvous at all, Windows' before 1.7)
     r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
+    # ... or a backend the device has not (`Your assigned backend nccl is not avaliable, please use hccl`)
+    r"|\bbackend\b.{0,60}\bis not (?:avail|avali)able\b"
+    # a data type the device's collective library cannot move (Gaudi's HCCL and a bool tensor)
+    r"|\b(?:data ?type|dtype)\b.{0,40}\bis not supported\b"
 )
 # Memory the device could not give: CUDA's and the allocators' words, TensorFlow's `OOM when
 # allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
@@ -130,6 +134,9 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
     # more processes on a node than it has devices (`node-local MPI processes 8cannot be larger than the device count 4`)
     r"|(?i:\b(?:larger|more) than the (?:device|gpu) count\b|\bmore processes than (?:devices|gpus)\b)"
+    # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
+    # error, it must be configured in ascending order`)
+    r"|\b(?:CUDA|HIP|ROCR|ASCEND_RT|ASCEND|HABANA)_VISIBLE_(?:DEVICES|MODULES)\b[:= ]?[\d,]{0,80} (?:error|is invalid)\b"
 )
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
@@ -148,7 +155,7 @@ _CUDA_FAILURE = LazyRegex(
     r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
-    r"|\bHIP (?:error|failure)\b|\bhipError\w+|\bMemory access fault by GPU\b"  # ROCm's HIP in CUDA's place
+    r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
     # CUDA set up in a process that then forks (its children cannot use it): MegEngine's, torch's words
@@ -228,6 +235,7 @@ TIMED_OUT = LazyRegex(
     r"|(?i:\btimed? ?out (?:while )?waiting for (?:the )?(?:peer|remote|other|rank)\w*)"
     # a device's wait for its collective stream (Ascend: `Stream synchronize timeout`, `hccl ... task timeout`)
     r"|(?i:\b(?:stream|synchroni[sz]e|sync|task) time ?out\b)"
+    r"|\btimes out\b"  # Ascend's HCCL (`Getting socket times out`, `The wait execution of ... times out`)
 )
 # The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
