@@ -654,14 +654,17 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         and (c.tier == CAUSE or (c.kind == "symptom" and isinstance(c.obs, ExceptionObs)))
     }
     watchdog = any(c.category == "collective_timeout" or c.kind == "symptom" for c in found)
-    # An exception no label ties to a rank may be any exiting rank's own error; a fatal signal's report
-    # (`Fatal Python error: Aborted`) is the error of the rank the launcher saw die of that signal.
+    # An exception (or an error line that names a cause) no label ties to a rank may be any exiting
+    # rank's own error; a fatal signal's report (`Fatal Python error: Aborted`) is the error of the
+    # rank the launcher saw die of that signal.
     deaths = {o.signal for o in timeline.exits if o.signal is not None and o.rank is not None}
     unlabelled = any(
         c.rank is None
-        and isinstance(c.obs, ExceptionObs)
         and c.tier != WRAPPER
-        and not _reports_death(c.obs, deaths)
+        and (
+            (isinstance(c.obs, ExceptionObs) and not _reports_death(c.obs, deaths))
+            or (c.kind == "error-line" and c.category not in ("other", "collective_timeout"))
+        )
         for c in found
     )
     out: list[Candidate] = []

@@ -121,6 +121,8 @@ _CUDA_VERSION = LazyRegex(
     r"|\bno kernel image is available\b|(?i:driver version is insufficient)"
     # cudaErrorCallRequiresNewerDriver: the runtime calls an API the installed driver does not have
     r"|cudaErrorCallRequiresNewerDriver|\bAPI call is not supported in the installed CUDA driver\b"
+    # cudaErrorSymbolNotFound: a kernel the binary has none of for this GPU's architecture
+    r"|\bnamed symbol not found\b|cudaErrorSymbolNotFound"
 )
 _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
@@ -134,6 +136,7 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
     # more processes on a node than it has devices (`node-local MPI processes 8cannot be larger than the device count 4`)
     r"|(?i:\b(?:larger|more) than the (?:device|gpu) count\b|\bmore processes than (?:devices|gpus)\b)"
+    r"|\bdevice < num_gpus INTERNAL ASSERT FAILED\b"  # torch's check of a device index (`device=7, num_gpus=4`)
     # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
     # error, it must be configured in ascending order`)
     r"|\b(?:CUDA|HIP|ROCR|ASCEND_RT|ASCEND|HABANA)_VISIBLE_(?:DEVICES|MODULES)\b[:= ]?[\d,]{0,80} (?:error|is invalid)\b"
@@ -244,6 +247,8 @@ _NOT_BUILT_WITH = LazyRegex(
     r"|\bNo registered '\w{1,100}' OpKernel for\b"  # ... or for the device XLA compiles for
     r"|\b(?:not|wasn't|was not) (?:built|compiled) with (?:support for )?\w{1,40}"
 )
+# Python's and C++'s words for a thread the system would not create.
+_NO_NEW_THREAD = LazyRegex(r"\bcan't start new thread\b|\bResource temporarily unavailable\b.{0,40}\bthread")
 # TensorFlow's input pipeline ran out of data inside a step (workers with uneven data).
 _END_OF_DATA = LazyRegex(r"\bOutOfRangeError\b.{0,60}\bEnd of sequence\b")
 # The processes disagree on the size of the job: they were launched or configured apart.
@@ -397,6 +402,12 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _INVALID_ARGUMENT_STATUS,
         "user_code",
         "the library rejected an argument the program gave it (INVALID_ARGUMENT): shapes, types or values",
+    ),
+    (
+        _NO_NEW_THREAD,
+        "other",
+        "the process could not start a thread: it reached a limit on threads or processes (`ulimit -u`, a"
+        " container's pids limit) or on memory",
     ),
     (
         _INTERNAL_STATUS,
