@@ -9,7 +9,8 @@ per-rank files) with `expected: {category, rank, root_line?, entry?}`. Two split
   unless `--i-am-moving-them` says the misses are about to move into the dev split).
 
 The root line is right when the reported root line (or the text `explain` reports for it)
-contains the labelled `root_line`. A log is *silent* when `explain` reports no failure at all.
+contains the labelled `root_line` (less the spaces around it: a label may keep a code line's
+indent). A log is *silent* when `explain` reports no failure at all.
 
     python bench/accuracy.py                 # both splits, aggregate tables
     python bench/accuracy.py --split dev --misses
@@ -171,7 +172,7 @@ def score(case: Case) -> Outcome:
     elif case.wrapped_root_lines is not None:
         outcome.right["root_line"] = data.get("line") in case.wrapped_root_lines
     else:
-        outcome.right["root_line"] = str(want_line) in _reported_line(data)
+        outcome.right["root_line"] = str(want_line).strip() in _reported_line(data)
     got["text"] = str(data.get("text") or "")[:200]
     return outcome
 

@@ -91,6 +91,9 @@ _USAGE = LazyRegex(
     r"|invalid choice|ambiguous option|expected (?:one|at least one) argument|too few arguments)"
 )
 _BUS_ERROR = LazyRegex(r"Bus error|SIGBUS|signal 7\b")
+# A runtime's report that the process was told to stop (PaddlePaddle's `FatalError: `Termination
+# signal` is detected by the operating system.`).
+_TOLD_TO_STOP = LazyRegex(r"`Termination signal`|\bSIGTERM\b")
 # Python exceptions that say the program itself is wrong, whoever raised them.
 _PROGRAMMING_ERRORS = (
     "AttributeError",
@@ -428,6 +431,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             obs, CONSEQUENCE, "symptom", "collective_timeout", carried, obs.rank, consequence="timeout"
         )
         cand.reasons.append("a collective timed out on this rank: it waited for another rank")
+        return cand
+    if _TOLD_TO_STOP.search(text):
+        cand = Candidate(obs, CONSEQUENCE, "symptom", "other", carried, obs.rank, consequence="launcher")
+        cand.reasons.append(
+            "the process was told to stop (SIGTERM): the launcher stops the others after one fails"
+        )
         return cand
     in_rendezvous = (
         exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].file))

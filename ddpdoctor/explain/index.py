@@ -51,6 +51,7 @@ LEAD_WORDS = (
     r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
     r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred|"
     r"[Rr]etry(?:ing)? to connect)\b"
+    r"|\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b"  # a build without a feature (MXNet's dist kvstore)
     r"|\brequires [A-Za-z][\w.-]{1,40} ?>= ?\d"  # a version the installed one does not meet
 )
 
@@ -65,6 +66,8 @@ CANONICAL_STATUS = (
 # Ascend CANN's error codes, each an error whatever prints it (`EI0006: ... Getting socket times out.`,
 # `EZ9999: Inner Error!`): a letter for the module after `E`, then four digits.
 CANN_ERROR_CODE = r"E[A-Z]\d{4}: "
+# Open MPI's (and PMIx's) error records: `[host:pid] [[50371,0],1] ORTE_ERROR_LOG: Data unpack would ...`.
+MPI_ERROR_LOG = r"\b(?:ORTE|OPAL|PMIX|PRTE)_ERROR_LOG: "
 
 
 # TensorFlow's reports that an op or a collective failed, whatever level it was logged at.
@@ -119,7 +122,16 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "error-level",
         r"(?:^|[\s\[])(?:ERROR|FATAL|CRITICAL)[\]:\s]|\[[EF]\d{3,4} |\[[EF]:\w|retrying \(\d|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: "
-        r"|\|CCL_(?:ERROR|FATAL)\||\b" + CANN_ERROR_CODE + "|" + TF_FAILURE + r"|^" + CANONICAL_STATUS + ": |" + INTERPRETER_REFUSAL,
+        r"|\|CCL_(?:ERROR|FATAL)\||\b"
+        + CANN_ERROR_CODE
+        + "|"
+        + MPI_ERROR_LOG
+        + "|"
+        + TF_FAILURE
+        + r"|^"
+        + CANONICAL_STATUS
+        + ": |"
+        + INTERPRETER_REFUSAL,
         3,
     ),
     Anchor("lead", LEAD_WORDS, 0),

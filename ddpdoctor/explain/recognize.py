@@ -43,6 +43,7 @@ from ddpdoctor.explain.index import (
     CANONICAL_STATUS,
     INTERPRETER_REFUSAL,
     LEAD_WORDS,
+    MPI_ERROR_LOG,
     TF_FAILURE,
 )
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
@@ -252,7 +253,8 @@ _ERROR_LEVEL = LazyRegex(
 # ... or runs into its message (two writes spliced: `RuntimeErrorstill have inflight params`).
 _ERROR_NAMED = LazyRegex(
     r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)(?: [\w/.]|[a-z]{2,} )"
-    r"|[\w./\\:~-]{0,200}" + INTERPRETER_REFUSAL  # also a Windows path (`D:\Anaconda3\python.exe: ...`)
+    # also a Windows path (`D:\Anaconda3\python.exe: ...`), and behind pdsh's host label (`host-1: /usr/bin/python: ...`)
+    r"|(?:[\w.-]{1,128}: )?[\w./\\:~-]{0,200}" + INTERPRETER_REFUSAL
 )
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
@@ -347,6 +349,8 @@ def _is_error_record(rest: str) -> bool:
         return True  # a CUDA driver call's error code, whatever level the caller logged it at
     if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
         return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
+    if "_ERROR_LOG: " in rest and _MPI_ERROR_LOG.search(rest):
+        return True  # Open MPI's error records
     retry = _RETRY_COUNT.search(rest) if "retrying (" in rest else None
     return retry is not None and retry.group(1) == retry.group(2)
 
@@ -360,7 +364,13 @@ _RECORD_HEADER = LazyRegex(
     r"|\[?(?:INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\]?:?\s{1,4}(?:\[[\w./-]{1,300}:\d{1,6}(?::\w{1,100})?\]\s{1,4})?)"
     r"|[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
     r"|[IWEF] [\w./-]{1,300}\.(?:cc|cpp|h|py):\d{1,6}\]\s{1,4}"  # the same without its time
+    # vLLM's `ERROR 09-23 10:49:22 multiproc_worker_utils.py:226] ` (and `[executor.py:522] ` in later releases)
+    r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,300}:\d{1,6}\] ?"
 )
+_NAMES_AN_ERROR = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")  # not a level (`[ERROR]`)
+# Lines that go on with a record whose header is repeated on each of them (vLLM logs a traceback a
+# line at a time): a frame, its code, the carets under it, or the traceback's own header.
+_RECORD_GOES_ON = LazyRegex(r"[ \t]|Traceback \(most recent call last\)")
 _MIN_RECORD_MESSAGE = 15
 # Python's own exception names as a user retyping a message in lower case writes them.
 _LOWER_CASE_BUILTINS = frozenset(
@@ -368,6 +378,17 @@ _LOWER_CASE_BUILTINS = frozenset(
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException) and name.endswith("Error")
 )
+
+
+def _stated_before_head(head: tuple[int, str] | None) -> str | None:
+    """The error a traceback's head line states before `Traceback (most recent call last):` (a
+    logger's `Exception in worker ...: <message>, Traceback ...`), when it names one."""
+    if head is None:
+        return None
+    before = _record_message(head[1].split(TRACEBACK_HEAD, 1)[0]).strip().rstrip(",:; ").strip()
+    if len(before) < _MIN_RECORD_MESSAGE or not _NAMES_AN_ERROR.search(before):
+        return None
+    return before
 
 
 def _record_message(text: str) -> str:
@@ -383,6 +404,7 @@ def _record_message(text: str) -> str:
 # (`OP_REQUIRES failed at ...`, `BaseCollectiveExecutor::StartAbort Internal: ...`, XLA's
 # `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
 _TF_FAILURE = LazyRegex(TF_FAILURE)
+_MPI_ERROR_LOG = LazyRegex(MPI_ERROR_LOG)
 _CUDA_DRIVER_ERROR = LazyRegex(r"\bCUDA_ERROR_[A-Z_]{3,60}\b")
 # A `raise` statement with literal arguments (a traceback's code line pasted on its own).
 _RAISE_STATEMENT = LazyRegex(
@@ -823,6 +845,12 @@ class LogReader:
         if in_sentence:
             stream.quoted_line = number
         rest = prefix.rest.rstrip()
+        if (
+            rest[:1].isupper()
+            and (header := _RECORD_HEADER.match(rest))
+            and _RECORD_GOES_ON.match(rest, header.end())
+        ):
+            rest = rest[header.end() :]  # the record's header repeated before each of its lines
         if stream.margin:
             if stream.mode in ("traceback", "message") or stream.chain:
                 rest = _without_margin(stream.margin, rest)
@@ -1461,6 +1489,22 @@ class LogReader:
             exc = glued.group("exc")
             self._start_exception(
                 stream, stream.last_seen, exc, self.matcher.candidates(exc), frames=frames, standalone=False
+            )
+            self._end_exception(stream)
+            self._flush_chain(stream)
+            return
+        stated = _stated_before_head(stream.head)
+        if stated is not None:
+            # The exception was stated before its traceback, on the head's line (vLLM's `Exception in
+            # worker ... while processing method init_device: NCCL error: ..., Traceback (most recent
+            # call last):`): the cut-off traceback is that exception's.
+            self._start_exception(
+                stream,
+                stream.head[0] if stream.head else stream.last_seen,
+                stated,
+                self.matcher.candidates(stated),
+                frames=frames,
+                standalone=False,
             )
             self._end_exception(stream)
             self._flush_chain(stream)

@@ -35,7 +35,7 @@ from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
-from ddpdoctor.explain.wording import CONNECT_FAILED, CUDA_OOM, message_category
+from ddpdoctor.explain.wording import CONNECT_FAILED, CUDA_OOM, CUDA_SYSTEM_NOT_READY, message_category
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
@@ -89,6 +89,8 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if cuda is not None:
         culprit.category = cuda[0]
         culprit.reasons.append(f"NCCL's own report is of a CUDA call that failed: {cuda[1]}")
+        if culprit.category == "cuda_error":  # the machine's GPU system, not one rank's work
+            culprit.disown("the GPU system of the machine is not ready: every rank on it fails alike")
     elif (
         culprit.category == "nccl_error"
         and said is not None
@@ -212,17 +214,22 @@ def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
 # words name a more specific fault than an NCCL error.
 _CUDA_FAILURE_REPORT = re.compile(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}'")
 _CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch")
+_LAST_ERROR_LINES = 3  # NCCL's `ncclUnhandledCudaError: ...`, `Last error:`, then the CUDA failure
 
 
 def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
-    """(category, reason) of the CUDA failure an NCCL record reports, when it names one."""
-    report = _CUDA_FAILURE_REPORT.search(obs.text) or (
+    """(category, reason) of the CUDA failure an NCCL record reports (on its line, or under its
+    `Last error:`), when it names one."""
+    message = " ".join([obs.text, *(t for _, n, t in obs.evidence if 0 < n - obs.line <= _LAST_ERROR_LINES)])
+    report = _CUDA_FAILURE_REPORT.search(message) or (
         CUDA_OOM.search(obs.text) if "NCCL WARN" in obs.text else None
     )
     if report is None:
         return None
-    said = message_category(obs.text[report.start() :])
-    return said if said is not None and said[0] in _CUDA_FAULTS else None
+    said = message_category(message[report.start() :])
+    if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(message)):
+        return None
+    return said
 
 
 def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:

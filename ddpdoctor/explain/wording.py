@@ -38,6 +38,9 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     # ... or TensorFlow's collective groups that disagree (`has group_size 8 ... but that group has size 4`)
     r"|\bjoining a group with incompatible\b|\bhas group_size \d{1,9} .{0,80}but that group has size \d{1,9}"
     r"|\bjoining a group with size ?\d{1,9},? but that group has size \d{1,9}"
+    # ... or a ring collective given tensors of other shapes by its peers (`Aborting RingReduce with
+    # Internal: Inconsistent output shapes, got [4], but expected is [2]`)
+    r"|\bRing\w{0,20} with \w{1,40}: Inconsistent (?:output |input )?shapes?\b"
     # ... or a check that the ranks agree (FSDP's `Forward order differs across ranks`, a trainer's
     # `Rank 2 has different values for step: ... Other ranks: ...`, `loss log variables are different across gpus`)
     r"|(?i:\b(?:differs?|different) (?:across|between) (?:the |all )?(?:ranks|gpus|processes)\b)"
@@ -97,6 +100,7 @@ _HOST_OOM = LazyRegex(
     r"\bCannot allocate memory\b|\bstd::bad_alloc\b|\bENOMEM\b|\bOOMKilled\b|\boom[-_]kill(?:er)?\b"
     r"|Out of memory: Killed process|(?i:exceeded (?:its |the )?memory limit)"
     r"|(?i:\b(?:memory map|mmap)\b.{0,40}\bfailed\b.{0,40}\bshared memory\b)"
+    r"|\bkilled due to memory pressure\b"  # Ray's memory monitor (`2 Workers (tasks / actors) killed due to ...`)
 )
 _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
 # A CUDA runtime or driver error given by number (`cuda execution failed with error 2`,
@@ -136,7 +140,8 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
     # more processes on a node than it has devices (`node-local MPI processes 8cannot be larger than the device count 4`)
     r"|(?i:\b(?:larger|more) than the (?:device|gpu) count\b|\bmore processes than (?:devices|gpus)\b)"
-    r"|\bdevice < num_gpus INTERNAL ASSERT FAILED\b"  # torch's check of a device index (`device=7, num_gpus=4`)
+    r"|\bdevice < num_gpus INTERNAL ASSERT FAILED\b"
+    r"|\bInvalid CUDAPlace\(\d{1,4}\)|\bGPU number on your machine is \d"  # PaddlePaddle's  # torch's check of a device index (`device=7, num_gpus=4`)
     # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
     # error, it must be configured in ascending order`)
     r"|\b(?:CUDA|HIP|ROCR|ASCEND_RT|ASCEND|HABANA)_VISIBLE_(?:DEVICES|MODULES)\b[:= ]?[\d,]{0,80} (?:error|is invalid)\b"
@@ -183,6 +188,9 @@ _SETTING_UP = LazyRegex(
     # a store's client retrying its server (PaddlePaddle's `Retry to connect to 10.0.0.1:6170 while the
     # server is not yet listening.`)
     r"|\b[Rr]etry(?:ing)? to connect to \S{1,200}:\d{1,5}\b"
+    # a process that restarted and joined again under a new identity (JAX's coordination service:
+    # `/job:jax_worker/replica:0/task:1 unexpectedly tried to connect with a different incarnation`)
+    r"|\btried to connect with a different incarnation\b"
     # a rendezvous store's wait for the other processes' keys (Horovod's gloo HTTP store)
     r"|\b[Ww]ait timeout after \d{1,12} ?(?:s|ms|seconds|milliseconds) for key"
     # ... or a launcher's wait for its processes to start (horovodrun: `Timed out waiting for tasks to start`)
@@ -247,6 +255,13 @@ _NOT_BUILT_WITH = LazyRegex(
     r"|\bNo registered '\w{1,100}' OpKernel for\b"  # ... or for the device XLA compiles for
     r"|\b(?:not|wasn't|was not) (?:built|compiled) with (?:support for )?\w{1,40}"
 )
+# CUDA's error 802: the machine's GPU system is not ready (on NVSwitch machines, the fabric manager is
+# not running or does not match the driver); a cause of its own, whoever reports it.
+CUDA_SYSTEM_NOT_READY = LazyRegex(
+    r"\bsystem not yet initialized\b|cudaErrorSystemNotReady|CUDA_ERROR_SYSTEM_NOT_READY"
+)
+# Open MPI's processes could not read each other's messages: the hosts run different Open MPI releases.
+_MPI_RELEASES_DIFFER = LazyRegex(r"\bData unpack would read past end of buffer\b")
 # Python's and C++'s words for a thread the system would not create.
 _NO_NEW_THREAD = LazyRegex(r"\bcan't start new thread\b|\bResource temporarily unavailable\b.{0,40}\bthread")
 # TensorFlow's input pipeline ran out of data inside a step (workers with uneven data).
@@ -260,6 +275,9 @@ _WORLD_DISAGREES = LazyRegex(
 _LOADER_WORKERS = LazyRegex(
     r"(?i)\bDataLoader\b.{0,60}\bworkers?\b.{0,40}\b(?:exit(?:ed)?|died|killed|crashed)\b"
 )
+# A distributed sampler's check of how it split the data between the ranks (`assert self.num_samples >= 1
+# or self.total_size == 0`, `assert len(indices) == self.total_size`): its own fields in the assertion.
+_SAMPLER_CHECK = LazyRegex(r"\bassert\b.{0,80}\bself\.(?:num_samples|total_size|num_replicas)\b")
 # A connection to a peer that went away: what a rank sees when another one failed.
 PEER_LOST = LazyRegex(
     r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
@@ -334,16 +352,34 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "the message asks for find_unused_parameters: the gradient reduction did not see every parameter",
     ),
     (_LOADER_WORKERS, "dataloader", "the message says the data loader's worker processes died"),
+    (
+        _SAMPLER_CHECK,
+        "dataloader",
+        "a distributed sampler's check of how it splits the data between the ranks failed (too few"
+        " samples for the number of processes, or a dataset whose length changed)",
+    ),
     (_END_OF_DATA, "dataloader", "the input pipeline ran out of data on this worker (End of sequence)"),
     (_WORLD_DISAGREES, "rendezvous", "the processes disagree on the world size: they were launched apart"),
     (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
     (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
     (_CUDA_NO_DEVICE, "invalid_device", "the message says the CUDA device asked for does not exist"),
     (
+        CUDA_SYSTEM_NOT_READY,
+        "cuda_error",
+        "CUDA says the GPU system is not ready (error 802): on NVSwitch machines the fabric manager is not"
+        " running or does not match the driver",
+    ),
+    (
         _LIBRARY_MISSING,
         "version_mismatch",
         "a module or shared library the installed packages need could not be loaded (not installed, or another"
         " version)",
+    ),
+    (
+        _MPI_RELEASES_DIFFER,
+        "version_mismatch",
+        "Open MPI's processes could not read each other's messages: the hosts run different Open MPI"
+        " releases (or builds)",
     ),
     (
         _VERSION_REQUIRED,
