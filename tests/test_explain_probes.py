@@ -344,7 +344,7 @@ def test_an_nccl_record_takes_the_rank_its_process_set_up_with() -> None:
     text = (
         "node7:4411:4411 [0] NCCL INFO ncclCommInitRank comm 0x55d0 rank 0 nranks 4 cudaDev 0 busId 1b000\n"
         "node7:4412:4412 [1] NCCL INFO comm 0x5601 rank 3 nRanks 4 nNodes 2 localRanks 2 localRank 1\n"
-        "node7:4412:4530 [1] enqueue.cc:47 NCCL WARN Cuda failure 'named symbol not found'\n"
+        "node7:4412:4530 [1] enqueue.cc:47 NCCL WARN Cuda failure 'invalid argument'\n"
     )
     root = explain_text(text).root_cause
     assert root is not None and root.rank == 3 and root.category == "nccl_error"
@@ -1749,6 +1749,145 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "I encountered an error while running a multi-GPU training program.\n\n"
         "Native multi-GPU training requires pytorch>=1.9.1\n",
         {"category": "version_mismatch", "line": 3},
+    ),
+    "an Ascend error code is an error, and its words say what timed out": (
+        "[W VariableFallbackKernel.cpp:51] Warning: CAUTION: The operator 'aten::isin' is not currently"
+        " supported on the NPU backend and will fall back to run on the CPU.\n"
+        "EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not send the"
+        " data in time. Please check the reason for the rank being stuck\n",
+        {"category": "collective_timeout", "line": 2},
+    ),
+    "an Ascend error code under a torch_npu call says why the call failed": (
+        "".join(
+            "(VllmWorker rank=3 pid=112081) ERROR 07-17 08:06:53 [multiproc_executor.py:487] " + line + "\n"
+            for line in (
+                '  File "/venvs/vllm/lib/python3.11/site-packages/torch_npu/npu/utils.py", line 80, in set_device',
+                "    torch_npu._C._npu_setDevice(device_id)",
+                "RuntimeError: init:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:292 NPU function error:"
+                " aclrtGetDeviceCount(&device_count), error code is 207004",
+                "[ERROR] 2025-07-17-08:06:53 (PID:112081, Device:-1, RankID:-1) ERR00100 PTA call acl api failed",
+                "[Error]: The device is unavailable.",
+                "        Check whether the device is running properly.",
+                "EE1001: [PID: 112081] 2025-07-17-08:06:53.296.370 The argument is invalid.Reason: set"
+                " ASCEND_RT_VISIBLE_DEVICES:0,2,4,6,1,3,5,7 error, it must be configured in ascending order",
+            )
+        ),
+        {"category": "invalid_device"},
+    ),
+    "ROCm's hardware exception is a device fault, the abort after it its consequence": (
+        "HW Exception by GPU node-9 (Agent handle: 0x64ff272d8ab0) reason :GPU Hang\nAborted (core dumped)\n",
+        {"category": "cuda_error", "line": 1},
+    ),
+    "a backend the device has not is unsupported": (
+        "ValueError: Your assigned backend nccl is not avaliable, please use hccl\n",
+        {"category": "backend_unsupported"},
+    ),
+    "a data type the collective library cannot move is unsupported": (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  Getting size for given data type is not supported: 0\n",
+        {"category": "backend_unsupported"},
+    ),
+    "an unlabelled refusal to start is the exiting rank's own error": (
+        "/usr/bin/python3: No module named run\n"
+        "/usr/bin/python3: No module named run\n"
+        "--------------------------------------------------------------------------\n"
+        "mpirun detected that one or more processes exited with non-zero status, thus causing\n"
+        "the job to be terminated. The first process to do so was:\n\n"
+        "  Process name: [[47051,1],1]\n"
+        "  Exit code:    1\n",
+        {"category": "version_mismatch", "line": 1},
+    ),
+    "torch's check of a device index is an invalid device": (
+        'RuntimeError: device >= 0 && device < num_gpus INTERNAL ASSERT FAILED at "../aten/src/ATen/cuda/'
+        'CUDAContext.cpp":49, please report a bug to PyTorch. device=7, num_gpus=4\n',
+        {"category": "invalid_device"},
+    ),
+    "CUDA's missing kernel symbol is a build without this GPU's kernels": (
+        "e54db9740f9d:228664:229081 [1] enqueue.cc:42 NCCL WARN Cuda failure 'named symbol not found'\n",
+        {"category": "version_mismatch"},
+    ),
+    "a thread the system would not start is a resource limit": (
+        "Traceback (most recent call last):\n"
+        '  File "speakerlab/bin/train.py", line 159, in train\n'
+        "    writer = SummaryWriter(tensorboard_dir)\n"
+        '  File "/envs/lid/lib/python3.8/site-packages/tensorboardX/event_file_writer.py", line 113, in __init__\n'
+        "    self._worker.start()\n"
+        '  File "/envs/lid/lib/python3.8/threading.py", line 852, in start\n'
+        "    _start_new_thread(self._bootstrap, ())\n"
+        "RuntimeError: can't start new thread\n",
+        {"category": "other"},
+    ),
+    "a record header repeated on each line of a traceback does not hide it": (
+        "(VllmWorkerProcess pid=1775) ERROR 09-23 10:49:22 multiproc_worker_utils.py:226] Exception in worker"
+        " VllmWorkerProcess while processing method init_device: NCCL error: internal error - please report"
+        " this issue to the NCCL developers, Traceback (most recent call last):\n"
+        '(VllmWorkerProcess pid=1775) ERROR 09-23 10:49:22 multiproc_worker_utils.py:226]   File "/opt/conda/'
+        'lib/python3.11/site-packages/vllm/worker/worker.py", line 176, in init_device\n'
+        "(VllmWorkerProcess pid=1775) ERROR 09-23 10:49:22 multiproc_worker_utils.py:226]    "
+        " init_worker_distributed_environment(self.parallel_config, self.rank,\n",
+        {"category": "nccl_error", "line": 1},
+    ),
+    "Open MPI's error record is an error, and an unpacking past the buffer is releases that differ": (
+        "[ip-hostname3:14313] [[44845,0],2] ORTE_ERROR_LOG: Data unpack would read past end of buffer in"
+        " file grpcomm_direct.c at line 355\n",
+        {"category": "version_mismatch"},
+    ),
+    "a build without a feature, in MXNet's words, is unsupported": (
+        "[08:41:20] /mxnet/dmlc-core/include/dmlc/./logging.h:300: [08:41:20] src/kvstore/kvstore.cc:37:"
+        " compile with USE_DIST_KVSTORE=1 to use dist_sync\n\n"
+        "Stack trace returned 10 entries:\n",
+        {"category": "backend_unsupported", "line": 1},
+    ),
+    "a JAX task that restarted and joined again is a rendezvous failure": (
+        "2025-04-05 18:39:10.837611: E external/xla/xla/tsl/distributed_runtime/coordination/"
+        "coordination_service.cc:962] /job:jax_worker/replica:0/task:1 unexpectedly tried to connect with a"
+        " different incarnation. It has likely restarted.\n",
+        {"category": "rendezvous"},
+    ),
+    "a ring collective given other shapes by its peers is a mismatch": (
+        "2019-10-14 22:36:01.352450: E tensorflow/core/common_runtime/ring_alg.cc:279] Aborting RingReduce"
+        " with Internal: Inconsistent output shapes, got [4], but expected is [2].\n",
+        {"category": "collective_mismatch"},
+    ),
+    "Ray's memory monitor killing workers is the host's memory": (
+        "(raylet) node_manager.cc:3007: 2 Workers (tasks /\n"  # wrapped by the user's terminal
+        " actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID:"
+        " abd406d4, IP: 10.0.167.26)\n",
+        {"category": "oom_host"},
+    ),
+    "Paddle's invalid place is an invalid device, its termination report a consequence": (
+        "FatalError: `Termination signal` is detected by the operating system.\n"
+        "  [SignalInfo: *** SIGTERM (@0x3ed000036e1) received by PID 14294 (TID 0x7f80502a82c0) from PID"
+        " 14049 ***]\n\n"
+        "E0902 16:14:06.490722 61197 pybind.cc:2330] Invalid CUDAPlace(1), must inside [0, 1), because GPU"
+        " number on your machine is 1\n",
+        {"category": "invalid_device", "line": 4},
+    ),
+    "the interpreter's refusal behind pdsh's host label outranks ssh passing on its exit code": (
+        "host-1: /usr/bin/python: No module named deepspeed.pt\n"
+        "pdsh@id: host-1: ssh exited with exit code 1\n",
+        {"category": "version_mismatch", "line": 1},
+    ),
+    "a device assert cut at the terminal's edge is a device assert": (
+        "../aten/src/ATen/native/cuda/IndexKernel.cu:93: operator(): block: [0,0,0], thread: [0,0,0]"
+        " Assertion `-sizes[i] <= index && index < size$\n"
+        '[i] && "index out of bounds"` failed.\n',
+        {"category": "cuda_error", "line": 1},
+    ),
+    "a distributed sampler's own check is the data pipeline's": (
+        '  File "/envs/ts/lib/python3.10/site-packages/pytorch_lightning/overrides/distributed.py", line 213,'
+        " in __init__\n"
+        "    assert self.num_samples >= 1 or self.total_size == 0\n"
+        "AssertionError\n",
+        {"category": "dataloader"},
+    ),
+    "CUDA's system not ready under NCCL's last error is the machine's, not a rank's": (
+        "[rank0]: torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/"
+        "NCCLUtils.cpp:77, unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.25.1\n"
+        "[rank0]: ncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "[rank0]: Last error:\n"
+        "[rank0]: Cuda failure 802 'system not yet initialized'\n",
+        {"category": "cuda_error", "rank": None},
     ),
 }
 

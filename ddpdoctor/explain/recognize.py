@@ -383,7 +383,7 @@ _LOWER_CASE_BUILTINS = frozenset(
 def _stated_before_head(head: tuple[int, str] | None) -> str | None:
     """The error a traceback's head line states before `Traceback (most recent call last):` (a
     logger's `Exception in worker ...: <message>, Traceback ...`), when it names one."""
-    if head is None:
+    if head is None or TRACEBACK_HEAD not in head[1]:  # (IPython's head names the type, not a message)
         return None
     before = _record_message(head[1].split(TRACEBACK_HEAD, 1)[0]).strip().rstrip(",:; ").strip()
     if len(before) < _MIN_RECORD_MESSAGE or not _NAMES_AN_ERROR.search(before):

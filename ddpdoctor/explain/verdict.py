@@ -220,14 +220,15 @@ _LAST_ERROR_LINES = 3  # NCCL's `ncclUnhandledCudaError: ...`, `Last error:`, th
 def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
     """(category, reason) of the CUDA failure an NCCL record reports (on its line, or under its
     `Last error:`), when it names one."""
-    message = " ".join([obs.text, *(t for _, n, t in obs.evidence if 0 < n - obs.line <= _LAST_ERROR_LINES)])
-    report = _CUDA_FAILURE_REPORT.search(message) or (
-        CUDA_OOM.search(obs.text) if "NCCL WARN" in obs.text else None
-    )
-    if report is None:
+    following = [t for _, n, t in obs.evidence if 0 < n - obs.line <= _LAST_ERROR_LINES]
+    for text in (obs.text, *following):
+        report = _CUDA_FAILURE_REPORT.search(text) or (CUDA_OOM.search(text) if "NCCL WARN" in text else None)
+        if report is not None:
+            break
+    else:
         return None
-    said = message_category(message[report.start() :])
-    if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(message)):
+    said = message_category(text[report.start() :])
+    if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(text)):
         return None
     return said
 
