@@ -153,7 +153,9 @@ _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
-_CONTINUATION_LINES = 5  # a wrapped message's lines read with its first one
+# A message's next lines read with its first one: a terminal's wrap, or a runtime's report under its
+# exception (torch_npu's `NPU function error: ...`, then `[ERROR] ...`, ..., `EE1001: ... Reason: ...`).
+_CONTINUATION_LINES = 5
 _PRIVATE_ATTRIBUTE = LazyRegex(r"object has no attribute '_[A-Za-z]\w{0,100}'")
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (

@@ -367,7 +367,8 @@ _RECORD_HEADER = LazyRegex(
     # vLLM's `ERROR 09-23 10:49:22 multiproc_worker_utils.py:226] ` (and `[executor.py:522] ` in later releases)
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,300}:\d{1,6}\] ?"
 )
-_NAMES_AN_ERROR = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")  # not a level (`[ERROR]`)
+# Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
+_NAMES_AN_ERROR = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
 # Lines that go on with a record whose header is repeated on each of them (vLLM logs a traceback a
 # line at a time): a frame, its code, the carets under it, or the traceback's own header.
 _RECORD_GOES_ON = LazyRegex(r"[ \t]|Traceback \(most recent call last\)")

@@ -89,7 +89,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if cuda is not None:
         culprit.category = cuda[0]
         culprit.reasons.append(f"NCCL's own report is of a CUDA call that failed: {cuda[1]}")
-        if culprit.category == "cuda_error":  # the machine's GPU system, not one rank's work
+        if culprit.category == "cuda_error":  # (only CUDA's system not ready is): the machine's, not a rank's
             culprit.disown("the GPU system of the machine is not ready: every rank on it fails alike")
     elif (
         culprit.category == "nccl_error"

@@ -140,8 +140,10 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|\bdevice specification '[^']{0,80}device:GPU:\d{1,3}' because no devices matching\b"
     # more processes on a node than it has devices (`node-local MPI processes 8cannot be larger than the device count 4`)
     r"|(?i:\b(?:larger|more) than the (?:device|gpu) count\b|\bmore processes than (?:devices|gpus)\b)"
+    # torch's check of a device index (`device=7, num_gpus=4`), and PaddlePaddle's (`Invalid CUDAPlace(1), must
+    # inside [0, 1), because GPU number on your machine is 1`)
     r"|\bdevice < num_gpus INTERNAL ASSERT FAILED\b"
-    r"|\bInvalid CUDAPlace\(\d{1,4}\)|\bGPU number on your machine is \d"  # PaddlePaddle's  # torch's check of a device index (`device=7, num_gpus=4`)
+    r"|\bInvalid CUDAPlace\(\d{1,4}\)|\bGPU number on your machine is \d"
     # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
     # error, it must be configured in ascending order`)
     r"|\b(?:CUDA|HIP|ROCR|ASCEND_RT|ASCEND|HABANA)_VISIBLE_(?:DEVICES|MODULES)\b[:= ]?[\d,]{0,80} (?:error|is invalid)\b"
