@@ -85,7 +85,8 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _job_configuration(culprit)
     warn = nccl_warn_for(culprit, timeline)
     said = warn.known() if warn is not None else None
-    cuda = _cuda_failure_category(warn or culprit.obs) if culprit.category == "nccl_error" else None
+    stated = warn or culprit.obs.nccl_detail() or culprit.obs  # NCCL's own report, or its `Last error:`
+    cuda = _cuda_failure_category(stated) if culprit.category == "nccl_error" else None
     if cuda is not None:
         culprit.category = cuda[0]
         culprit.reasons.append(f"NCCL's own report is of a CUDA call that failed: {cuda[1]}")
@@ -214,21 +215,17 @@ def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
 # words name a more specific fault than an NCCL error.
 _CUDA_FAILURE_REPORT = re.compile(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}'")
 _CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch")
-_LAST_ERROR_LINES = 3  # NCCL's `ncclUnhandledCudaError: ...`, `Last error:`, then the CUDA failure
 
 
 def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
-    """(category, reason) of the CUDA failure an NCCL record reports (on its line, or under its
-    `Last error:`), when it names one."""
-    following = [t for _, n, t in obs.evidence if 0 < n - obs.line <= _LAST_ERROR_LINES]
-    for text in (obs.text, *following):
-        report = _CUDA_FAILURE_REPORT.search(text) or (CUDA_OOM.search(text) if "NCCL WARN" in text else None)
-        if report is not None:
-            break
-    else:
+    """(category, reason) of the CUDA failure an NCCL record reports, when it names one."""
+    report = _CUDA_FAILURE_REPORT.search(obs.text) or (
+        CUDA_OOM.search(obs.text) if "NCCL WARN" in obs.text else None
+    )
+    if report is None:
         return None
-    said = message_category(text[report.start() :])
-    if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(text)):
+    said = message_category(obs.text[report.start() :])
+    if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(obs.text)):
         return None
     return said
 
