@@ -207,6 +207,23 @@ def test_kubectl_prefixes_name_the_rank() -> None:
     assert root is not None and (root.entry, root.rank) == ("cuda-out-of-memory", 3)
 
 
+def test_a_rank_label_inside_a_pods_prefix_names_the_rank() -> None:
+    """A pod runs one rank per GPU: its index is its node, the program's `[rankN]:` says which rank."""
+    lines = ["Traceback (most recent call last):", '  File "/app/train.py", line 7, in <module>']
+    lines += ["    batch = shards[step]", "KeyError: 12"]
+    text = "".join(f"[pod/train-worker-1/pytorch] [rank5]: {line}\n" for line in lines)
+    root = explain_text(text).root_cause
+    assert root is not None and (root.rank, root.category) == (5, "user_code")
+
+
+def test_a_knowledge_base_pattern_anchored_at_the_start_matches_behind_a_rank_label() -> None:
+    """`^` in an entry's pattern is the start of the message, not of the line the launcher labelled."""
+    for label in ("", "[rank3]: ", "3: [rank3]: "):
+        root = explain_text(f"{label}NCCL failure common.cu:908 'unhandled system error'\n").root_cause
+        assert root is not None and root.entry == "nccl-tests-failure"
+        assert root.rank == (3 if label else None)
+
+
 LOGGER_FORMATS = {
     "python logging": "2024-01-01 10:00:00,123 - [rank 3] - {}",
     "loguru": "2024-01-01 10:00:00.123 | ERROR    | rank 3 | {}",
@@ -1888,6 +1905,11 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank0]: Last error:\n"
         "[rank0]: Cuda failure 802 'system not yet initialized'\n",
         {"category": "cuda_error", "rank": None},
+    ),
+    "a runtime's failure report cut at the terminal's edge still states a failure": (
+        "           8             2   float     sumhost-1: Test CUDA failure common.cu:253 'no kernel image is"
+        " available f\n",
+        {"category": "version_mismatch", "line": 1},
     ),
 }
 

@@ -100,3 +100,35 @@ def test_real_logs_wrapped_by_a_terminal_keep_their_verdict(name: str, tmp_path:
     wrapped = explain_paths([str(copy)]).root_cause
     assert plain is not None and wrapped is not None
     assert (wrapped.category, wrapped.rank, wrapped.entry) == (plain.category, plain.rank, plain.entry)
+
+
+def test_pieces_that_hold_no_anchor_alone_are_joined_before_they_are_read() -> None:
+    """A terminal cut a frame's `File "...", line` from its number: neither piece is a frame or an
+    error line by itself, so the scan hands every piece over and the joined frames make a verdict."""
+    frames = "".join(
+        f'[rank1]:   File "/opt/conda/envs/train/lib/python3.11/site-packages/torch/nn/modules/{name}.py", '
+        f"line {line}, in {func}\n[rank1]:     return {call}\n"
+        for name, line, func, call in (
+            ("module", 1751, "_wrapped_call_impl", "self._call_impl(*args, **kwargs)"),
+            ("sparse", 190, "forward", "F.embedding("),
+        )
+    )
+    width = frames.index(", line") + len(", line")
+    wrapped = hard_wrap(frames, width)
+    assert wrapped.splitlines()[1].startswith(" 1751, in ")  # the number went onto the next line
+    root = explain_text(wrapped).root_cause
+    plain = explain_text(frames).root_cause
+    assert root is not None and plain is not None
+    assert (root.rank, root.text) == (plain.rank, plain.text) == (1, plain.text)
+    assert "sparse.py:190" in root.text
+
+
+def test_a_rust_panic_whose_location_was_cut_keeps_its_message() -> None:
+    text = (
+        "thread 'fusion::tensor::multi_threads' (48652) panicked at ~\\crates\\burn-ir\\src\n"
+        "\\handle.rs:88:32:\n"
+        "Should have handle for tensor TensorId { value: 11514 }\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.text == "Should have handle for tensor TensorId { value: 11514 }"
+    assert root.user_frame is None or root.user_frame.file.endswith("handle.rs")

@@ -104,7 +104,8 @@ def _scan(
         capture.get,
         lambda text: frozenset(pid for pid in ctx.engine.candidates(text) if pid < anchor_base),
     )
-    stats = Scanner(ctx.engine, ctx.index, joiner, progress=ctx.advance).run(capture, size_hint)
+    scanner = Scanner(ctx.engine, ctx.index, joiner, progress=ctx.advance, wrap_width=joiner.detect_width)
+    stats = scanner.run(capture, size_hint)
     observations = reader.finish(joiner.finish(stats.last_text_line))
     joiner.renumber(observations)
     info: dict[str, Any] = {

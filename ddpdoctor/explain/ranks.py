@@ -10,7 +10,8 @@ Launchers label lines in different ways, and a line may carry more than one labe
 - Open MPI `--tag-output`: `[1,3]<stderr>: ...` (job 1, rank 3); horovodrun: `[3]<stderr>: ...`;
 - Lightning: `[rank: 3] ...`; Determined: `[2024-02-27T21:35:28Z] fa88a9df [rank=5] || ...`;
 - `kubectl logs --prefix`: `[pod/train-worker-3/pytorch] ...` (Kubeflow numbering: with a
-  `master-0` pod in the job it is rank 0 and `worker-N` is rank N+1, otherwise `worker-N` is rank N);
+  `master-0` pod in the job it is rank 0 and `worker-N` is rank N+1, otherwise `worker-N` is rank N;
+  a global rank label the program printed after it, `[rankN]:`, says more and wins);
 - pdsh/DeepSpeed host labels (`worker-1: [rank3]: ...`, or `worker-1: ...` alone when most lines of
   the file carry one) and process-id labels (`[80746] `).
 - with none of those, a logger's rank field among the fields its format puts before the message:
@@ -157,7 +158,9 @@ def split_prefix(
         return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None
     local = False
-    task = False  # the rank so far is srun's task number: a launcher's own label after it says more
+    # The rank so far is srun's task number or a pod's index (one per node when a pod runs several
+    # ranks): a launcher's own label after it says more.
+    task = False
     for _ in range(_MAX_PREFIXES):
         m = _PID_LABEL.match(rest)
         if m:
@@ -178,7 +181,7 @@ def split_prefix(
             break
         value, is_local, end = found
         if value is not None and (rank is None or task or (local and not is_local)):
-            rank, local, task = value, is_local, from_srun
+            rank, local, task = value, is_local, from_srun or rest.startswith("[pod/")
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")

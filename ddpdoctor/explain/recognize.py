@@ -147,6 +147,12 @@ _DOUBLE_PANIC = "thread panicked while processing panic"
 _PANIC_OLD = LazyRegex(
     r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at '(?P<msg>.*)$"
 )
+# A new-form head whose location the line was cut in (a terminal's edge, an excerpt): the place
+# ends on the next line (`\\handle.rs:88:32:`), the message follows.
+_PANIC_CUT = LazyRegex(
+    r"thread '(?P<thread>[^']{0,200})'(?: \((?P<tid>\d{1,20})\))? panicked at (?P<loc>[^\s'][^']{0,1000})$"
+)
+_PANIC_LOC_END = LazyRegex(r"\S{0,1000}:\d{1,9}:\d{1,9}:$")
 _PANIC_OLD_END = LazyRegex(r"(?P<msg>.*)', (?P<loc>\S{1,1000}?):(?P<line>\d{1,9}):(?P<col>\d{1,9})$")
 # Horovod's stall report lists, under `Stalled ranks:` / `Missing ranks:`, each rank that has not
 # submitted the tensors the others wait for (`6: [allreduce.0, ...]`, `!` when past the shutdown limit).
@@ -514,6 +520,7 @@ class _Panic(Record):
     open: bool = False  # the old form: the message runs until `', file:line:col`
     old: bool = False
     aborted: bool = False  # the panic hook panicked too: Rust aborted without the message
+    loc_cut: str | None = None  # the start of a location cut at the head line's end
 
 
 class _Dump:
@@ -1633,7 +1640,15 @@ class LogReader:
             return True
         m = _PANIC_OLD.search(rest)
         if not m:
-            return False
+            cut = _PANIC_CUT.search(rest.rstrip())
+            if cut is None:
+                return False
+            self._end_panic(stream)
+            stream.panic = _Panic(
+                cut.group("thread"), None, number, head=(rest, cands), loc_cut=cut.group("loc")
+            )
+            stream.mode = "panic"
+            return True
         self._end_panic(stream)
         stream.panic = _Panic(m.group("thread"), None, number, open=True)
         stream.mode = "panic"
@@ -1648,6 +1663,11 @@ class LogReader:
             stream.mode = "idle"
             return False
         stripped = rest.strip()
+        if panic.loc_cut is not None:
+            cut, panic.loc_cut = panic.loc_cut, None
+            if _PANIC_LOC_END.match(stripped):
+                panic.loc = cut + stripped[:-1]
+                return True
         if panic.open:
             m = _PANIC_OLD_END.match(rest)
             if m:
@@ -2005,6 +2025,9 @@ class LogReader:
         self, stream: _Stream, number: int, rest: str, segment: str, cands: frozenset[int]
     ) -> bool:
         hits = self.matcher.match(segment, cands) if cands else []
+        if not hits and cands and (printed := rest.strip()) != segment.strip():
+            # A pattern's `^` is the start of the message: behind a rank label or launcher prefix.
+            hits = self.matcher.match(printed, cands)
         facts = collective_facts(rest)
         generic = not hits and facts is None
         if generic and not _is_error_record(rest):

@@ -38,6 +38,7 @@ MATCH_AFTER_LINES = 5
 
 _SAME_LINE_PROBE = 4096  # a repeated hit this close to the last one is checked for a newline between
 NO_CANDIDATES: frozenset[int] = frozenset()
+_PIECE = -2  # the "hit" of a line as long as a hard wrap's pieces: handed over whatever it holds
 Hits = list[tuple[int, int]]
 
 
@@ -271,7 +272,11 @@ class Scanner:
         sink: LineSink,
         progress: Callable[[int], None] | None = None,
         chunk_bytes: int = CHUNK_BYTES,
+        wrap_width: Callable[[], int | None] | None = None,
     ) -> None:
+        """`wrap_width`: the width the sink found the input hard-wrapped at (asked once the first
+        chunk is read). A line cut at that width may hold only part of a message or an anchor, so
+        every line that long is handed over, for the sink to join with the pieces after it."""
         self.engine = engine
         self.sink = sink
         self.progress = progress
@@ -282,6 +287,8 @@ class Scanner:
         self._fed_line = 0  # number of the last line handed to the sink
         self._owed_until = 0  # lines up to this number are context the sink still wants
         self._long_line = False  # inside a line longer than LONG_LINE_BYTES
+        self._wrap_width = wrap_width
+        self._pieces: re.Pattern[bytes] | None = None  # lines at least the wrap's width long
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -359,6 +366,13 @@ class Scanner:
             data = bytes(buf[:lo]) + stripped
             hi = lo + len(stripped)
         hits = self.engine.scan(data, lo, hi)
+        if self._wrap_width is not None:
+            width, self._wrap_width = self._wrap_width(), None
+            if width is not None:
+                # A piece holds `width` characters: at least as many bytes (one to four each).
+                self._pieces = re.compile(rb"^[^\n]{%d,}" % width, re.MULTILINE)
+        if self._pieces is not None:
+            hits = sorted(hits + [(m.end(), _PIECE) for m in self._pieces.finditer(data, lo, hi)])
         newlines = data.count(b"\n", lo, hi)
         cursor, cursor_line = lo, first_line
         line_start = -1
@@ -410,17 +424,19 @@ class Scanner:
         end = data.find(b"\n", start, hi)
         end = hi if end < 0 else end
         line = bytes(data[start:end])
+        piece = _PIECE in ids
+        ids.discard(_PIECE)
         if -1 in ids:
             ids.discard(-1)
             ids |= self.engine.candidates(line)
         anchors = [pid - self._anchor_base for pid in ids if pid >= self._anchor_base]
         kb_ids = frozenset(pid for pid in ids if pid < self._anchor_base)
-        if not anchors and not kb_ids:
+        if not anchors and not kb_ids and not piece:
             return cursor, cursor_line
         self._feed_before(data, start, line_no)
-        self.stats.hit_lines += 1
+        self.stats.hit_lines += bool(anchors or kb_ids)
         self._emit(line_no, line, kb_ids)
-        after = max([self._after[a] for a in anchors] + ([MATCH_AFTER_LINES] if kb_ids else []))
+        after = max([self._after[a] for a in anchors] + ([MATCH_AFTER_LINES] if kb_ids else []), default=0)
         self._owed_until = max(self._owed_until, line_no + after)
         return end + 1, line_no + 1
 

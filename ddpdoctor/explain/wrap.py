@@ -98,14 +98,18 @@ class WrapJoiner:
         self._starts: list[int] = []  # from each of these (reader's) numbers on ...
         self._offsets: list[int] = []  # ... the input's number is this much higher
 
-    def line(self, number: int, data: bytes, candidates: frozenset[int]) -> None:
-        """See :class:`~ddpdoctor.explain.scan.LineSink`."""
+    def detect_width(self) -> int | None:
+        """The width the input was hard-wrapped at (read once, from its head); None if it was not."""
         if not self._checked:
             self._checked = True
             head = self._head()
             self.width = terminal_width(head)
             self._margin = common_margin(head) if self.width is not None else b""
-        if self.width is None:
+        return self.width
+
+    def line(self, number: int, data: bytes, candidates: frozenset[int]) -> None:
+        """See :class:`~ddpdoctor.explain.scan.LineSink`."""
+        if self.detect_width() is None:
             self._sink.line(number, data, candidates)
             return
         if self._held is not None:
