@@ -775,9 +775,13 @@ def test_slurm_error_records_are_not_usage_errors_and_argparse_rejections_are() 
     slurm = explain_text(
         "srun: error: Unable to create step for job 4242: Memory required by task\n"
     ).root_cause
-    assert slurm is not None and slurm.category != "user_code"
-    usage = explain_text("train.py: error: unrecognized arguments: --local_rank=3\n").root_cause
-    assert usage is not None and usage.category in ("user_code", "version_mismatch")
+    assert slurm is not None and not any("command line" in reason for reason in slurm.why)
+    usage = explain_text("train.py: error: unrecognized arguments: --gpus [2,3]\n").root_cause
+    assert usage is not None and usage.category == "other"  # the launch command, not the training code
+    assert any("rejected its command line" in reason for reason in usage.why)
+    # The launcher's --local_rank that an old script does not take is a version mismatch (an entry).
+    local_rank = explain_text("train.py: error: unrecognized arguments: --local-rank=3\n").root_cause
+    assert local_rank is not None and local_rank.category == "version_mismatch"
 
 
 def test_a_boxed_tool_message_is_reported_by_its_headline() -> None:
@@ -1359,7 +1363,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "2025-05-22 03:33:36 - [ERROR] - Traceback (most recent call last):\n"
         '2025-05-22 03:33:36 - [ERROR] -   File "/home/u/finetrainers/trainer.py", line 35, in __init__\n'
         "2025-05-22 03:33:36 - [ERROR] -     super().__init__(args)\n",
-        {"category": "user_code", "line": 1},
+        {"category": "other", "line": 1},
     ),
     "a rank's own DataLoader error beats the launcher's SIGTERM to the others": (
         "[rank0]: RuntimeError: DataLoader worker (pid(s) 8864) exited unexpectedly\n"
@@ -1525,7 +1529,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank1]:     raise RuntimeError(\n"
         "[rank1]: **RuntimeError: world_size (8) is not equal to tensor_model_parallel_size (4) x "
         "pipeline_model_parallel_size (1)**\n",
-        {"category": "user_code", "rank": None, "line": 2},
+        {"category": "other", "rank": None, "line": 2},
     ),
     "TensorFlow's op failure at warning level is the cause of the ring's cancellation": (
         "2019-11-11 11:45:07.181990: E tensorflow/core/common_runtime/ring_alg.cc:279] Aborting RingReduce "
@@ -1905,6 +1909,69 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank0]: Last error:\n"
         "[rank0]: Cuda failure 802 'system not yet initialized'\n",
         {"category": "cuda_error", "rank": None},
+    ),
+    "an exception behind a host's label seen on one line is still read (HIP's out of memory)": (
+        "c05r2n11: RuntimeError: HIP out of memory. Tried to allocate 576.00 MiB (GPU 3; 15.98 GiB total"
+        " capacity; 15.83 GiB already allocated; 0 bytes free; 15.84 GiB reserved in total by PyTorch)\n",
+        {"category": "oom_gpu", "entry": "cuda-out-of-memory", "line": 1},
+    ),
+    "TensorFlow's 'Resource exhausted' status is memory, at any log level": (
+        "2020-10-22 02:48:58 10.128.0.33 [3]   (1) Resource exhausted: Attempting to allocate 180.59M. That"
+        " was not possible. There are 142.58M free.; (0x3x0_HBM1)\n",
+        {"category": "oom_gpu", "line": 1},
+    ),
+    "a launcher's argparse rejection is the launch command's, not the training code's": (
+        "launch.py: error: argument --nproc_per_node: invalid int value: ''\n",
+        {"category": "other", "line": 1},
+    ),
+    "more ranks than pipeline stages is the job's layout": (
+        "RuntimeError: Number of ranks is larger than number of stages, some ranks are unused\n",
+        {"category": "other", "rank": None},
+    ),
+    "xformers finding no kernel for the inputs is the device lacking the operation": (
+        "NotImplementedError: No operator found for `memory_efficient_attention_forward` with inputs:\n"
+        "     query       : shape=(1, 2048, 32, 128) (torch.bfloat16)\n",
+        {"category": "backend_unsupported", "line": 1},
+    ),
+    "a framework that does not see the accelerator it was told to use is an invalid device": (
+        "lightning.fabric.utilities.exceptions.MisconfigurationException: `TPUAccelerator` can not run on"
+        " your system since the accelerator is not available.\n",
+        {"category": "invalid_device"},
+    ),
+    "fewer devices than the job replicates over is an invalid device": (
+        "RuntimeError: Cannot replicate if number of devices (1) is different from 8\n",
+        {"category": "invalid_device"},
+    ),
+    "two NCCL libraries: the older one rejects the newer's unset blocking value": (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219,"
+        " invalid argument, NCCL version 2.14.3\n"
+        "ncclInvalidArgument: Invalid value for an argument.\nLast error:\n"
+        "Invalid config blocking attribute value -2147483648\n",
+        {"category": "version_mismatch", "entry": "nccl-version-mismatch"},
+    ),
+    "a line that ends where its detail starts is stated by the detail, with the rank of the line": (
+        "[rank0] :UNAVAILABLE:failed to connect to all addresses; last error: UNKNOWN:\n"
+        "ipv4:10.186.213.145:13305: Failed to connect to remote host: Connection refused\n",
+        {"category": "rendezvous", "rank": 0, "line": 2},
+    ),
+    "an error record that ends with a colon is stated with the line that completes it": (
+        "2024-01-01 10:00:00,000 - ERROR - worker could not start:\n"
+        "CUDA out of memory while creating the context\n",
+        {"category": "oom_gpu", "line": 1},
+    ),
+    "torchrun's agent line broken before its local rank takes the rank from the next line": (
+        "[ ] 0/6019, elapsed: 0s, ETA:ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode:"
+        " -9) local_rank: \n"
+        "0 (pid: 1801442) of binary: /home/u/envs/bev/bin/python\n",
+        {"category": "oom_host", "rank": 0, "line": 1},
+    ),
+    "a known message after a frame is not taken for the frame's code": (
+        '  File "/envs/h/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1518, in _wrapped_call\n'
+        "../aten/src/ATen/native/cuda/Indexing.cu:1292: indexSelectLargeIndex: block: [234,0,0], thread:"
+        " [54,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n"
+        "../aten/src/ATen/native/cuda/Indexing.cu:1292: indexSelectLargeIndex: block: [234,0,0], thread:"
+        " [55,0,0] Assertion `srcIndex < srcSelectDimSize` failed.\n",
+        {"category": "cuda_error", "line": 2},
     ),
     "a runtime's failure report cut at the terminal's edge still states a failure": (
         "           8             2   float     sumhost-1: Test CUDA failure common.cu:253 'no kernel image is"

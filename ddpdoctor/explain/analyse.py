@@ -113,14 +113,6 @@ _PROGRAMMING_ERRORS = (
 # Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
 _RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
 _CHILD_BOOTSTRAP = LazyRegex(r"(?<!torch/)multiprocessing/spawn\.py$")  # a child reading its task
-# A check of the job's parallel layout (sizes that must divide the world size): the configuration's.
-LAYOUT_CHECK = LazyRegex(
-    r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
-    r"|\bCheck batch related parameters\b"
-    # ... or the parallel sizes do not multiply to the world size (`world_size (8) is not equal to
-    # tensor_model_parallel_size (4) x pipeline_model_parallel_size (1)`)
-    r"|\bworld[_ ]size\b.{0,20}\b(?:is not equal to|does not equal|!=)\s.{0,40}parallel"
-)
 # DataLoader, samplers and datasets of torch, and the data-loading libraries' own code.
 _DATA_CODE = LazyRegex(
     r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
@@ -312,15 +304,11 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     if primary is None or (entry is not None and entry.kind == "wrapper"):
         return Candidate(obs, WRAPPER, "wrapper", entry.category if entry else "other", entry, obs.rank)
     if _USAGE.match(obs.text):
-        cand = Candidate(obs, CAUSE, "unknown", "user_code", None, obs.rank, strength=1)
+        # The launch command is wrong, not the training code: `other`, as a launch's configuration.
+        cand = Candidate(obs, CAUSE, "unknown", "other", None, obs.rank, strength=1)
         cand.reasons.append("the program rejected its command line (an argparse usage error)")
         return cand
     said = message_category(obs.text)
-    if said is None and LAYOUT_CHECK.search(obs.text):
-        said = (
-            "user_code",
-            "a check of the job's parallel layout failed: the sizes the script chose do not fit",
-        )
     category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
     kind = (
@@ -581,13 +569,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file):
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append(f"raised by the data pipeline's code (at {exc.frames[-1].where()})")
-    elif (
-        short_type == "AssertionError"
-        and exc is not None
-        and exc.frames
-        and exc.raised_in_library()
-        and not LAYOUT_CHECK.search(text)
-    ):
+    elif short_type == "AssertionError" and exc is not None and exc.frames and exc.raised_in_library():
         # A library's own invariant failed (`fp32 param and grad have different shape`): its internal
         # state or its support for this combination of features, not a call the script got wrong.
         cand.reasons.append(f"an assertion inside a library failed ({exc.frames[-1].where()})")

@@ -72,7 +72,8 @@ MPI_ERROR_LOG = r"\b(?:ORTE|OPAL|PMIX|PRTE)_ERROR_LOG: "
 
 
 # TensorFlow's reports that an op or a collective failed, whatever level it was logged at.
-TF_FAILURE = r"OP_REQUIRES failed at |\bStartAbort [A-Z]|\bNo registered '\w{1,200}' OpKernel for "
+# (`Resource exhausted: ...` is its status of memory an op could not get, in TensorFlow's and XLA's words.)
+TF_FAILURE = r"OP_REQUIRES failed at |\bStartAbort [A-Z]|\bNo registered '\w{1,200}' OpKernel for |\bResource exhausted: "
 
 
 # The interpreter's own refusal to start a program (`/usr/bin/python: No module named torch.distributed`).

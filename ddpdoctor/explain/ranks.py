@@ -65,6 +65,7 @@ _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
 _HOSTISH = LazyRegex(r"[\d.-]")
+_EXCEPTION_START = LazyRegex(r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error|Exception)\w{0,60}: ")
 _NOT_A_HOST = LazyRegex(
     r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$"
     r"|^(?:local[_-]?)?rank[_-]?\d{1,7}$"  # `rank3: ...` is a rank label, read as one
@@ -148,6 +149,14 @@ def split_prefix(
         if host is None or host.group(1) not in hosts:
             break
         line = line[host.end() :]
+    host = _HOST_LINE.match(line) if line[:1].isalnum() else None
+    if (
+        host is not None
+        and _HOSTISH.search(host.group(1))
+        and not _NOT_A_HOST.search(host.group(1))
+        and _EXCEPTION_START.match(line, host.end())
+    ):
+        line = line[host.end() :]  # a host's label, on too few lines for `hosts`, before an exception
     rest = line.lstrip(" \t")
     stamp = _LEADING_TIME.match(rest) if rest[:1].isalnum() else None
     if stamp is not None:

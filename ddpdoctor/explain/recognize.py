@@ -185,6 +185,9 @@ _TABLE_FIELD = LazyRegex(rf"({'|'.join(_FIELD_NAMES)})\s*:\s?(.*)$")
 _TABLE_RANK = LazyRegex(r"(-?\d{1,9})(?: \(local_rank: (\d{1,9})\))?")
 _TABLE_EXIT = LazyRegex(r"(-?\d{1,9})(?: \(pid: (\d{1,10})\))?")
 _AGENT_FAILED = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7}) \(pid: (\d{1,10})\)")
+# ... broken at its end by a paste's wrap: the local rank and pid start the next line.
+_AGENT_FAILED_CUT = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\)(?: local_rank:)?$")
+_AGENT_FAILED_REST = LazyRegex(r"(?:local_rank: )?(\d{1,7}) \(pid: (\d{1,10})\)")
 _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
 _CARGO_EXIT = LazyRegex(
@@ -565,6 +568,7 @@ class _Stream:
         self.before: tuple[int, str] | None = None  # ... and the one it received before it
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
         self.mpi_process: tuple[int | None, int, str] | None = None
+        self.agent_cut: ExitObs | None = None  # torchrun's agent report cut before its local rank
         self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
         self.dump: _Dump | None = None  # a thread's stack dump being read
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
@@ -605,8 +609,8 @@ class LogReader:
         self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
-        # The last rank-labelled line: (number, rank, local).
-        self._labelled: tuple[int, int, bool] | None = None
+        # The last rank-labelled line: (number, rank, local, whether it ended with a colon).
+        self._labelled: tuple[int, int, bool, bool] | None = None
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
         self._seen: dict[tuple[Any, ...], Observation] = {}
@@ -835,17 +839,18 @@ class LogReader:
         rank, local = prefix.rank, prefix.local
         labelled = self._labelled
         if rank is not None:
-            self._labelled = (number, rank, local)
+            self._labelled = (number, rank, local, prefix.rest.rstrip().endswith(":"))
         elif (
             labelled is not None
             and labelled[0] == number - 1
-            and segment[:1] in (" ", "\t")
+            and (segment[:1] in (" ", "\t") or labelled[3])
             and segment.strip()
         ):
-            # An indented line right after a labelled one, without a label of its own: the rest of
-            # that rank's multi-line record (a desync report's list, a wrapped message).
+            # An indented line right after a labelled one, or any line after a labelled one that
+            # ended where its detail starts (`... last error: UNKNOWN:`), without a label of its
+            # own: the rest of that rank's multi-line record (a desync report's list, a wrapped message).
             rank, local = labelled[1], labelled[2]
-            self._labelled = (number, rank, local)
+            self._labelled = (number, rank, local, False)
         if rank is None:
             rank = self.default_rank
         stream = self._stream(rank, local)
@@ -1111,6 +1116,14 @@ class LogReader:
                     if box is not None and box[0] and number - box[0] <= _BOX_LINES
                     else (number, stripped)
                 )
+                last = self._leads[-1] if self._leads else None
+                if (
+                    last is not None
+                    and last.line == number - 1
+                    and last.text.endswith(":")
+                    and last.rank == stream.rank
+                ):
+                    self._leads.pop()  # the line before ended where this one, its detail, starts
                 self._leads.append(self._observe(LeadObs, said[0], said[1], stream))
             else:
                 self._repeated_warning(stream, number, stripped)
@@ -1192,7 +1205,14 @@ class LogReader:
             self._cut_off_traceback(stream)
             stream.mode = "idle"
             return False
-        if stream.frames and stream.frames[-1].code is None and not _looks_like_exception(stripped):
+        if (
+            stream.frames
+            and stream.frames[-1].code is None
+            and not _looks_like_exception(stripped)
+            # A known message is not code, unless spliced into the position markers under the code
+            # (`^^^^torch.cuda^^.^OutOfMemoryError^^: ...`, ranks writing at once).
+            and not (cands and stripped[:1] not in "^~" and self.matcher.match(stripped, cands))
+        ):
             stream.frames[-1].code = stripped[:400]  # a pasted traceback that lost its indentation
             return True
         if not _looks_like_exception(stripped):
@@ -1859,9 +1879,17 @@ class LogReader:
         global_rank: int | None = None
         pid: int | None = None
         reporter = "launcher"
+        cut, stream.agent_cut = stream.agent_cut, None
+        if cut is not None and cut.line == number - 1 and (m := _AGENT_FAILED_REST.match(rest.strip())):
+            cut.rank, cut.local_rank, cut.pid = bounded_rank(m.group(1)), True, bounded_int(m.group(2))
+            cut.rank_source = "launcher line (local rank)"
+            cut.evidence.append((self.label, number, rest.strip()))
+            return True
         if "exitcode" in rest and (m := _AGENT_FAILED.search(rest)):
             code, local, pid = bounded_int(m.group(1)), bounded_rank(m.group(2)), bounded_int(m.group(3))
             reporter = "torchrun-agent"
+        elif "exitcode" in rest and (m := _AGENT_FAILED_CUT.search(rest.rstrip())):
+            code, reporter = bounded_int(m.group(1)), "torchrun-agent"
         elif "return code" in rest and (m := _DEEPSPEED_EXIT.search(rest)):
             code, reporter = bounded_int(m.group(1)), "deepspeed"
         elif "exit successfully" in rest and (m := _CARGO_EXIT.search(rest)):
@@ -1953,6 +1981,8 @@ class LogReader:
             )
         if cands:
             obs.chain = self._links(rest.strip(), cands, known_only=True)
+        if reporter == "torchrun-agent" and local is None:
+            stream.agent_cut = obs  # its local rank may follow on the next line
         self._add(obs)
         return True
 
@@ -2061,9 +2091,11 @@ class LogReader:
             or _FALLING_BACK.search(rest)
             or (hits and all(link.entry is None or link.entry.id.endswith("-warning") for link in obs.chain))
         )
-        if obs.warning or generic:
+        if obs.warning or (generic and not rest.rstrip().endswith(":")):
             self._add(obs)
             return True
+        # A known message may go on over the next lines; so does one that ends where its detail
+        # starts (gRPC's `failed to connect to all addresses; last error: UNKNOWN:` and the reason).
         message = _Exception(None, rest.strip(), number, [], cands, stream.stamp)
         message.max_lines = LINE_MESSAGE_LINES
         message.observation = obs

@@ -31,11 +31,17 @@ from __future__ import annotations
 
 import re
 
-from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, LAYOUT_CHECK, Candidate
+from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
-from ddpdoctor.explain.wording import CONNECT_FAILED, CUDA_OOM, CUDA_SYSTEM_NOT_READY, message_category
+from ddpdoctor.explain.wording import (
+    CONNECT_FAILED,
+    CUDA_OOM,
+    CUDA_SYSTEM_NOT_READY,
+    LAYOUT_CHECK,
+    message_category,
+)
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")

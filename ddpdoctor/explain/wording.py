@@ -93,6 +93,7 @@ CUDA_OOM = LazyRegex(
     r"|(?i:(?:malloc|alloc\w{0,10}) (?:device|gpu|cuda|hbm) memory (?:failed|error))"
     r"|(?i:failed to allocate\b.{0,60}\b(?:device|gpu|cuda|hbm) memory)"
     r"|cudaErrorMemoryAllocation|hipErrorOutOfMemory|CUBLAS_STATUS_ALLOC_FAILED|\bRESOURCE_EXHAUSTED\b|\bResourceExhaustedError\b"
+    r"|\bResource exhausted: "  # the same status in TensorFlow's C++ words (a TPU's HBM: `Attempting to allocate ...`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b"  # Intel GPUs' Level Zero and Unified Runtime
 )
 # Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
@@ -147,6 +148,13 @@ _CUDA_NO_DEVICE = LazyRegex(
     # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
     # error, it must be configured in ascending order`)
     r"|\b(?:CUDA|HIP|ROCR|ASCEND_RT|ASCEND|HABANA)_VISIBLE_(?:DEVICES|MODULES)\b[:= ]?[\d,]{0,80} (?:error|is invalid)\b"
+)
+# A framework's check that the accelerator it was told to use is there (Lightning's `TPUAccelerator
+# can not run on your system since the accelerator is not available`), or that it sees as many
+# devices as the job expects (torch-xla's `Cannot replicate if number of devices (1) is different from 8`).
+_ACCELERATOR_MISSING = LazyRegex(
+    r"\b(?:accelerator|device|GPU|TPU)s? (?:is|are) not available\b|\bcan ?not run on your system\b"
+    r"|\bnumber of devices \(\d{1,6}\) is different from \d"
 )
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
@@ -250,6 +258,19 @@ TIMED_OUT = LazyRegex(
     r"|(?i:\b(?:stream|synchroni[sz]e|sync|task) time ?out\b)"
     r"|\btimes out\b"  # Ascend's HCCL (`Getting socket times out`, `The wait execution of ... times out`)
 )
+# xformers' dispatch: no kernel of an operator supports the inputs on this device (bf16 on a V100).
+_NO_KERNEL_FOR_INPUTS = LazyRegex(r"\bNo operator found for `\w{1,100}`")
+# A check of the job's parallel layout (sizes that must divide the world size, ranks that must fit the
+# stages): the configuration's, whichever code raised it.
+LAYOUT_CHECK = LazyRegex(
+    r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
+    r"|\bCheck batch related parameters\b"
+    # ... or the parallel sizes do not multiply to the world size (`world_size (8) is not equal to
+    # tensor_model_parallel_size (4) x pipeline_model_parallel_size (1)`)
+    r"|\bworld[_ ]size\b.{0,20}\b(?:is not equal to|does not equal|!=)\s.{0,40}parallel"
+    # ... or more ranks than the model has parts for (PiPPy's `Number of ranks is larger than number of stages`)
+    r"|(?i:\bnumber of ranks is (?:larger|greater|more) than (?:the )?number of (?:stages|layers|experts)\b)"
+)
 # The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
 _NOT_BUILT_WITH = LazyRegex(
@@ -344,6 +365,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "the message says the process group's backend lacks the operation",
     ),
     (
+        _NO_KERNEL_FOR_INPUTS,
+        "backend_unsupported",
+        "no kernel of the operator supports these inputs on this device (its data type or GPU architecture)",
+    ),
+    (
         _NOT_BUILT_WITH,
         "backend_unsupported",
         "the installed build lacks a feature the job uses (it was compiled without it)",
@@ -365,6 +391,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
     (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
     (_CUDA_NO_DEVICE, "invalid_device", "the message says the CUDA device asked for does not exist"),
+    (
+        _ACCELERATOR_MISSING,
+        "invalid_device",
+        "the framework does not see the accelerator it was told to use, or not as many devices as the job expects",
+    ),
     (
         CUDA_SYSTEM_NOT_READY,
         "cuda_error",
@@ -451,6 +482,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _INTERNAL_STATUS,
         "other",
         "the runtime reports an internal error (INTERNAL): a fault inside the library, not a wrong call",
+    ),
+    (
+        LAYOUT_CHECK,
+        "other",
+        "a check of the job's parallel layout failed: the sizes the job was given do not fit its world size",
     ),
 )
 
