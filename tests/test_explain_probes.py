@@ -1978,6 +1978,21 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " available f\n",
         {"category": "version_mismatch", "line": 1},
     ),
+    "an operator with no kernel for the data type is the device lacking the operation": (
+        '[rank1]: RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'\n',
+        {"category": "backend_unsupported", "rank": None},  # the build lacks it on every rank
+    ),
+    "an operator with no kernel for the device's backend is the device lacking the operation": (
+        "NotImplementedError: Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend.\n",
+        {"category": "backend_unsupported"},
+    ),
+    "a kernel built only for newer GPUs is the device lacking the operation": (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 40, in <module>\n'
+        "    model = build(cfg)\n"
+        "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n",
+        {"category": "backend_unsupported", "line": 4},
+    ),
 }
 
 

@@ -259,7 +259,19 @@ TIMED_OUT = LazyRegex(
     r"|\btimes out\b"  # Ascend's HCCL (`Getting socket times out`, `The wait execution of ... times out`)
 )
 # xformers' dispatch: no kernel of an operator supports the inputs on this device (bf16 on a V100).
-_NO_KERNEL_FOR_INPUTS = LazyRegex(r"\bNo operator found for `\w{1,100}`")
+_NO_KERNEL_FOR_INPUTS = LazyRegex(
+    r"\bNo operator found for `\w{1,100}`"
+    # ... or torch's: no kernel for the data type (`"addmm_impl_cpu_" not implemented for 'Half'`) or for the
+    # device's backend (`Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend`,
+    # `The operator 'aten::_fused_adam_' is not currently implemented for the MPS device`)
+    r"|\bnot implemented for '(?:Half|BFloat16|Float\w{0,12}|Double|Bool|Byte|Char|Short|Int|Long|Complex\w{1,10})'"
+    r"|\bCould not run '[\w:.]{1,200}' with arguments from the '\w{1,60}' backend"
+    r"|\bis not (?:currently )?implemented for the \w{1,20} device\b"
+    # ... or a kernel built only for newer GPUs (`FlashAttention only supports Ampere GPUs or newer`,
+    # `Bfloat16 is only supported on GPUs with compute capability of at least 8.0`)
+    r"|(?i:\bonly supports? (?:\w{1,20} ){0,2}(?:Ampere|Hopper|Turing|Ada|Blackwell|Volta)\b)"
+    r"|(?i:\bcompute capability (?:of )?(?:at least|>= ?)\s?\d)"
+)
 # A check of the job's parallel layout (sizes that must divide the world size, ranks that must fit the
 # stages): the configuration's, whichever code raised it.
 LAYOUT_CHECK = LazyRegex(
@@ -367,7 +379,8 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (
         _NO_KERNEL_FOR_INPUTS,
         "backend_unsupported",
-        "no kernel of the operator supports these inputs on this device (its data type or GPU architecture)",
+        "no kernel of the operator supports these inputs on this device (their data type, the device's backend"
+        " or its GPU architecture)",
     ),
     (
         _NOT_BUILT_WITH,
