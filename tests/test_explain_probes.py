@@ -807,8 +807,13 @@ def test_an_argument_a_library_passed_on_and_its_installed_version_refuses_is_a_
     )
     root = explain_text(text).root_cause
     assert root is not None and root.category == "version_mismatch"
-    own = text.replace("/usr/lib/python3.10/site-packages/transformers/", "/home/u/")
-    mine = explain_text(own).root_cause
+    # Only a keyword the callee does not take reads as another version: any other TypeError of a call
+    # made in the user's code is the user's.
+    missing = text.replace(
+        "got an unexpected keyword argument 'use_flash_attention_2'",
+        "missing 1 required positional argument: 'config'",
+    ).replace("/usr/lib/python3.10/site-packages/transformers/", "/home/u/")
+    mine = explain_text(missing).root_cause
     assert mine is not None and mine.category == "user_code"
 
 
@@ -1979,7 +1984,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         {"category": "version_mismatch", "line": 1},
     ),
     "an operator with no kernel for the data type is the device lacking the operation": (
-        '[rank1]: RuntimeError: "addmm_impl_cpu_" not implemented for \'Half\'\n',
+        "[rank1]: RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'\n",
         {"category": "backend_unsupported", "rank": None},  # the build lacks it on every rank
     ),
     "an operator with no kernel for the device's backend is the device lacking the operation": (
@@ -1992,6 +1997,55 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "    model = build(cfg)\n"
         "RuntimeError: FlashAttention only supports Ampere GPUs or newer.\n",
         {"category": "backend_unsupported", "line": 4},
+    ),
+    "a data loader's re-raise that itself failed is still the worker's error": (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 225, in train\n'
+        "    for i, batch in enumerate(loader):\n"
+        '  File "/usr/lib/python3.8/site-packages/torch/utils/data/dataloader.py", line 1111, in _process_data\n'
+        "    data.reraise()\n"
+        '  File "/usr/lib/python3.8/site-packages/torch/_utils.py", line 428, in reraise\n'
+        "    raise self.exc_type(msg)\n"
+        "TypeError: __init__() missing 2 required positional arguments: 'stdout' and 'stderr'\n",
+        {"category": "dataloader", "line": 8},
+    ),
+    "ranks timing out in one all-reduce with different sizes ran different code": (
+        "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=3437, OpType=ALLREDUCE, NumelIn=4311252, NumelOut=4311252, Timeout(ms)=600000)"
+        " ran for 600057 milliseconds before timing out.\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=3437, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000)"
+        " ran for 600076 milliseconds before timing out.\n",
+        {"category": "collective_mismatch", "rank": None},
+    ),
+    "glibc's heap check before a SIGABRT is the cause of the abort": (
+        "free(): corrupted unsorted chunks\n"
+        "W0410 08:46:30.320000 292734 torch/distributed/elastic/multiprocessing/api.py:900] Sending process"
+        " 293010 closing signal SIGTERM\n"
+        "E0410 08:46:30.329000 292734 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode:"
+        " -6) local_rank: 0 (pid: 293009) of binary: /usr/bin/python\n",
+        {"category": "other", "entry": "glibc-heap-corruption", "line": 1},
+    ),
+    "a runtime's status by name with no level is not silent": (
+        "[torch_memory_saver.cpp] cudaError error: 1 (invalid argument) file=csrc/core.cpp func=pause line=133\n",
+        {"category": "cuda_error", "line": 1},
+    ),
+    "a launcher that cannot find the device it was given is an invalid device": (
+        "LAUNCH ERROR 2024-10-23 18:26:56,091 Device not found 1 from 0,1,2,3 for setting ['0']\n",
+        {"category": "invalid_device"},
+    ),
+    "a launcher tearing the job down with no error and no exit code is likely host memory": (
+        "[2023-11-21 20:42:18,931] [INFO] [comm.py:637:init_distributed] cdb=None\n"
+        "[2023-11-21 20:42:22,682] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 156890\n"
+        "[2023-11-21 20:42:22,704] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 156891\n",
+        {"category": "oom_host", "rank": None, "line": 2},
+    ),
+    "a keyword the called function does not take is code written for another version": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/grpo.py", line 88, in <module>\n'
+        "[rank0]:     trainer = Trainer(model=model, processing_class=tokenizer)\n"
+        "[rank0]: TypeError: Trainer.__init__() got an unexpected keyword argument 'processing_class'\n",
+        {"category": "version_mismatch"},
     ),
 }
 

@@ -216,7 +216,25 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
     found += collective_candidates(timeline, found)
     found += membership_candidates(timeline)
     found += dump_candidates(timeline)
+    found += silent_death_candidates(found)
     return found
+
+
+def silent_death_candidates(found: list[Candidate]) -> list[Candidate]:
+    """The launcher stopped its processes (DeepSpeed's `Killing subprocess`, torchrun's SIGTERM) and
+    nothing says why: no process printed an error and no exit code is in the logs. The process whose
+    death set the teardown off left no words, which is what the kernel's out-of-memory killer leaves
+    (SIGKILL): a likely host OOM, inferred."""
+    if not found or any(c.consequence != "launcher" for c in found):
+        return []
+    first = min(found, key=lambda c: c.obs.seq)
+    cand = Candidate(first.obs, INFERRED, "host-kill", "oom_host", first.entry, None)
+    cand.reasons.append(
+        "the launcher stopped its processes and none of them printed an error or an exit code: the"
+        " process that died first left no words, most likely killed by the kernel's out-of-memory"
+        " killer (check `dmesg` or the scheduler's memory report)"
+    )
+    return [cand]
 
 
 # --- exceptions and matched messages ------------------------------------------------------------
@@ -373,7 +391,18 @@ def _in_dataloader_worker(obs: Observation) -> bool:
     for text in (obs.text, obs.innermost_text()):
         if (caught := _CAUGHT_IN.search(text)) is not None:
             return caught.group(1) != "replica"
-    return isinstance(obs, ExceptionObs) and any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames)
+    if not isinstance(obs, ExceptionObs):
+        return False
+    return any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames) or _raised_by_loader_reraise(obs)
+
+
+def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:
+    """Whether the frames end in the data loader re-raising a worker's error (`_process_data` then
+    `reraise`): the worker failed, even when the re-raise itself broke (an exception type whose
+    constructor wants more than the message: `TypeError: __init__() missing 2 required positional
+    arguments`) and no "Caught ... in DataLoader worker" was printed."""
+    frames = exc.frames
+    return len(frames) >= 2 and frames[-1].function == "reraise" and bool(_DATA_CODE.search(frames[-2].file))
 
 
 def _divides_by_device_count(exc: ExceptionObs) -> bool:
@@ -527,18 +556,15 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             f"{short_type} while a library looked up this process's device"
             f" ({(exc.worker_frames or exc.frames)[-1].where()}): more processes than devices on the node"
         )
-    elif (
-        exc is not None
-        and short_type == "TypeError"
-        and exc.raised_in_library()
-        and "unexpected keyword argument" in text
-    ):
-        # The argument was passed on inside library code (`from_pretrained(..., use_flash_attention_2=True)`
-        # reaching a model's `__init__`): one package, or the script, expects another version of another.
+    elif exc is not None and short_type == "TypeError" and "unexpected keyword argument" in text:
+        # A keyword the called function does not take: the script, or a package calling another, was
+        # written for another version of it (`Trainer.__init__() got an unexpected keyword argument
+        # 'processing_class'`, `from_pretrained(..., use_flash_attention_2=True)` reaching a model).
         cand.category, cand.strength = "version_mismatch", 2
+        where = f" ({exc.frames[-1].where()})" if exc.frames else ""
         cand.reasons.append(
-            f"an argument reached library code whose installed version does not take it"
-            f" ({exc.frames[-1].where()}): the versions of the packages (or the script) do not fit"
+            f"a call passed an argument that the installed version of the function it called does not take{where}:"
+            " the script or a package was written for another version of it"
         )
     elif (short_type in _PATH_ERRORS or (short_type == "OSError" and _PATH_ERRNO.search(text))) and not (
         exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file)
@@ -846,25 +872,52 @@ def _all_in_collective(obs: CollectiveObs) -> bool:
 
 
 def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
-    by_seq: dict[int, dict[int, tuple[str, CollectiveObs]]] = {}
+    """Ranks of one process group that time out at the same sequence number in different collectives,
+    or in the same collective with different sizes where every rank must give the same (an
+    all-reduce of 4311252 elements on one rank, of 1 on another): their code paths diverged."""
+    by_seq: dict[tuple[str | None, int], dict[int, tuple[str, CollectiveObs]]] = {}
     for obs in reports:
         if obs.state == "timeout" and obs.sequence is not None and obs.op and obs.rank is not None:
-            by_seq.setdefault(obs.sequence, {})[obs.rank] = (obs.op, obs)
-    for seq, per_rank in sorted(by_seq.items()):
-        ops = Counter(op for op, _ in per_rank.values())
-        if len(ops) < 2:
+            group = m.group(1) if (m := _PG_ID.search(obs.text)) else None
+            by_seq.setdefault((group, obs.sequence), {})[obs.rank] = (_call_signature(obs), obs)
+    for (_, seq), per_rank in sorted(by_seq.items(), key=lambda item: item[0][1]):
+        calls = Counter(call for call, _ in per_rank.values())
+        if len(calls) < 2:
             continue
-        rare = min(ops.values())
-        odd = sorted(r for r, (op, _) in per_rank.items() if ops[op] == rare)
+        rare = min(calls.values())
+        odd = sorted(r for r, (call, _) in per_rank.items() if calls[call] == rare)
         minority = rare * 2 < len(per_rank)  # otherwise the ranks split evenly: no odd one out
         odd_rank = odd[0] if minority and len(odd) == 1 else None
         obs = per_rank[odd[0]][1]
         cand = Candidate(obs, CAUSE, "mismatch", "collective_mismatch", None, odd_rank, strength=2)
         cand.suspects = odd
-        detail = ", ".join(f"rank {r}: {op}" for r, (op, _) in sorted(per_rank.items()))
+        detail = ", ".join(f"rank {r}: {call}" for r, (call, _) in sorted(per_rank.items()))
         cand.reasons.append(f"at sequence number {seq} the ranks ran different collectives ({detail})")
         return [cand]
     return _sequence_skew(reports)
+
+
+# Collectives in which every rank gives a tensor of the same size (all-to-all, gather, scatter and
+# point-to-point sizes may differ between ranks; coalesced calls sum several tensors).
+_SAME_SIZE_OPS = frozenset(
+    (
+        "ALLREDUCE",
+        "BROADCAST",
+        "REDUCE",
+        "ALLGATHER",
+        "_ALLGATHER_BASE",
+        "REDUCE_SCATTER",
+        "_REDUCE_SCATTER_BASE",
+    )
+)
+
+
+def _call_signature(obs: CollectiveObs) -> str:
+    """The collective a report names, with its size where every rank must give the same size."""
+    op = obs.op or ""
+    if obs.numel is not None and op.upper() in _SAME_SIZE_OPS:
+        return f"{op} of {obs.numel} elements"
+    return op
 
 
 def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:

@@ -52,6 +52,7 @@ LEAD_WORDS = (
     r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred|"
     r"[Rr]etry(?:ing)? to connect)\b"
     r"|\b(?:CUDA|Cuda|HIP|NCCL|RCCL|cuDNN|CUDNN|cuBLAS|CUBLAS) failure\b"  # a runtime's check (`Test CUDA failure x.cu:253 '...'`)
+    r"|\b(?:cuda|hip)Error\w{0,40}[ :(]"  # a runtime's status by name (`cudaError error: 1 (invalid argument)`)
     r"|\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b"  # a build without a feature (MXNet's dist kvstore)
     r"|\brequires [A-Za-z][\w.-]{1,40} ?>= ?\d"  # a version the installed one does not meet
 )

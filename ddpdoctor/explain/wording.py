@@ -134,6 +134,8 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
     r"|(?i:\bno (?:available )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
+    # ... or a launcher that cannot find a device it was asked for (PaddlePaddle's `Device not found 1 from 0,1,2,3`)
+    r"|(?i:\b(?:gpu|cuda device|device) (?:\d{1,3} )?not found\b)"
     # DeepSpeed's launcher asked for a GPU slot the host does not have (`--include localhost:4`)
     r"|\bNo slot '\d{1,4}' specified on host\b"
     # TensorFlow placing an op on a GPU the process does not see
@@ -170,7 +172,7 @@ _NCCL_FAILURE = LazyRegex(
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
-    r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w+|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w*|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
