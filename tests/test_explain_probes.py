@@ -2047,6 +2047,22 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank0]: TypeError: Trainer.__init__() got an unexpected keyword argument 'processing_class'\n",
         {"category": "version_mismatch"},
     ),
+    "argparse's rejection under a program name with spaces is not silent": (
+        "> usage: SimMIM pre-training script --cfg FILE [--opts OPTS [OPTS ...]]\n"
+        ">                                   --local_rank LOCAL_RANK\n"
+        "> SimMIM pre-training script: error: the following arguments are required: --local_rank\n",
+        {"category": "version_mismatch", "entry": "torch-launch-local-rank-argument", "line": 3},
+    ),
+    "Ray's C++ error record is an error line": (
+        "(RayTrainWorker pid=19045) [2023-11-02 13:17:59,227 E 19045 21937] logging.cc:97: Unhandled exception:"
+        " N3c105ErrorE. what(): Collective call returned error\n",
+        {"category": "nccl_error", "line": 1},
+    ),
+    "processes that must equal the world size are the job's layout": (
+        "ValueError: ('The number of process requires to run all replicas (8)', 'must be equal to the world"
+        " size (4).')\n",
+        {"category": "other"},
+    ),
 }
 
 

@@ -28,7 +28,7 @@ from collections import Counter
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts
-from ddpdoctor.explain.index import IndexEntry, KbIndex
+from ddpdoctor.explain.index import ARGPARSE_ERROR, IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
     FATAL_WORD_SIGNALS,
     SIGNAL_NAMES,
@@ -84,12 +84,7 @@ _COLLECTIVE_CALL = LazyRegex(
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
 )
-# argparse's rejection of a command line (`train.py: error: unrecognized arguments: --local_rank=0`),
-# by its own wording: Slurm's and other tools' `srun: error: ...` records are not usage errors.
-_USAGE = LazyRegex(
-    r"[\w./-]{1,200}: error: (?:unrecognized arguments|the following arguments are required|argument \S{1,100}:"
-    r"|invalid choice|ambiguous option|expected (?:one|at least one) argument|too few arguments)"
-)
+_USAGE = LazyRegex(ARGPARSE_ERROR)
 _BUS_ERROR = LazyRegex(r"Bus error|SIGBUS|signal 7\b")
 # A runtime's report that the process was told to stop (PaddlePaddle's `FatalError: `Termination
 # signal` is detected by the operating system.`).

@@ -77,6 +77,15 @@ MPI_ERROR_LOG = r"\b(?:ORTE|OPAL|PMIX|PRTE)_ERROR_LOG: "
 TF_FAILURE = r"OP_REQUIRES failed at |\bStartAbort [A-Z]|\bNo registered '\w{1,200}' OpKernel for |\bResource exhausted: "
 
 
+# argparse's rejection of a command line (`train.py: error: unrecognized arguments: --local_rank=0`; a
+# parser's `prog` may hold spaces: `SimMIM pre-training script: error: ...`), by its own wording: Slurm's
+# and other tools' `srun: error: ...` records are not usage errors.
+ARGPARSE_ERROR = (
+    r"[\w./-][\w./ -]{0,199}: error: (?:unrecognized arguments|the following arguments are required"
+    r"|argument \S{1,100}:|invalid choice|ambiguous option|expected (?:one|at least one) argument|too few arguments)"
+)
+
+
 # The interpreter's own refusal to start a program (`/usr/bin/python: No module named torch.distributed`).
 INTERPRETER_REFUSAL = (
     r"python[\d.]{0,5}(?:\.exe)?:? (?:No module named|can't open file|Error while finding module) "

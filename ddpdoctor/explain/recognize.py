@@ -39,6 +39,7 @@ from typing import Any
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
 from ddpdoctor.explain.index import (
+    ARGPARSE_ERROR,
     CANN_ERROR_CODE,
     CANONICAL_STATUS,
     INTERPRETER_REFUSAL,
@@ -251,11 +252,14 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
+    # Ray's C++ records (`[2023-11-02 13:17:59,227 E 19045 21937] logging.cc:97: ...`)
+    r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,6} [EF] \d{1,10} \d{1,10}\] "
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
     # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)
     r"|^" + CANONICAL_STATUS + r": \S"
     r"|^" + CANN_ERROR_CODE + r"\S"  # Ascend's error codes (`EI0002: The wait execution of ...`)
+    r"|^" + ARGPARSE_ERROR  # argparse's, whose program name may hold spaces
 )
 # A line that starts with an error type's name and goes on without a colon (a C++ extension's
 # `RuntimeError indice_cuda.cu 124 cuda execution failed with error 2`).

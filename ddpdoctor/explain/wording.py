@@ -164,6 +164,7 @@ _NCCL_FAILURE = LazyRegex(
     r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
     r"|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN "  # the WARN of NCCL before 2.5, without its name
     r"|\bNCCL operation nccl\w{1,40}\(|\bunhandled (?:system|cuda) error\b"  # NCCL's result strings
+    r"|\bCollective call returned error\b"  # Gaudi's HCCL, in NCCL's place
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
@@ -282,6 +283,9 @@ LAYOUT_CHECK = LazyRegex(
     # ... or the parallel sizes do not multiply to the world size (`world_size (8) is not equal to
     # tensor_model_parallel_size (4) x pipeline_model_parallel_size (1)`)
     r"|\bworld[_ ]size\b.{0,20}\b(?:is not equal to|does not equal|!=)\s.{0,40}parallel"
+    # ... or the processes the parallel layout needs are not the world size (`The number of process requires
+    # to run all replicas (8) must be equal to the world size (4)`)
+    r"|(?i:\b(?:must|should) be equal to (?:the )?world[_ ]size\b)"
     # ... or more ranks than the model has parts for (PiPPy's `Number of ranks is larger than number of stages`)
     r"|(?i:\bnumber of ranks is (?:larger|greater|more) than (?:the )?number of (?:stages|layers|experts)\b)"
 )
