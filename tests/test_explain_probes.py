@@ -2040,6 +2040,16 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[2023-11-21 20:42:22,704] [INFO] [launch.py:315:sigkill_handler] Killing subprocess 156891\n",
         {"category": "oom_host", "rank": None, "line": 2},
     ),
+    "a failure table whose ranks all got SIGTERM is a job stopped from outside, not a silent death": (
+        "[1]:\n"
+        "  time      : 2023-06-14_22:36:10\n"
+        "  host      : node-3\n"
+        "  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : -15 (pid: 2385923)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : Signal 15 (SIGTERM) received by PID 2385923\n",
+        {"category": "other"},
+    ),
     "a keyword the called function does not take is code written for another version": (
         "[rank0]: Traceback (most recent call last):\n"
         '[rank0]:   File "/home/u/grpo.py", line 88, in <module>\n'

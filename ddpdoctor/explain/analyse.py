@@ -34,6 +34,7 @@ from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
+    ExitObs,
     LeadObs,
     MembershipObs,
     Observation,
@@ -216,11 +217,12 @@ def candidates(timeline: Timeline, index: KbIndex) -> list[Candidate]:
 
 
 def silent_death_candidates(found: list[Candidate]) -> list[Candidate]:
-    """The launcher stopped its processes (DeepSpeed's `Killing subprocess`, torchrun's SIGTERM) and
-    nothing says why: no process printed an error and no exit code is in the logs. The process whose
-    death set the teardown off left no words, which is what the kernel's out-of-memory killer leaves
-    (SIGKILL): a likely host OOM, inferred."""
-    if not found or any(c.consequence != "launcher" for c in found):
+    """The launcher stopped its processes (DeepSpeed's `Killing subprocess`, torchrun's `Sending process
+    ... closing signal SIGTERM`) and nothing says why: no process printed an error and no exit code is
+    in the logs. The process whose death set the teardown off left no words, which is what the
+    kernel's out-of-memory killer leaves (SIGKILL): a likely host OOM, inferred. (Exits reported with
+    SIGTERM alone are a job stopped from outside: a scheduler's time limit, a preemption.)"""
+    if not found or any(c.consequence != "launcher" or isinstance(c.obs, ExitObs) for c in found):
         return []
     first = min(found, key=lambda c: c.obs.seq)
     cand = Candidate(first.obs, INFERRED, "host-kill", "oom_host", first.entry, None)
