@@ -2018,6 +2018,24 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " ran for 600076 milliseconds before timing out.\n",
         {"category": "collective_mismatch", "rank": None},
     ),
+    "an all-to-all whose ranks send different sizes at one sequence number is no mismatch": (
+        "[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=77, OpType=ALLTOALL_BASE, NumelIn=4096, NumelOut=4096, Timeout(ms)=600000)"
+        " ran for 600057 milliseconds before timing out.\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=77, OpType=ALLTOALL_BASE, NumelIn=2048, NumelOut=2048, Timeout(ms)=600000)"
+        " ran for 600057 milliseconds before timing out.\n",
+        {"category": "collective_timeout"},
+    ),
+    "all-reduces of different sizes in two process groups at one sequence number are no mismatch": (
+        "[rank0]:[E ProcessGroupNCCL.cpp:563] [PG ID 0 PG GUID 0 Rank 0] [Rank 0] Watchdog caught collective"
+        " operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=4096, NumelOut=4096,"
+        " Timeout(ms)=600000) ran for 600057 milliseconds before timing out.\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [PG ID 3 PG GUID 3 Rank 1] [Rank 1] Watchdog caught collective"
+        " operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=2048, NumelOut=2048,"
+        " Timeout(ms)=600000) ran for 600057 milliseconds before timing out.\n",
+        {"category": "collective_timeout"},
+    ),
     "glibc's heap check before a SIGABRT is the cause of the abort": (
         "free(): corrupted unsorted chunks\n"
         "W0410 08:46:30.320000 292734 torch/distributed/elastic/multiprocessing/api.py:900] Sending process"
