@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import tarfile
@@ -124,6 +125,30 @@ def test_processes_the_job_leaves_behind_are_stopped(tmp_path: Path) -> None:
     assert left == []
     report = json.loads((tmp_path / "r" / "report.json").read_text(encoding="utf-8"))
     assert len(report["reaped_pids"]) == 1 and report["leftover_pids"] == []
+
+
+def test_killing_at_once_stops_every_process_before_any_dies(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A rank killed while its peer still runs lets the peer print `Connection closed by peer`, which a
+    # later `explain` would take for the cause: all are stopped first, then killed.
+    children = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]) for _ in range(3)]
+    sent: list[tuple[int, int]] = []
+    real_kill = os.kill
+
+    def record(pid: int, sig: int) -> None:
+        sent.append((pid, sig))
+        real_kill(pid, sig)
+
+    monkeypatch.setattr(procfs.os, "kill", record)
+    try:
+        left = procfs.terminate([child.pid for child in children], grace_s=0)
+    finally:
+        for child in children:
+            child.kill()
+            child.wait(timeout=10)
+    pids = sorted(child.pid for child in children)
+    assert left == []
+    assert sorted(pid for pid, sig in sent[:3]) == pids and {sig for _, sig in sent[:3]} == {signal.SIGSTOP}
+    assert sorted(pid for pid, sig in sent[3:]) == pids and {sig for _, sig in sent[3:]} == {signal.SIGKILL}
 
 
 def test_usage_errors_are_one_line(tmp_path: Path) -> None:

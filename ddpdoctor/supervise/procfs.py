@@ -202,11 +202,14 @@ def alive(pids: Iterable[int]) -> list[int]:
 
 def terminate(pids: Iterable[int], *, grace_s: float = 3.0) -> list[int]:
     """SIGTERM `pids`, SIGKILL what is left after `grace_s` (at once when 0), and wait until they are gone.
+    Killed at once, every process is stopped (SIGSTOP) before any is killed: none sees a peer die and
+    prints an error of its own (a rank's `Connection closed by peer`) that a later `explain` would
+    take for the cause.
 
     Returns the pids that survived even SIGKILL (normally none).
     """
     targets = list(pids)
-    steps = [(signal.SIGTERM, grace_s)] if grace_s > 0 else []
+    steps = [(signal.SIGTERM, grace_s)] if grace_s > 0 else [(signal.SIGSTOP, 0.0)]
     for sig, wait_s in [*steps, (signal.SIGKILL, 5.0)]:
         for pid in alive(targets):
             with contextlib.suppress(ProcessLookupError, PermissionError):
