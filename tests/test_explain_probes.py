@@ -2091,6 +2091,62 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " size (4).')\n",
         {"category": "other"},
     ),
+    # --- batches b75-b78: committed job output --------------------------------------------------
+    "a record logged as a warning gives way to the exception that ended the rank": (
+        "[2026-06-16 23:42:02,990] [WARNING] [engine.py:1690:_configure_basic_optimizer] FusedAdam CUDA build"
+        " failed (Error building extension 'fused_adam': /bin/sh: 1: c++: not found)\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/train.py", line 88, in <module>\n'
+        "[rank1]:     engine.step()\n"
+        "[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.44 GiB. GPU 1 has a total"
+        " capacity of 10.75 GiB of which 748.75 MiB is free.\n",
+        {"category": "oom_gpu", "rank": 1, "line": 5},
+    ),
+    "a record logged as a warning is still read when nothing else failed": (
+        "[2026-06-16 23:42:02,990] [WARNING] [engine.py:1690:_configure_basic_optimizer] FusedAdam CUDA build"
+        " failed (Error building extension 'fused_adam': /bin/sh: 1: c++: not found)\n",
+        {"line": 1},
+    ),
+    "a shell's report of an abort after a collective timed out is the watchdog's": (
+        "[rank2]:[E ProcessGroupNCCL.cpp:1414] [PG 0 Rank 2] Process group watchdog thread terminated with"
+        " exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE,"
+        " NumelIn=1048576, NumelOut=1048576, Timeout(ms)=120000) ran for 120094 milliseconds before timing out.\n"
+        "./launcher.sh: line 14: 191644 Aborted                 (core dumped) $@\n",
+        {"category": "collective_timeout", "line": 1},
+    ),
+    "a shell's report of an abort with nothing else is the failure": (
+        "step 10 loss 2.31\n./launcher.sh: line 14: 191644 Aborted                 (core dumped) $@\n",
+        {"line": 2},
+    ),
+    "a process's error record just before its fatal signal says what went wrong": (
+        "0: [1579244748.838971] [cgpu12:56309:2]    cuda_ipc_md.c:62   UCX  ERROR cuCtxGetDevice(&cu_device) is"
+        " failed. ret:invalid device context\n"
+        "0: [cgpu12:56309:2:56362] Caught signal 11 (Segmentation fault: address not mapped to object at address"
+        " 0x20)\n"
+        "0: ==== backtrace ====\n",
+        {"category": "cuda_error", "rank": 0, "line": 1},
+    ),
+    "a crash handler's own records before the signal's report say nothing of a cause": (
+        "(pid=399214) [2026-01-26 04:32:02,497 E 399214 399214] logging.cc:496: *** SIGSEGV received at"
+        " time=1769401922 on cpu 33 ***\n"
+        "(pid=399214) [2026-01-26 04:32:02,497 E 399214 399214] logging.cc:496: PC: @     0x7f59e8bb20bc "
+        " (unknown)  (unknown)\n"
+        "(pid=399214) Fatal Python error: Segmentation fault\n",
+        {"line": 3},
+    ),
+    "Slurm's step daemon under a task's label speaks for the job": (
+        "20: RANK 20: running step 1/10\n"
+        " 3: RANK 3: running step 1/10\n"
+        "12: RANK 12: running step 1/10\n"
+        " 0: slurmstepd: error: *** STEP 8384637.13 ON nid001044 CANCELLED AT 2023-05-02T03:58:46 DUE TO TIME"
+        " LIMIT ***\n",
+        {"rank": None, "line": 4},
+    ),
+    "a tool's error under a label no other line explains is still an error": (
+        " 0: slurmstepd: error: *** STEP 8384637.13 ON nid001044 CANCELLED AT 2023-05-02T03:58:46 DUE TO TIME"
+        " LIMIT ***\n",
+        {"line": 1},
+    ),
 }
 
 

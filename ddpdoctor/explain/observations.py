@@ -99,6 +99,8 @@ class Observation(Record):
     evidence: list[tuple[str, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     warning: bool = False
+    # Logged at warning level (`[WARNING]`, glog's `W1231 ...`): the program said it went on after it.
+    logged_as_warning: bool = False
     quoted: bool = False  # read from a sentence that quotes it (`I got `KeyError: 'x'``), not from the log
     count: int = 1
     # The chain's link that states the failure when it is not the innermost one: an outer exception

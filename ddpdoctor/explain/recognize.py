@@ -74,7 +74,7 @@ from ddpdoctor.explain.ranks import (
     program_lines,
     split_prefix,
 )
-from ddpdoctor.explain.wording import PROCESS_EXITED, WRAPPER_EXCEPTIONS, message_category
+from ddpdoctor.explain.wording import NAMES_A_FAILURE, PROCESS_EXITED, WRAPPER_EXCEPTIONS, message_category
 from ddpdoctor.matching import LazyRegex, clean_line, segments
 from ddpdoctor.records import Record, field
 
@@ -251,7 +251,10 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
-    r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^[\w./-]{1,200}: error: \S"
+    r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: \S"
+    # a C library's record: its fields, the source location, the component, the level (UCX's
+    # `[1579244748.838971] [host:56309:2]    cuda_ipc_md.c:62   UCX  ERROR cuCtxGetDevice ...`)
+    r"|^(?:\S{1,40}\s+){0,3}[\w.-]{1,80}\.(?:c|cc|cpp|cu|h|hpp):\d{1,6}\s+(?:[A-Z]\w{0,15}\s+)?(?:ERROR|FATAL)\s"
     # Ray's C++ records (`[2023-11-02 13:17:59,227 E 19045 21937] logging.cc:97: ...`)
     r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,6} [EF] \d{1,10} \d{1,10}\] "
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
@@ -269,6 +272,13 @@ _ERROR_NAMED = LazyRegex(
     # also a Windows path (`D:\Anaconda3\python.exe: ...`), and behind pdsh's host label (`host-1: /usr/bin/python: ...`)
     r"|(?:[\w.-]{1,128}: )?[\w./\\:~-]{0,200}" + INTERPRETER_REFUSAL
 )
+# Warning-level records, in the places `_ERROR_LEVEL` reads a level: `[WARNING]`, `WARNING:root:`, glog's
+# `W1231 23:59:58`, torch's C++ `[W socket.cpp:464]`, absl's `W file.cc:12] ` (NCCL's `WARN` is its error level).
+_WARNING_LEVEL = LazyRegex(
+    r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W\d{3,4} \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
+    r"|^(?:\S{0,40}\s){0,3}W [\w./-]{1,300}:\d{1,6}\] "
+)
+_SCHEDULER_DAEMONS = ("slurmstepd: ", "slurmstepd-")
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 
@@ -380,8 +390,6 @@ _RECORD_HEADER = LazyRegex(
     # vLLM's `ERROR 09-23 10:49:22 multiproc_worker_utils.py:226] ` (and `[executor.py:522] ` in later releases)
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,300}:\d{1,6}\] ?"
 )
-# Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
-_NAMES_AN_ERROR = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
 # Lines that go on with a record whose header is repeated on each of them (vLLM logs a traceback a
 # line at a time): a frame, its code, the carets under it, or the traceback's own header.
 _RECORD_GOES_ON = LazyRegex(r"[ \t]|Traceback \(most recent call last\)")
@@ -400,7 +408,7 @@ def _stated_before_head(head: tuple[int, str] | None) -> str | None:
     if head is None or TRACEBACK_HEAD not in head[1]:  # (IPython's head names the type, not a message)
         return None
     before = _record_message(head[1].split(TRACEBACK_HEAD, 1)[0]).strip().rstrip(",:; ").strip()
-    if len(before) < _MIN_RECORD_MESSAGE or not _NAMES_AN_ERROR.search(before):
+    if len(before) < _MIN_RECORD_MESSAGE or not NAMES_A_FAILURE.search(before):
         return None
     return before
 
@@ -841,11 +849,16 @@ class LogReader:
             segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
         )
         rank, local = prefix.rank, prefix.local
+        # Slurm's step daemon writes into a task's labelled output: its words are the job's, not the task's.
+        daemon = prefix.rest.startswith(_SCHEDULER_DAEMONS)
+        if daemon:
+            rank = None
         labelled = self._labelled
         if rank is not None:
             self._labelled = (number, rank, local, prefix.rest.rstrip().endswith(":"))
         elif (
-            labelled is not None
+            not daemon
+            and labelled is not None
             and labelled[0] == number - 1
             and (segment[:1] in (" ", "\t") or labelled[3])
             and segment.strip()
@@ -2095,6 +2108,8 @@ class LogReader:
             or _FALLING_BACK.search(rest)
             or (hits and all(link.entry is None or link.entry.id.endswith("-warning") for link in obs.chain))
         )
+        stated = rest.strip()
+        obs.logged_as_warning = bool(_WARNING_LEVEL.match(stated)) and not _NCCL_WARN.search(stated)
         if obs.warning or (generic and not rest.rstrip().endswith(":")):
             self._add(obs)
             return True

@@ -40,6 +40,7 @@ from ddpdoctor.explain.wording import (
     CUDA_OOM,
     CUDA_SYSTEM_NOT_READY,
     LAYOUT_CHECK,
+    NAMES_A_FAILURE,
     message_category,
 )
 from ddpdoctor.records import Record, field
@@ -47,7 +48,8 @@ from ddpdoctor.records import Record, field
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
-_RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
+_RAISED_MIN_TEXT = 12
+_STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal  # the logged message's last part, found in the raised one: the same failure
 # A user's own sentence about the failure (first person and a verb of meeting it), not a log line.
 _PROSE = re.compile(
     r"(?:^|[\s,.])(?:I|we)(?:'ve| have| had)? (?:caught|got|get|met|meet|encounter(?:ed)?|faced?|hit|see|saw|"
@@ -69,12 +71,14 @@ class Verdict(Record):
 def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     """Pick the culprit and the victims."""
     _demote_consequences(found)
+    _demote_warnings(found)
     if not found:
         return Verdict(None)
     best_tier = min(c.tier for c in found)
     pool = [c for c in found if c.tier == best_tier]
     ranked = order(pool, tier=lambda c: -c.strength)
     culprit = _logged_form(_raised_form(_prefer_known(ranked), pool), ranked)
+    culprit = _stated_before_crash(culprit, found)
     if best_tier == CONSEQUENCE:
         culprit = _best_consequence(ranked)
     if best_tier == CONSEQUENCE:
@@ -171,16 +175,38 @@ def _demote_consequences(found: list[Candidate]) -> None:
         if cand.tier != CAUSE or cand.consequence is None:
             continue
         others = [c for c in found if c is not cand and c.tier <= INFERRED and c.consequence is None]
+        watchdog = _bare_abort(cand) and any(c.consequence == "timeout" for c in found)
         if cand.consequence == "peer-failure":
-            hit = any(c.rank is None or cand.rank is None or c.rank != cand.rank for c in others)
+            hit = watchdog or any(c.rank is None or cand.rank is None or c.rank != cand.rank for c in others)
         else:
             hit = any(c.rank == cand.rank for c in others)
         if hit:
             cand.tier = CONSEQUENCE
             cand.reasons.append(
-                "demoted: a consequence of "
-                + ("another rank's failure" if cand.consequence == "peer-failure" else "an earlier error")
+                "demoted: "
+                + (
+                    "the watchdog aborts a process whose collective timed out"
+                    if watchdog
+                    else "a consequence of "
+                    + ("another rank's failure" if cand.consequence == "peer-failure" else "an earlier error")
+                )
             )
+
+
+def _bare_abort(cand: Candidate) -> bool:
+    """An abort with no error of its own (`Aborted (core dumped)`, `Fatal Python error: Aborted`)."""
+    return isinstance(cand.obs, ExceptionObs) and cand.obs.origin == "fatal" and "Abort" in cand.obs.text
+
+
+def _demote_warnings(found: list[Candidate]) -> None:
+    """A record logged at warning level says the program went on after it (DeepSpeed's `[WARNING]
+    FusedAdam CUDA build failed`, then its fallback): it gives way to an exception or an exit that ended a rank."""
+    if not any(c.tier == CAUSE and isinstance(c.obs, (ExceptionObs, ExitObs)) for c in found):
+        return
+    for cand in found:
+        if cand.tier == CAUSE and cand.obs.logged_as_warning:
+            cand.tier = CONSEQUENCE
+            cand.reasons.append("demoted: logged as a warning, after which the program went on")
 
 
 def _prefer_known(ranked: list[Candidate]) -> Candidate:
@@ -234,6 +260,33 @@ def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
     if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(obs.text)):
         return None
     return said
+
+
+def _stated_before_crash(culprit: Candidate, found: list[Candidate]) -> Candidate:
+    """The process's own error record just before it died of a signal, when the culprit is that death
+    with no message of its own (UCX's `ERROR cuCtxGetDevice(...) is failed`, then `Caught signal 11`):
+    the record says what went wrong, the signal only how the process ended."""
+    obs = culprit.obs
+    if not (isinstance(obs, ExceptionObs) and obs.origin == "fatal") or culprit.entry is not None:
+        return culprit
+    stated = [
+        c
+        for c in found
+        if c.kind == "error-line"
+        and c.consequence is None
+        and (c.category != "other" or NAMES_A_FAILURE.search(c.obs.text))
+        and c.obs.file_index == obs.file_index
+        and c.rank == culprit.rank
+        and 0 < obs.line - c.obs.line <= _STATED_WITHIN
+    ]
+    if not stated:
+        return culprit
+    cause = min(stated, key=lambda c: c.obs.line)
+    cause.tier = CAUSE
+    cause.reasons.append(
+        f"the process's own error record, {obs.line - cause.obs.line} line(s) before it died ({obs.text[:80]})"
+    )
+    return cause
 
 
 def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from ddpdoctor.matching import LazyRegex
 
+# Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
+NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
 _UNUSED_PARAMETERS = LazyRegex(r"\bfind_unused_parameters\b")
@@ -179,6 +181,8 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
+    # a CUDA runtime or driver call named as failing (UCX's `cuCtxGetDevice(&cu_device) is failed`)
+    r"|\bcu(?:da)?[A-Z]\w{2,40}\([^)\n]{0,80}\)\s{0,4}(?:is |has )?failed\b"
     # CUDA set up in a process that then forks (its children cannot use it): MegEngine's, torch's words
     r"|(?i:\bcuda\b.{0,80}\bbefore (?:the )?fork|\bre-?initiali[sz]e cuda in (?:a )?forked)"
     r"|(?i:\bcuda has been initiali[sz]ed before\b.{0,80}\bfork)"  # accelerate's notebook_launcher
