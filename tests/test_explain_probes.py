@@ -2142,6 +2142,11 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " LIMIT ***\n",
         {"rank": None, "line": 4},
     ),
+    "a runtime's status by name is an error wherever the input goes on after it": (
+        "[torch_memory_saver.cpp] cudaError error: 1 (invalid argument) file=csrc/core.cpp func=pause line=133\n"
+        + "".join(f"step {i} loss 2.0\n" for i in range(60)),
+        {"category": "cuda_error", "line": 1},
+    ),
     "a tool's error under a label no other line explains is still an error": (
         " 0: slurmstepd: error: *** STEP 8384637.13 ON nid001044 CANCELLED AT 2023-05-02T03:58:46 DUE TO TIME"
         " LIMIT ***\n",

@@ -370,6 +370,8 @@ def _is_error_record(rest: str) -> bool:
         return True  # TensorFlow's report that an op failed, whatever level it was logged at
     if "CUDA_ERROR_" in rest and _CUDA_DRIVER_ERROR.search(rest):
         return True  # a CUDA driver call's error code, whatever level the caller logged it at
+    if "Error" in rest and _RUNTIME_STATUS.search(rest):
+        return True  # so is a runtime's status by name
     if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
         return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
     if "_ERROR_LOG: " in rest and _MPI_ERROR_LOG.search(rest):
@@ -428,6 +430,9 @@ def _record_message(text: str) -> str:
 _TF_FAILURE = LazyRegex(TF_FAILURE)
 _MPI_ERROR_LOG = LazyRegex(MPI_ERROR_LOG)
 _CUDA_DRIVER_ERROR = LazyRegex(r"\bCUDA_ERROR_[A-Z_]{3,60}\b")
+# A CUDA or HIP runtime status by name (`cudaError error: 1 (invalid argument)`, `hipErrorNoDevice:`),
+# not its type (`cudaError_t`) nor the status a poll expects (`cudaErrorNotReady`).
+_RUNTIME_STATUS = LazyRegex(r"\b(?:cuda|hip)Error(?!_t\b|NotReady)\w{0,40}[ :(]")
 # A `raise` statement with literal arguments (a traceback's code line pasted on its own).
 _RAISE_STATEMENT = LazyRegex(
     r"raise (?P<type>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60})\((?P<args>.{1,2000})\)\s*$"
