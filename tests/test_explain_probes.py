@@ -2147,6 +2147,11 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         + "".join(f"step {i} loss 2.0\n" for i in range(60)),
         {"category": "cuda_error", "line": 1},
     ),
+    "a server of the job already listening at the address is a port in use": (
+        "ConnectionError: Ray is already running at 100.97.90.35:6888. Please specify a different port using"
+        " the `--port` command to `ray start`.\n",
+        {"category": "rendezvous", "rank": None},
+    ),
     "a tool's error under a label no other line explains is still an error": (
         " 0: slurmstepd: error: *** STEP 8384637.13 ON nid001044 CANCELLED AT 2023-05-02T03:58:46 DUE TO TIME"
         " LIMIT ***\n",

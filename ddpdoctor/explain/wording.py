@@ -193,6 +193,8 @@ _PORT_IN_USE = LazyRegex(
     r"|\bserver socket has failed to (?:listen|bind)\b|\bfailed to bind to\b"
     # ... or a launcher's own check (accelerate: `on port `29500`, but another process is utilizing it`)
     r"|(?i:\bport\b.{0,80}\b(?:another process is (?:using|utilizing)|(?:is )?already (?:in use|taken|used))\b)"
+    # ... or a server of the job already listens there (`Ray is already running at 10.0.0.1:6888`)
+    r"|\balready running at \S{1,100}:\d{2,5}\b"
 )
 _SETTING_UP = LazyRegex(
     r"(?i)(?<!::)\brendezvous\b(?! '(?!init')\w)|\binitiali[sz]ing (?:torch\.distributed|(?:the )?(?:default )?process group|ddp:|distributed:)"
