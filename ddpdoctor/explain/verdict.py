@@ -2,13 +2,15 @@
 
 1. Context decides what is a consequence: a candidate that declares `peer-failure` is demoted when
    another rank has a failure of its own; `earlier-error` when its own rank has another cause;
-   timeouts and collateral signals always are.
+   timeouts and collateral signals always are; an abort with no error of its own is the watchdog's
+   when a collective timed out; a record logged at warning level gives way to an exception or exit.
 2. The culprit is the earliest candidate of the best tier (cause, inference, consequence, wrapper).
    Earliest means by clock when every reading compares (:mod:`timeline`); otherwise, within one
    input, by line; across inputs without comparable clocks, the more specific candidate (a known
    root over an unknown error) comes first. An unknown error gives way to a known root cause of
-   the same rank, a library's log line of an error to the exception that raised it just after, and
-   the user's own sentence quoting an error to the logged line of the same failure.
+   the same rank, a library's log line of an error to the exception that raised it just after,
+   the user's own sentence quoting an error to the logged line of the same failure, and a process's
+   death by a signal to its own error record just before it.
    With only consequences, the heartbeat report of the rank with the fewest collectives still
    enqueued names that rank; a timeout alone names none (its printer waited); a statement of a
    failure comes before a traceback cut off before its exception line, and the launcher's own
@@ -48,8 +50,8 @@ from ddpdoctor.records import Record, field
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
-_RAISED_MIN_TEXT = 12
-_STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal  # the logged message's last part, found in the raised one: the same failure
+_RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
+_STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal
 # A user's own sentence about the failure (first person and a verb of meeting it), not a log line.
 _PROSE = re.compile(
     r"(?:^|[\s,.])(?:I|we)(?:'ve| have| had)? (?:caught|got|get|met|meet|encounter(?:ed)?|faced?|hit|see|saw|"
@@ -78,9 +80,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     pool = [c for c in found if c.tier == best_tier]
     ranked = order(pool, tier=lambda c: -c.strength)
     culprit = _logged_form(_raised_form(_prefer_known(ranked), pool), ranked)
-    culprit = _stated_before_crash(culprit, found)
-    if best_tier == CONSEQUENCE:
-        culprit = _best_consequence(ranked)
+    culprit = _best_consequence(ranked) if best_tier == CONSEQUENCE else _stated_before_crash(culprit, found)
     if best_tier == CONSEQUENCE:
         culprit = _symptom_rank(culprit, pool)
         _lone_lost_connection(culprit)
