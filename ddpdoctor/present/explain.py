@@ -8,9 +8,10 @@ adds every finding and every input.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import IO
 
-from ddpdoctor.explain.report import ExplainReport, short
+from ddpdoctor.explain.report import ExplainReport, Victim, short
 from ddpdoctor.present.document import Bullets, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.present.findings import finding_blocks
 from ddpdoctor.present.render import OutputFormat, emit
@@ -69,7 +70,8 @@ def explain_document(
             doc.append(Bullets(tuple(solutions), ordered=True))
         if report.victims:
             doc.append(Heading("Other ranks"))
-            shown = report.victims if full else report.victims[:FIRST_VICTIMS]
+            victims = report.victims if full else _unranked_alike_once(report.victims)
+            shown = victims if full else victims[:FIRST_VICTIMS]
             lines = [
                 f"rank {'?' if v.rank is None else v.rank}: {v.role}, {v.category}"
                 f"{f' ({v.entry})' if v.entry else ''} - {short(v.text)[:120]}"
@@ -134,6 +136,21 @@ def explain_document(
             )
         )
     return doc
+
+
+def _unranked_alike_once(victims: Sequence[Victim]) -> list[Victim]:
+    """The victims with one line for those of no known rank that failed alike (same role, category
+    and entry): on the first screen they say nothing the first of them does not."""
+    seen: set[tuple[str, str, str | None]] = set()
+    kept = []
+    for victim in victims:
+        if victim.rank is None:
+            key = (victim.role, victim.category, victim.entry)
+            if key in seen:
+                continue
+            seen.add(key)
+        kept.append(victim)
+    return kept
 
 
 def input_notes(report: ExplainReport, limit: int = MAX_NOTES) -> tuple[str, ...]:
