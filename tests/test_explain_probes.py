@@ -2102,6 +2102,13 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " capacity of 10.75 GiB of which 748.75 MiB is free.\n",
         {"category": "oom_gpu", "rank": 1, "line": 5},
     ),
+    "a record logged as a warning gives way to a rank killed with no error of its own": (
+        "[2026-06-16 23:42:02,990] [WARNING] [engine.py:1690:_configure_basic_optimizer] FusedAdam CUDA build"
+        " failed (Error building extension 'fused_adam': /bin/sh: 1: c++: not found)\n"
+        "E1201 10:00:05.000000 7 torch/distributed/elastic/multiprocessing/api.py:874] failed (exitcode: -9)"
+        " local_rank: 1 (pid: 12) of binary: /opt/conda/bin/python\n",
+        {"category": "oom_host", "rank": 1, "line": 2},
+    ),
     "a record logged as a warning is still read when nothing else failed": (
         "[2026-06-16 23:42:02,990] [WARNING] [engine.py:1690:_configure_basic_optimizer] FusedAdam CUDA build"
         " failed (Error building extension 'fused_adam': /bin/sh: 1: c++: not found)\n",

@@ -105,6 +105,26 @@ def test_explain_first_screen_is_headline_your_code_two_fixes_and_one_line_per_v
     assert "Example fix" in full and any(line.startswith("3. ") for line in full)
 
 
+def test_victims_of_no_known_rank_that_failed_alike_are_one_line_on_the_first_screen(cli) -> None:
+    # A committed eval job's output: eight model-parallel ranks, six tracebacks cut off with no rank label.
+    log = str(
+        Path(__file__).parent
+        / "fixtures"
+        / "logs"
+        / "blind-b80-glm130b-eval-mp8-allgather-oom-every-rank.log"
+    )
+    cut = "rank ?: victim, user_code - traceback cut off"
+    first = shown(cli, "explain", log, width=120)
+    full = shown(cli, "explain", log, "--full", width=120)
+    assert sum(cut in line for line in first) == 1
+    assert sum(cut in line for line in full) >= 5
+    listed = sum(line.startswith("• rank ") for line in first)
+    hidden = next(
+        int(m.group(1)) for line in first if (m := re.search(r"\.\.\. and (\d+) more \(--full\)", line))
+    )
+    assert listed + hidden == sum(line.startswith("• rank ") for line in full)
+
+
 def test_a_typical_diagnosis_fits_in_about_40_lines_at_80_columns(cli) -> None:
     counts = sorted(len(shown(cli, "explain", str(log), width=80)) for log in FIXTURE_LOGS)
     assert len(counts) >= 100

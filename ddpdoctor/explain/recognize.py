@@ -278,6 +278,7 @@ _WARNING_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W\d{3,4} \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
     r"|^(?:\S{0,40}\s){0,3}W [\w./-]{1,300}:\d{1,6}\] "
 )
+# Slurm's step daemon (`slurmstepd: error: ...`, `slurmstepd-node01: error: ...`): it speaks for the job.
 _SCHEDULER_DAEMONS = ("slurmstepd: ", "slurmstepd-")
 # A retry counter at its limit (`retrying (34/34)`): an INFO line that reports the last attempt failed.
 _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
