@@ -2164,7 +2164,77 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " LIMIT ***\n",
         {"line": 1},
     ),
+    # --- batches b81-b84 and probes of torchrun's restarts and outside signals ---------------------
+    "a record of Python's logging ends the exception message above it": (
+        "RuntimeError: NCCL communicator was aborted on rank 1.  Original reason for failure was: [Rank 1]"
+        " Watchdog caught collective operation timeout: WorkNCCL(SeqNum=25, OpType=BROADCAST,"
+        " Timeout(ms)=1800000) ran for 1801490 milliseconds before timing out.\n"
+        "WARNING:torch.distributed.elastic.multiprocessing.api:Sending process 164237 closing signal SIGTERM\n",
+        {"category": "collective_timeout", "line": 1},
+    ),
+    "a cut-off traceback of the user's code is still read": (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 48, in main\n'
+        "    trainer.fit(model)\n",
+        {"line": 3},
+    ),
+    "a message that a package is required names a missing package": (
+        "[rank0]: AssertionError: Ulysses Attention and Ring Attention requires xfuser package.\n",
+        {"category": "version_mismatch"},
+    ),
+    "DeepSpeed's launcher interrupted from outside is the cause, not a silent death": (
+        "[2025-02-20 20:27:14,419] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 2606349\n"
+        "[2025-02-20 20:27:14,461] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 2606350\n"
+        "[2025-02-20 20:27:14,902] [INFO] [launch.py:328:sigkill_handler] Main process received SIGINT, exiting\n",
+        {"category": "other", "entry": "deepspeed-launcher-interrupted", "line": 3},
+    ),
+    "DeepSpeed's launcher stopping its processes with no reason given is a silent death": (
+        "[2025-02-20 20:27:14,419] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 2606349\n"
+        "[2025-02-20 20:27:14,461] [INFO] [launch.py:319:sigkill_handler] Killing subprocess 2606350\n",
+        {"category": "oom_host"},
+    ),
+    "a rank's SIGTERM that torchrun did not send was a stop from outside": (
+        "rank 0 step 1 loss 0.8303\n"
+        "W1201 18:23:31.874000 31919 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 31956"
+        " closing signal SIGTERM\n"
+        "E1201 18:23:31.938000 31919 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -15)"
+        " local_rank: 1 (pid: 31957) of binary: /usr/bin/python\n",
+        {"category": "other", "rank": 1, "line": 3},
+    ),
+    "a rank's SIGTERM that torchrun sent is collateral": (
+        "[rank1]: ValueError: the batch is empty\n"
+        "W1201 18:23:31.874000 31919 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 31956"
+        " closing signal SIGTERM\n"
+        "E1201 18:23:31.938000 31919 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -15)"
+        " local_rank: 0 (pid: 31956) of binary: /usr/bin/python\n",
+        {"category": "user_code", "rank": 1, "line": 1},
+    ),
+    "a rank's traceback before a restart is not outweighed by a later attempt's known error": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/train.py", line 12, in main\n'
+        '[rank1]:     raise FloatingPointError(f"loss became nan at step {step}")\n'
+        "[rank1]: FloatingPointError: loss became nan at step 2\n"
+        "E1201 18:22:49.996000 30336 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 1 (pid: 30528) of binary: /usr/bin/python\n"
+        "[E1201 18:23:16.075690566 ProcessGroupGloo.cpp:67] Gloo connectFullMesh failed with"
+        " [../third_party/gloo/gloo/transport/tcp/pair.h:311] Connect timeout [none]\n",
+        {"rank": 1, "line": 4},
+    ),
 }
+
+
+def test_a_launchers_cut_off_traceback_is_read_as_its_report_of_a_worker() -> None:
+    # accelerate's command line waiting on its workers, cut off before `CalledProcessError`: not an
+    # error of library code, the launcher's report that a child failed.
+    root = explain_text(
+        "Traceback (most recent call last):\n"
+        '  File "/opt/conda/bin/accelerate", line 8, in <module>\n'
+        "    sys.exit(main())\n"
+        '  File "/opt/conda/lib/python3.8/site-packages/accelerate/commands/accelerate_cli.py", line 48, in main\n'
+        "    args.func(args)\n"
+    ).root_cause
+    assert root is not None and root.line == 5
+    assert root.why == ("the traceback only reports that a child process failed",)
 
 
 # --- rules added with batches b26-b29 ---------------------------------------------------------------

@@ -122,6 +122,11 @@ _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
+# A launcher's own code: its command line and the loop that waits on its workers.
+_LAUNCHER_CODE = LazyRegex(
+    r"accelerate/commands/|torch/distributed/(?:run|launch)\.py$|torch/distributed/launcher/"
+    r"|torch/distributed/elastic/(?:agent|multiprocessing)/|deepspeed/launcher/|/bin/(?:accelerate|torchrun|deepspeed)$"
+)
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
@@ -483,6 +488,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].file))
         or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
         or PROGRAM_FAILED.search(text)
+        or (exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].file))
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
         reporter = short_type if exc is None or exc.exc_type else "the traceback"
@@ -720,6 +726,13 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
                 "(DataLoader workers and NCCL share memory through it)"
             )
             cand.strength = 2
+        elif sig in _COLLATERAL_SIGNALS and _stopped_from_outside(obs, timeline):
+            cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
+            cand.reasons.append(
+                f"{_who(obs)} got {name}, which the launcher did not send (it stopped only pid(s)"
+                f" {rank_list(sorted(timeline.stopped_pids), limit=4)}): something outside the job stopped it first"
+                " (a scheduler's pre-emption or time limit, a `kill`)"
+            )
         elif sig in _COLLATERAL_SIGNALS:
             cand = Candidate(obs, CONSEQUENCE, "symptom", "other", entry, obs.rank, consequence="launcher")
             cand.reasons.append(f"{_who(obs)} got {name}: the launcher stopped it after another rank failed")
@@ -748,6 +761,11 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
             continue
         out.append(cand)
     return out
+
+
+def _stopped_from_outside(obs: ExitObs, timeline: Timeline) -> bool:
+    """A worker's death by a stopping signal the launcher, seen stopping other workers, did not send it."""
+    return bool(timeline.stopped_pids) and obs.pid is not None and obs.pid not in timeline.stopped_pids
 
 
 def _reports_death(obs: ExceptionObs, signals: set[int]) -> bool:

@@ -269,6 +269,14 @@ class InterfaceObs(Observation):
     address: str = ""
 
 
+class StopObs(Observation):
+    """A launcher sending one of its workers a signal to stop it (torchrun's `Sending process N closing
+    signal SIGTERM`): not a failure; a worker that died of such a signal it was not sent was stopped
+    from outside the job."""
+
+    pid: int | None = None
+
+
 class LeadObs(Observation):
     """A line that only says something failed (`command not found`, `Failed to ...`) with no error
     level or known message: the verdict's last resort when nothing else in the logs is an error."""

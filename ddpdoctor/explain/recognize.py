@@ -62,6 +62,7 @@ from ddpdoctor.explain.observations import (
     Observation,
     ProgressObs,
     StackDumpObs,
+    StopObs,
 )
 from ddpdoctor.explain.ranks import (
     bounded_int,
@@ -180,6 +181,9 @@ _FATAL_WORDS = (
 )
 # Lines that start a new log record: NCCL's `host:pid:tid [dev] `, c10's `[E ProcessGroupNCCL.cpp:...]`.
 _NCCL_RECORD = LazyRegex(r"\S{1,200}:\d{1,10}:\d{1,10} \[\d{1,4}\] |\[[IWEF](?:\d{3,4} \d\d:\d\d|\s)")
+# A record of Python's `logging` in its default format (`WARNING:torch.distributed.elastic...:Sending ...`):
+# a new record, never the continuation of an exception's message.
+_LOGGING_RECORD = LazyRegex(r"(?:DEBUG|INFO|WARNING|ERROR|CRITICAL):[A-Za-z_][\w.]{0,150}:")
 _FIELD_NAMES = ("time", "host", "rank", "exitcode", "error_file", "traceback")
 _TABLE_ITEM = LazyRegex(r"\[(\d{1,7})\]:$")
 _TABLE_FIELD = LazyRegex(rf"({'|'.join(_FIELD_NAMES)})\s*:\s?(.*)$")
@@ -292,6 +296,12 @@ _NOT_A_LEAD = LazyRegex(
     r"(?<![=_])\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
     r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
 )
+# torchrun's agent stopping a worker (`Sending process 812914 closing signal SIGTERM`; older: `Closing process
+# 812914 via signal SIGTERM`).
+_LAUNCHER_STOP = LazyRegex(
+    r"(?:Sending process (\d{1,10}) closing signal|Closing process (\d{1,10}) via signal) SIG"
+)
+_MAX_STOPS = 256  # stop lines kept per input: a job's workers on one host, with room for restarts
 # NCCL's choice of network interface (`NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>`) when it is
 # one that other hosts cannot reach.
 _NCCL_LOCAL_INTERFACE = LazyRegex(
@@ -643,6 +653,7 @@ class LogReader:
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
         self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
         self._interface: InterfaceObs | None = None  # NCCL's choice of an interface other hosts cannot reach
+        self._stops = 0  # StopObs kept (at most _MAX_STOPS)
         self._warned: dict[str, list[Any]] = {}  # a failure warning's words: [count, first, last line]
 
     # --- sink interface ---------------------------------------------------------------------
@@ -991,6 +1002,11 @@ class LogReader:
             self._interface = self._observe(InterfaceObs, number, stripped, stream)
             self._interface.interface, self._interface.address = iface.group("iface"), iface.group("addr")
             return
+        if "process" in rest and self._stops < _MAX_STOPS and (stop := _LAUNCHER_STOP.search(rest)):
+            self._stops += 1
+            fact = self._observe(StopObs, number, stripped, stream)
+            fact.pid = bounded_int(stop.group(1) or stop.group(2))
+            self.observations.append(fact)  # a fact beside the line's own reading (the KB knows it too)
         if stripped == _CHECK_TRACE_HEAD:
             stream.check_trace = (number, number)
             return
@@ -1378,6 +1394,7 @@ class LogReader:
             or _is_exit_report(rest)
             or ("Process name: " in rest and _MPI_PROCESS.search(rest) is not None)
             or _NCCL_RECORD.match(rest) is not None
+            or (stripped[:1] in "DIWEC" and _LOGGING_RECORD.match(stripped) is not None)
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
             or len(exc.lines) >= exc.max_lines

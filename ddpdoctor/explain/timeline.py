@@ -23,6 +23,7 @@ from ddpdoctor.explain.observations import (
     InterfaceObs,
     Observation,
     ProgressObs,
+    StopObs,
 )
 
 MAX_WORLD = 1 << 20
@@ -41,12 +42,17 @@ class Timeline:
         progress: dict[int, ProgressObs] = {}
         # NCCL on interfaces other hosts cannot reach: facts that explain failures, not failures.
         self.interfaces: list[InterfaceObs] = []
+        # The workers a launcher stopped with a signal (their pids): a death by that signal is its doing.
+        self.stopped_pids: set[int] = set()
         for obs in observations:
             if isinstance(obs, ProgressObs):
                 if obs.rank is not None:
                     progress[obs.rank] = obs
             elif isinstance(obs, InterfaceObs):
                 self.interfaces.append(obs)
+            elif isinstance(obs, StopObs):
+                if obs.pid is not None:
+                    self.stopped_pids.add(obs.pid)
             else:
                 merged.append(obs)
         self.exits = _merge_exits([o for o in merged if isinstance(o, ExitObs)])

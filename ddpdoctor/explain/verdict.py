@@ -210,9 +210,14 @@ def _demote_warnings(found: list[Candidate]) -> None:
 
 
 def _prefer_known(ranked: list[Candidate]) -> Candidate:
-    """The earliest candidate, unless it is unknown text and the KB knows a failure of the same rank."""
+    """The earliest candidate, unless it is unknown text and the KB knows a failure of the same rank.
+
+    A rank's exception with its traceback is not unknown text: a known message of no rank that comes
+    later (a restarted attempt's `Gloo connectFullMesh failed`) does not outweigh it."""
     first = ranked[0]
-    if first.strength >= 3:
+    if first.strength >= 3 or (
+        isinstance(first.obs, ExceptionObs) and first.obs.frames and first.rank is not None
+    ):
         return first
     for other in ranked[1:]:
         if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):

@@ -343,6 +343,7 @@ VERSION_TEXT = LazyRegex(
     # a package, a shared library or a build tool missing from the environment
     r"cannot open shared object file|\b[Pp]lease (?:re)?install\b|\bpip install\b|\bis not installed\b|"
     r"\b(?:is|are) required to (?:load|build|compile|use|run)\b|"
+    r"\brequires? (?:the )?[\w.-]{1,60} (?:package|library)\b|\b(?:package|library) [\w.'-]{1,60} (?:is )?not (?:found|available)\b|"
     r"module '[\w.]{1,200}' has no attribute"  # the installed package lacks the name
     # ... or torch.ops lacks an extension's operator (fbgemm_gpu, torchvision built for another torch)
     r"|'_OpNamespace' '\w{1,100}' object has no attribute|\bNo such operator [\w:]{1,200}"

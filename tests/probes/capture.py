@@ -110,6 +110,8 @@ FIXTURE_PROBES = (
     Probe("dataloader-timeout", "dataloader", 1),
     Probe("spawn-sigkill", "oom_host", 1, spawn=True),
     Probe("spawn-local-target", "user_code", None, spawn=True),
+    Probe("restart-raise", "user_code", 1, launcher=("--max-restarts", "1")),
+    Probe("sigterm-rank", "other", 1),
 )
 ALL_PROBES = PROBES + FIXTURE_PROBES
 
