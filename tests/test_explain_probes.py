@@ -2209,6 +2209,36 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " local_rank: 0 (pid: 31956) of binary: /usr/bin/python\n",
         {"category": "user_code", "rank": 1, "line": 1},
     ),
+    "an exception behind a label no reader knows is still read": (
+        "job-7f3a/worker [w2]:RuntimeError: the shard index file is empty\n",
+        {"category": "user_code", "line": 1},
+    ),
+    "an exception named in a sentence is not read as raised": (
+        "then I got ValueError: bad shape, but only on the second node\nKeyError: 'labels'\n",
+        {"line": 2},
+    ),
+    "TorchX's replica label with torchrun's role name, then the global rank label": (
+        "i.pretrain/0 [default2]:[rank2]: RuntimeError: Rank 2, node n1, device 2, iteration -1: Unexpected"
+        " result nan (message='found NaN in local grad norm for bucket #0 in backward pass')\n",
+        {"rank": 2, "line": 1},
+    ),
+    "waiting for NCCL's unique id at a group's first collective is still setting the group up": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/usr/lib/python3.12/dist-packages/torch/distributed/distributed_c10d.py", line 2780,'
+        " in broadcast\n"
+        "[rank1]:     work = group.broadcast([tensor], opts)\n"
+        "[rank1]: torch.distributed.DistBackendError: [1] is setting up NCCL communicator and retrieving"
+        " ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: wait"
+        " timeout after 600000ms, keys: /default_pg/0//cuda//0\n",
+        {"category": "rendezvous"},
+    ),
+    "a failed check that the rank has a GPU is a missing device": (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 543, in <module>\n'
+        "    assert torch.cuda.device_count() > opt.local_rank\n"
+        "AssertionError\n",
+        {"category": "invalid_device", "line": 4},
+    ),
     "a rank's traceback before a restart is not outweighed by a later attempt's known error": (
         "[rank1]: Traceback (most recent call last):\n"
         '[rank1]:   File "/home/u/train.py", line 12, in main\n'

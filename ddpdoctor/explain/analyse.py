@@ -114,7 +114,8 @@ _DATA_CODE = LazyRegex(
     r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
 )
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
-_DEVICE_COUNT = LazyRegex(r"(?i)\b(?:num_gpus|n_gpus?|ngpus?|gpu_count|device_count\(\))\b")
+_DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|device_count\(\))")
+_RANK_WORD = LazyRegex(r"(?i)rank\b")
 # An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
 # or the script's dataset.
 _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py$")
@@ -122,6 +123,7 @@ _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
+_COMMUNICATOR_SET_UP = LazyRegex(r"setting up NCCL communicator|retrieving ncclUniqueId")
 # A launcher's own code: its command line and the loop that waits on its workers.
 _LAUNCHER_CODE = LazyRegex(
     r"accelerate/commands/|torch/distributed/(?:run|launch)\.py$|torch/distributed/launcher/"
@@ -371,8 +373,9 @@ def _store_wait_in_collective(obs: Observation) -> bool:
         or entry.id != STORE_TIMEOUT_ENTRY
     ):
         return False
-    if not _STORE_WAIT.search(obs.innermost_text()):
-        return False
+    text = obs.innermost_text()
+    if not _STORE_WAIT.search(text) or _COMMUNICATOR_SET_UP.search(text):
+        return False  # (NCCL's communicator is set up at a group's first collective: still setting up)
     if any(_START_UP.search(frame.function) for frame in obs.frames):
         return False
     return any(_COLLECTIVE_CALL.match(frame.function) for frame in obs.frames[-4:])
@@ -410,6 +413,19 @@ def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:
 def _divides_by_device_count(exc: ExceptionObs) -> bool:
     """Whether the innermost statement divides by a count of GPUs (`rank % num_gpus`)."""
     return bool(exc.frames) and bool(_DEVICE_COUNT.search(exc.frames[-1].code or ""))
+
+
+def _checks_device_for_rank(exc: ExceptionObs, text: str) -> bool:
+    """Whether a failed assertion compares the number of devices with a rank (`assert
+    torch.cuda.device_count() > opt.local_rank`), in its message or in the statement that raised it."""
+    frames = exc.worker_frames or exc.frames
+    code = ""
+    if frames:
+        # Interleaved tracebacks of several ranks may give the statement to a copy of the same frame.
+        inner = (frames[-1].file, frames[-1].line)
+        code = next((f.code for f in reversed(frames) if (f.file, f.line) == inner and f.code), "")
+    said = f"{text} {code}"
+    return _DEVICE_COUNT.search(said) is not None and _RANK_WORD.search(said) is not None
 
 
 def _indexes_devices(exc: ExceptionObs) -> bool:
@@ -558,6 +574,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"{short_type} while a library looked up this process's device"
             f" ({(exc.worker_frames or exc.frames)[-1].where()}): more processes than devices on the node"
+        )
+    elif exc is not None and short_type == "AssertionError" and _checks_device_for_rank(exc, text):
+        cand.category, cand.strength = "invalid_device", 2
+        cand.reasons.append(
+            "the check that this process's rank has a GPU of its own failed: more processes than visible GPUs"
+            " (CUDA_VISIBLE_DEVICES, --nproc_per_node)"
         )
     elif exc is not None and short_type == "TypeError" and "unexpected keyword argument" in text:
         # A keyword the called function does not take: the script, or a package calling another, was

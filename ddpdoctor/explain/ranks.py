@@ -4,7 +4,7 @@ Launchers label lines in different ways, and a line may carry more than one labe
 
 - torchrun `--tee` / PyTorch's rank-prefixed logging: `[rank3]: ...`;
 - torchrun `--role`: `[default3]: ...` (the local rank), also under TorchX's replica label
-  (`trainer/0 [3]:...`);
+  (`trainer/0 [3]:...`, `i.pretrain/0 [default3]:...`; a `[rankN]:` after it is the global rank);
 - `srun --label`: `3: ...` (only trusted when most lines of the file look like that, because a
   Rust backtrace frame `  3: std::panicking` has the same shape);
 - Open MPI `--tag-output`: `[1,3]<stderr>: ...` (job 1, rank 3); horovodrun: `[3]<stderr>: ...`;
@@ -37,8 +37,9 @@ _MAX_PREFIXES = 4
 # platform's channel label (`[stderr]`, glued to the text on Azure ML).
 _PID_LABEL = LazyRegex(r"\[\d{1,10}\] |\((?:\w+ )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) |\[std(?:out|err)\] ?")
 _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
-# TorchX's label of a role's replica and the local rank after it (`trainer/0 [1]:...`).
-_REPLICA_LABEL = LazyRegex(r"[A-Za-z_][\w.-]{0,63}/\d{1,5} \[(\d{1,7})\]:[ \t]?")
+# TorchX's label of a role's replica and the local rank after it (`trainer/0 [1]:...`, or with torchrun's
+# role name, `i.pretrain/0 [default2]:...`).
+_REPLICA_LABEL = LazyRegex(r"[A-Za-z_][\w.-]{0,63}/\d{1,5} \[(?:[A-Za-z_][\w-]{0,63}?)?(\d{1,7})\]:[ \t]?")
 _RANK_LABELS: tuple[tuple[LazyRegex, str], ...] = (
     (LazyRegex(r"\[rank(\d{1,7})\]:[ \t]?"), "rank"),
     (LazyRegex(r"\[RANK (\d{1,7})\][ \t]?"), "rank"),
@@ -162,7 +163,11 @@ def split_prefix(
     if stamp is not None:
         rest = rest[stamp.end() :]  # `2024-11-20 14:37:16 [rank3]: ...`: a logger's time before the label
     if rest[:1].isalpha() and (replica := _REPLICA_LABEL.match(rest)) is not None:
-        return Prefix(bounded_rank(replica.group(1)), True, rest[replica.end() :])
+        rest = rest[replica.end() :]
+        found = _rank_label(rest, kube_master)
+        if found is not None and found[0] is not None and not found[1]:
+            return Prefix(found[0], False, rest[found[2] :])  # the program's global `[rank2]:` says more
+        return Prefix(bounded_rank(replica.group(1)), True, rest)
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
         return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None

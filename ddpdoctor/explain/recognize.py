@@ -318,6 +318,13 @@ _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
 _DIGITS = re.compile(r"\d+")
 _LONE_EXCEPTION_INDENT = 8
 _BARE_LABELS = ("Error:", "Exception:")  # a heading over the lines that follow, not an error of its own
+# An exception line behind a label no reader knows (`job-7f3a/worker [w2]:RuntimeError: ...`, `<w3> KeyError:
+# ...`): at most three short fields, then the exception's qualified name (see _behind_a_label).
+_LABELLED_EXCEPTION = LazyRegex(
+    r"(?P<label>(?:\S{1,40}[ \t]{0,2}){1,3}?)(?<![\w.])(?P<exc>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}"
+    r"(?:Error|Exception|Interrupt)(?:\[\w{1,40}\])?: .*)$"
+)
+_LABEL_END = ":|>]~)-"  # punctuation that ends a label (a sentence's words end in letters)
 _IGNORED_EXCEPTION = "Exception ignored in"
 _CHECK_TRACE_HEAD = "*** Check failure stack trace: ***"
 _CHECK_TRACE_FRAME = LazyRegex(r"@ +(?:0x[0-9a-f]{1,16}|\(nil\)) ")
@@ -1137,6 +1144,11 @@ class LogReader:
             and _raised_line(stripped)
         ):
             self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
+            return
+        if (behind := _behind_a_label(stripped)) is not None:
+            self._start_exception(
+                stream, number, behind, self.matcher.candidates(behind), frames=[], standalone=True
+            )
             return
         worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
@@ -2318,6 +2330,24 @@ def _raised_line(text: str) -> bool:
         and m.group("msg") is not None
         and (_ERROR_NAME.match(m.group("type")) is not None or m.group("type") in _LOWER_CASE_BUILTINS)
     )
+
+
+def _behind_a_label(text: str) -> str | None:
+    """The exception line behind a label no reader knows, or None.
+
+    The label is a few fields that are not a sentence: it ends in punctuation (`[w2]:`, `>>`, `|`), or
+    each of its fields has a digit or a mark in it (`worker_3 ~`); "then I got ValueError: ..." is prose."""
+    m = (
+        _LABELLED_EXCEPTION.match(text)
+        if ("Error" in text or "Exception" in text or "Interrupt" in text)
+        else None
+    )
+    if m is None or not _raised_line(m.group("exc")):
+        return None
+    label = m.group("label").rstrip()
+    if label[-1:] in _LABEL_END or all(not field.isalpha() for field in label.split()):
+        return m.group("exc")
+    return None
 
 
 def _frame(m: re.Match[str]) -> Frame:
