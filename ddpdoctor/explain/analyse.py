@@ -697,7 +697,13 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         if c.rank is not None
         and (c.tier == CAUSE or (c.kind == "symptom" and isinstance(c.obs, ExceptionObs)))
     }
-    watchdog = any(c.category == "collective_timeout" or c.kind == "symptom" for c in found)
+    # Ranks that waited for a collective or lost a peer (None: a report no label ties to a rank).
+    waited = {
+        c.rank
+        for c in found
+        if c.category == "collective_timeout" or (c.kind == "symptom" and c.consequence != "launcher")
+    }
+    timed_out = any(c.consequence == "timeout" for c in found)
     # An exception (or an error line that names a cause) no label ties to a rank may be any exiting
     # rank's own error; a fatal signal's report (`Fatal Python error: Aborted`) is the error of the
     # rank the launcher saw die of that signal.
@@ -759,8 +765,13 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
             cand = Candidate(obs, CONSEQUENCE, "symptom", "other", entry, obs.rank, consequence="launcher")
             cand.reasons.append(f"{_who(obs)} got {name}: the launcher stopped it after another rank failed")
         elif sig == 6:
+            # The watchdog aborts ranks whose collective timed out; a peer's lost connection says
+            # nothing of why this rank aborted.
+            watchdog = timed_out or None in waited or obs.rank is None or obs.rank in waited
             tier = CONSEQUENCE if (watchdog or not silent) else INFERRED
-            category = entry.category if entry is not None else "other"
+            # Aborted while only its peers were seen waiting for it or losing it: its own crash.
+            crashed = bool(waited) and not watchdog
+            category = entry.category if entry is not None and not crashed else "other"
             cand = Candidate(
                 obs, tier, "crash", category, entry, obs.rank, consequence="watchdog" if watchdog else None
             )

@@ -766,6 +766,7 @@ class LogReader:
         if rank is None or not world or rank >= world:
             return
         self._member_world = max(self._member_world, world)
+        self.world_sizes.add(world)
         seen = self._members.setdefault(rank, [])
         if len(seen) < 2:
             seen.append((number, text))

@@ -86,10 +86,12 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _lone_lost_connection(culprit)
     elif culprit.kind in ("crash", "exit", "host-kill"):
         culprit = _shared_exit(culprit, pool)
+    culprit = _stated_before_end(culprit, found)
     _named_beyond_the_job(culprit, timeline)
     if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
+        _awaited_rank(culprit, found)
         _sole_rank_of_its_kind(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
         _job_configuration(culprit)
@@ -291,6 +293,40 @@ def _stated_before_crash(culprit: Candidate, found: list[Candidate]) -> Candidat
     cause.reasons.append(
         f"the process's own error record, {obs.line - cause.obs.line} line(s) before it died ({obs.text[:80]})"
     )
+    return cause
+
+
+# How a rank that printed no exception of its own is seen to end: a launcher's report of its exit or
+# signal, or its peers losing the connection to it.
+_ENDS = ("exit", "crash", "lost-peer")
+
+
+def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
+    """The rank's own error-level line, when the culprit is only how that rank ended (an exit code, an
+    abort, its peers losing it): `sys.exit("ERROR: shard ... is missing")` prints the line, then the
+    process ends (gloo's threads abort it); the line says why, the end only how. A line with no rank
+    label is that rank's when no other rank is seen to end on its own."""
+    if culprit.kind not in _ENDS or culprit.rank is None or culprit.category not in _NO_CAUSE:
+        return culprit
+    ended = {c.rank for c in found if c.kind in (*_ENDS, "host-kill") and c.tier <= INFERRED}
+    obs = culprit.obs
+    stated = [
+        c
+        for c in found
+        if c.kind == "error-line"
+        and c.consequence is None
+        and not c.obs.logged_as_warning
+        and (c.rank == culprit.rank or (c.rank is None and ended == {culprit.rank}))
+        and (c.obs.file_index != obs.file_index or c.obs.line < obs.line)
+    ]
+    if not stated:
+        return culprit
+    cause = min(stated, key=lambda c: (c.obs.file_index, c.obs.line))
+    if cause.rank is None:
+        cause.rank = culprit.rank
+        cause.rank_note = f"the line carries no rank label; rank {culprit.rank} alone ended on its own"
+    cause.tier = CAUSE
+    cause.reasons.append(f"rank {culprit.rank}'s own error line before it ended ({obs.text[:80]})")
     return cause
 
 
@@ -538,6 +574,21 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
     if len(failed) == 1 and None not in failed:
         culprit.rank = failed.pop()
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
+
+
+def _awaited_rank(culprit: Candidate, found: list[Candidate]) -> None:
+    """An error with no rank label (a thread's or a subprocess's traceback, which torch's `[rankN]:`
+    prefix never covers), and the other ranks waited in a collective for one rank: the error is that of the
+    rank that stopped taking part."""
+    if culprit.rank is not None or culprit.suspects or culprit.category in ("rendezvous", "duplicate_device"):
+        return
+    awaited = {c.rank for c in found if c.kind == "straggler"}
+    if len(awaited) != 1 or None in awaited:
+        return
+    if any(c.rank is not None and c.tier == CAUSE for c in found):
+        return  # a rank failed for a reason of its own
+    culprit.rank = awaited.pop()
+    culprit.rank_note = f"the error carries no rank label; the other ranks waited for rank {culprit.rank}"
 
 
 def _sole_rank_of_its_kind(culprit: Candidate, found: list[Candidate]) -> None:
