@@ -1354,8 +1354,8 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     ),
     "Determined's trial prefix is peeled and the MPI label read": (
         "13047a84-9fa2-4afe-b5b4-6475139b76b3 || Tue Jan 21 03:44:56 2020[3]<stdout>:"
-        "host:352:1198 [3] enqueue.cc:195 NCCL WARN Cuda failure 'invalid device function'\n",
-        {"category": "nccl_error", "rank": 3},
+        "host:352:1198 [3] enqueue.cc:195 NCCL WARN Cuda failure 'an illegal memory access was encountered'\n",
+        {"category": "cuda_error", "rank": 3},
     ),
     # ... and in batches b26-b29
     "an error type run into its message is still an error": (
@@ -2249,6 +2249,111 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[E1201 18:23:16.075690566 ProcessGroupGloo.cpp:67] Gloo connectFullMesh failed with"
         " [../third_party/gloo/gloo/transport/tcp/pair.h:311] Connect timeout [none]\n",
         {"rank": 1, "line": 4},
+    ),
+    # --- batches b88-b92 and probes of sys.exit, threads and Lightning's own launcher ---------------
+    "a rank's own error line before it ended says why it ended": (
+        "rank 0 step 1 loss 0.8303\n"
+        "ERROR: shard /data/train-00001.tar is missing; cannot continue\n"
+        "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:24217\n"
+        "E1201 19:19:03.156000 3037 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        " local_rank: 1 (pid: 3054) of binary: /usr/bin/python\n",
+        {"category": "other", "rank": 1, "line": 2},
+    ),
+    "an abort while only its peer lost the connection is the rank's own crash": (
+        "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:24217\n"
+        "E1201 19:19:03.156000 3037 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        " local_rank: 1 (pid: 3054) of binary: /usr/bin/python\n",
+        {"category": "other", "rank": 1, "line": 2},
+    ),
+    "an abort after a collective timed out is the watchdog's": (
+        "[rank1]:[E ProcessGroupNCCL.cpp:632] [Rank 1] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=7, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600020"
+        " milliseconds before timing out.\n"
+        "E1201 19:19:03.156000 3037 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        " local_rank: 1 (pid: 3054) of binary: /usr/bin/python\n",
+        {"category": "collective_timeout"},
+    ),
+    "Lightning's announcement of each rank gives the world size": (
+        "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2\n"
+        "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+        " [127.0.0.1]:30901: Connection reset by peer\n",
+        {"category": "other", "rank": 1},
+    ),
+    "an Original Traceback through the DataLoader's worker loop is the loader's": (
+        "Original Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.10/site-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop\n'
+        "    data = fetcher.fetch(index)\n"
+        '  File "/env/lib/python3.10/site-packages/torch_geometric/loader/neighbor_loader.py", line 219, in sample\n'
+        "    out = self.sampler(index)\n"
+        "IndexError: _Map_base::at\n",
+        {"category": "dataloader", "line": 6},
+    ),
+    "torchrun's exit report laid out in columns by a rich log handler": (
+        "[01:21:55] ERROR    failed (exitcode: -7) local_rank: 0 (pid:      api.py:672\n"
+        "                    2255697) of binary:\n",
+        {"category": "oom_host", "rank": 0, "line": 1},
+    ),
+    "a C assertion in a data loader's own source is the loader's": (
+        "train_gpt2cu: llmc/dataloader.h:186: void dataloader_init(DataLoader*, const char*): Assertion"
+        " `shard_ntok >= (int64_t) (num_processes * B * T + 1)' failed.\n",
+        {"category": "dataloader"},
+    ),
+    "a C assertion elsewhere is not the loader's": (
+        "train_gpt2cu: llmc/attention.cuh:86: void attention_forward(float*): Assertion `T % 64 == 0' failed.\n",
+        {"category": "other"},
+    ),
+    "a kernel not built for this GPU (invalid device function) is a version mismatch": (
+        "ubuntu:107848:107848 [0] enqueue.cc:197 NCCL WARN Cuda failure 'invalid device function'\n",
+        {"category": "version_mismatch"},
+    ),
+    "SkyPilot's task label before every line is peeled, each record on its own": (
+        "(en-hi-spot, pid=18593) [E ProcessGroupNCCL.cpp:475] [Rank 1] Watchdog caught collective operation"
+        " timeout: WorkNCCL(SeqNum=13807, OpType=ALLREDUCE, NumelIn=11274112, NumelOut=11274112,"
+        " Timeout(ms)=1800000) ran for 1800221 milliseconds before timing out.\n"
+        "(en-hi-spot, pid=18593) [E ProcessGroupNCCL.cpp:475] [Rank 2] Watchdog caught collective operation"
+        " timeout: WorkNCCL(SeqNum=13807, OpType=ALLREDUCE, NumelIn=11274112, NumelOut=11274112,"
+        " Timeout(ms)=1800000) ran for 1800221 milliseconds before timing out.\n"
+        "(en-hi-spot, pid=18593) [E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation"
+        " timeout: WorkNCCL(SeqNum=13807, OpType=ALLREDUCE, NumelIn=10942336, NumelOut=10942336,"
+        " Timeout(ms)=1800000) ran for 1800221 milliseconds before timing out.\n",
+        {"category": "collective_mismatch", "line": 3},
+    ),
+    "a size skew reported by half the job's ranks names none of them": (
+        "".join(
+            f"[E ProcessGroupNCCL.cpp:475] [Rank {rank}] Watchdog caught collective operation timeout:"
+            f" WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn={size}, NumelOut={size}, Timeout(ms)=1800000)"
+            " ran for 1800221 milliseconds before timing out.\n"
+            for rank, size in ((1, 64), (2, 64), (3, 64), (7, 32))
+        ),
+        {"category": "collective_mismatch", "rank": None},
+    ),
+    "a size skew reported by every rank names the odd one": (
+        "".join(
+            f"[E ProcessGroupNCCL.cpp:475] [Rank {rank}] Watchdog caught collective operation timeout:"
+            f" WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn={size}, NumelOut={size}, Timeout(ms)=1800000)"
+            " ran for 1800221 milliseconds before timing out.\n"
+            for rank, size in ((0, 64), (1, 64), (2, 64), (3, 32))
+        ),
+        {"category": "collective_mismatch", "rank": 3},
+    ),
+    "the reporter's own heading before a rank label": (
+        "报错信息：[rank4]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.40 GiB. GPU 4 has a"
+        " total capacity of 44.53 GiB of which 1.29 GiB is free.\n",
+        {"category": "oom_gpu", "rank": 4},
+    ),
+    "DDP's report naming its rank a few lines on is that rank's": (
+        "> Expected to have finished reduction in the prior iteration before starting a new one.\n"
+        "\n"
+        "Parameters which did not receive grad for rank 1:\n"
+        "head.proj.weight head.proj.bias\n"
+        "Parameter indices which did not receive grad for rank 1: 45 46\n",
+        {"category": "unused_parameters", "rank": 1, "line": 1},
+    ),
+    "a storage failure under an ordinary read is not the program's fault": (
+        "[rank3]: OSError: [Errno 5] Input/output error: '/mnt/shared/index.npy'\n",
+        {"category": "other", "entry": "storage-io-error", "rank": 3},
     ),
 }
 

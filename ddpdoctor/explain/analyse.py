@@ -113,6 +113,9 @@ _CHILD_BOOTSTRAP = LazyRegex(r"(?<!torch/)multiprocessing/spawn\.py$")  # a chil
 _DATA_CODE = LazyRegex(
     r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
 )
+# The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
+# even when the paste starts at its "Original Traceback" and lost the re-raise's words.
+_WORKER_LOOP = LazyRegex(r"torch/utils/data/_utils/worker\.py$")
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
 _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|device_count\(\))")
 _RANK_WORD = LazyRegex(r"(?i)rank\b")
@@ -390,7 +393,8 @@ def _unpickled_in_object_collective(exc: ExceptionObs, short_type: str, text: st
 
 def _in_dataloader_worker(obs: Observation) -> bool:
     """Whether a DataLoader worker raised the error: the re-raise's words (`Caught KeyError in
-    DataLoader worker process 0`), else an "Original Traceback" through torch.utils.data. torch
+    DataLoader worker process 0`), else an "Original Traceback" through torch.utils.data or frames
+    through the worker's own loop. torch
     re-raises DataParallel's replicas the same way (`Caught RuntimeError in replica 1 on device 1`):
     those are the model's errors."""
     for text in (obs.text, obs.innermost_text()):
@@ -398,7 +402,11 @@ def _in_dataloader_worker(obs: Observation) -> bool:
             return caught.group(1) != "replica"
     if not isinstance(obs, ExceptionObs):
         return False
-    return any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames) or _raised_by_loader_reraise(obs)
+    return (
+        any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames)
+        or any(_WORKER_LOOP.search(frame.file) for frame in obs.frames)
+        or _raised_by_loader_reraise(obs)
+    )
 
 
 def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:
@@ -834,7 +842,7 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
     out: list[Candidate] = []
     reports = [o for o in timeline.failures if isinstance(o, CollectiveObs)]
     out += _named_ranks(reports)
-    out += _op_mismatch(reports)
+    out += _op_mismatch(reports, timeline.world_size)
     if not out:
         out += _call_site_mismatch(timeline)
     if not out:
@@ -919,10 +927,13 @@ def _all_in_collective(obs: CollectiveObs) -> bool:
     return obs.state == "desync" and len(obs.named_ranks) > 1 and obs.rank in obs.named_ranks
 
 
-def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
+def _op_mismatch(reports: list[CollectiveObs], world: int | None) -> list[Candidate]:
     """Ranks of one process group that time out at the same sequence number in different collectives,
     or in the same collective with different sizes where every rank must give the same (an
-    all-reduce of 4311252 elements on one rank, of 1 on another): their code paths diverged."""
+    all-reduce of 4311252 elements on one rank, of 1 on another): their code paths diverged.
+
+    The rank that differs is named only when more than half the job's ranks reported: with half of
+    them unseen, those could as well side with it."""
     by_seq: dict[tuple[str | None, int], dict[int, tuple[str, CollectiveObs]]] = {}
     for obs in reports:
         if obs.state == "timeout" and obs.sequence is not None and obs.op and obs.rank is not None:
@@ -934,7 +945,8 @@ def _op_mismatch(reports: list[CollectiveObs]) -> list[Candidate]:
             continue
         rare = min(calls.values())
         odd = sorted(r for r, (call, _) in per_rank.items() if calls[call] == rare)
-        minority = rare * 2 < len(per_rank)  # otherwise the ranks split evenly: no odd one out
+        # Otherwise the ranks split evenly, or too few reported to tell: no odd one out.
+        minority = rare * 2 < len(per_rank) and len(per_rank) * 2 > (world or 0)
         odd_rank = odd[0] if minority and len(odd) == 1 else None
         obs = per_rank[odd[0]][1]
         cand = Candidate(obs, CAUSE, "mismatch", "collective_mismatch", None, odd_rank, strength=2)

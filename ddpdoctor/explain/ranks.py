@@ -33,10 +33,14 @@ from ddpdoctor.matching import LazyRegex
 MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4
 
-# `[80746] ` process ids, Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels, and a
-# platform's channel label (`[stderr]`, glued to the text on Azure ML).
-_PID_LABEL = LazyRegex(r"\[\d{1,10}\] |\((?:\w+ )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) |\[std(?:out|err)\] ?")
+# `[80746] ` process ids, Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels (SkyPilot's
+# `(task-name, pid=18593) ` too), and a platform's channel label (`[stderr]`, glued to the text on Azure ML).
+_PID_LABEL = LazyRegex(
+    r"\[\d{1,10}\] |\((?:[\w.-]{1,64},? )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) |\[std(?:out|err)\] ?"
+)
 _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
+# The reporter's own heading glued before a pasted line (`报错信息：[rank4]: ...`, `Error log: [rank1]: ...`).
+_HEADING = LazyRegex(r"[^\[\](){}:：\t]{1,40}[：:] ?(?=\[)")
 # TorchX's label of a role's replica and the local rank after it (`trainer/0 [1]:...`, or with torchrun's
 # role name, `i.pretrain/0 [default2]:...`).
 _REPLICA_LABEL = LazyRegex(r"[A-Za-z_][\w.-]{0,63}/\d{1,5} \[(?:[A-Za-z_][\w-]{0,63}?)?(\d{1,7})\]:[ \t]?")
@@ -168,6 +172,13 @@ def split_prefix(
         if found is not None and found[0] is not None and not found[1]:
             return Prefix(found[0], False, rest[found[2] :])  # the program's global `[rank2]:` says more
         return Prefix(bounded_rank(replica.group(1)), True, rest)
+    if (
+        rest[:1] not in ("[", "(")
+        and (heading := _HEADING.match(rest)) is not None
+        and (found := _rank_label(rest[heading.end() :], kube_master)) is not None
+        and found[0] is not None
+    ):
+        rest = rest[heading.end() :]
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
         return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None

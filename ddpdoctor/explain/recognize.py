@@ -192,6 +192,9 @@ _TABLE_EXIT = LazyRegex(r"(-?\d{1,9})(?: \(pid: (\d{1,10})\))?")
 _AGENT_FAILED = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7}) \(pid: (\d{1,10})\)")
 # ... broken at its end by a paste's wrap: the local rank and pid start the next line.
 _AGENT_FAILED_CUT = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\)(?: local_rank:)?$")
+# ... laid out in columns by a rich log handler (accelerate's): the pid wraps into the column below
+# and the source location follows on the line (`local_rank: 0 (pid:      api.py:672`).
+_AGENT_FAILED_COLUMNS = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7})\b")
 _AGENT_FAILED_REST = LazyRegex(r"(?:local_rank: )?(\d{1,7}) \(pid: (\d{1,10})\)")
 _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
@@ -1943,6 +1946,8 @@ class LogReader:
             reporter = "torchrun-agent"
         elif "exitcode" in rest and (m := _AGENT_FAILED_CUT.search(rest.rstrip())):
             code, reporter = bounded_int(m.group(1)), "torchrun-agent"
+        elif "exitcode" in rest and (m := _AGENT_FAILED_COLUMNS.search(rest)):
+            code, local, reporter = bounded_int(m.group(1)), bounded_rank(m.group(2)), "torchrun-agent"
         elif "return code" in rest and (m := _DEEPSPEED_EXIT.search(rest)):
             code, reporter = bounded_int(m.group(1)), "deepspeed"
         elif "exit successfully" in rest and (m := _CARGO_EXIT.search(rest)):
@@ -2369,7 +2374,7 @@ def _is_quiet(text: str) -> bool:
 def _is_exit_report(text: str) -> bool:
     """Whether a line is a launcher's report of one process's exit (it ends a message block)."""
     return (
-        ("exitcode" in text and _AGENT_FAILED.search(text) is not None)
+        ("exitcode" in text and _AGENT_FAILED_COLUMNS.search(text) is not None)
         or ("exited on signal" in text and _MPI_SIGNAL.search(text) is not None)
         or ("srun: error:" in text and _SRUN_EXIT.search(text) is not None)
     )

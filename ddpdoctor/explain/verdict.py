@@ -91,6 +91,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
+        _rank_in_its_own_report(culprit, found)
         _awaited_rank(culprit, found)
         _sole_rank_of_its_kind(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
@@ -574,6 +575,33 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
     if len(failed) == 1 and None not in failed:
         culprit.rank = failed.pop()
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
+
+
+# Lines after an error's first line that may still be the same report (DDP's list of the parameters
+# that "did not receive grad for rank 1", printed after its message).
+_SAME_REPORT_LINES = 30
+
+
+def _rank_in_its_own_report(culprit: Candidate, found: list[Candidate]) -> None:
+    """An error with no rank label whose own report goes on to name one rank (DDP's `Parameter
+    indices which did not receive grad for rank 1`, a few lines below `Expected to have finished
+    reduction`): the report is that rank's."""
+    if culprit.rank is not None or culprit.suspects or culprit.entry is None:
+        return
+    obs = culprit.obs
+    named = {
+        c.rank
+        for c in found
+        if c is not culprit
+        and c.entry is culprit.entry
+        and c.rank is not None
+        and (c.obs.rank_source or "").startswith("message (")
+        and c.obs.file_index == obs.file_index
+        and 0 < c.obs.line - obs.line <= _SAME_REPORT_LINES
+    }
+    if len(named) == 1:
+        culprit.rank = named.pop()
+        culprit.rank_note = f"the error's own report names rank {culprit.rank} a few lines on"
 
 
 def _awaited_rank(culprit: Candidate, found: list[Candidate]) -> None:

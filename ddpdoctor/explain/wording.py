@@ -117,6 +117,10 @@ _CUDA_ERROR_CATEGORY = {
     35: ("version_mismatch", "CUDA error 35: the NVIDIA driver is older than this CUDA runtime needs"),
     100: ("invalid_device", "CUDA error 100: no CUDA device is visible to the process"),
     101: ("invalid_device", "CUDA error 101 is cudaErrorInvalidDevice: no device has that index"),
+    98: (
+        "version_mismatch",
+        "CUDA error 98 is cudaErrorInvalidDeviceFunction: the kernel was not built for this GPU's architecture",
+    ),
     209: (
         "version_mismatch",
         "CUDA error 209: no kernel image for this GPU's architecture (built for others)",
@@ -130,6 +134,8 @@ _CUDA_VERSION = LazyRegex(
     r"|cudaErrorCallRequiresNewerDriver|\bAPI call is not supported in the installed CUDA driver\b"
     # cudaErrorSymbolNotFound: a kernel the binary has none of for this GPU's architecture
     r"|\bnamed symbol not found\b|cudaErrorSymbolNotFound"
+    # cudaErrorInvalidDeviceFunction: the kernel was not compiled for this GPU's architecture
+    r"|\binvalid device function\b|(?:cuda|hip)ErrorInvalidDeviceFunction"
 )
 _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
@@ -325,6 +331,12 @@ _LOADER_WORKERS = LazyRegex(
 # A distributed sampler's check of how it split the data between the ranks (`assert self.num_samples >= 1
 # or self.total_size == 0`, `assert len(indices) == self.total_size`): its own fields in the assertion.
 _SAMPLER_CHECK = LazyRegex(r"\bassert\b.{0,80}\bself\.(?:num_samples|total_size|num_replicas)\b")
+# A C or C++ assertion (glibc's `prog: file:line: function: Assertion `expr' failed.`) in a data loader's
+# own source: its file or function names the loader or the dataset (llm.c's `llmc/dataloader.h:186:
+# void dataloader_init(...)`).
+_NATIVE_LOADER_CHECK = LazyRegex(
+    r"(?i)\b[\w./-]{0,200}(?:data_?loader|dataset)[\w.-]{0,60}\.(?:h|hpp|c|cc|cpp|cu):\d{1,7}: .{0,300}\bAssertion `"
+)
 # A connection to a peer that went away: what a rank sees when another one failed.
 PEER_LOST = LazyRegex(
     r"Connection (?:closed|reset) by peer|Broken pipe|ECONNRESET|remote process exited|"
@@ -411,6 +423,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "dataloader",
         "a distributed sampler's check of how it splits the data between the ranks failed (too few"
         " samples for the number of processes, or a dataset whose length changed)",
+    ),
+    (
+        _NATIVE_LOADER_CHECK,
+        "dataloader",
+        "a check in the data loader's own native code failed (the data does not fit what it was asked to load)",
     ),
     (_END_OF_DATA, "dataloader", "the input pipeline ran out of data on this worker (End of sequence)"),
     (_WORLD_DISAGREES, "rendezvous", "the processes disagree on the world size: they were launched apart"),

@@ -1,4 +1,4 @@
-"""Rank 1's prefetch thread dies of an I/O error; its main loop waits for batches that never come.
+"""Rank 1's prefetch thread dies on a malformed record; its main loop waits for batches that never come.
 
 Python prints the thread's traceback (`Exception in thread ...`) without torch's `[rankN]:` prefix,
 which covers only the main thread's uncaught exception. Rank 0's gradient all-reduce times out
@@ -19,7 +19,7 @@ def prefetch(rank: int, batches: queue.Queue[tuple[torch.Tensor, torch.Tensor]])
     """Read this rank's batches ahead of the training loop (rank 1's second read fails)."""
     for step in range(1, tiny_ddp.STEPS + 1):
         if rank == 1 and step == 2:
-            raise OSError(f"[Errno 5] Input/output error: '/data/shard-{step:05d}.bin'")
+            raise ValueError(f"record {step} of /data/shard-00001.bin has 3 fields, expected 5")
         batches.put(tiny_ddp.batch(rank, step))
 
 
