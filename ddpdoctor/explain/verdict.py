@@ -9,14 +9,16 @@
    input, by line; across inputs without comparable clocks, the more specific candidate (a known
    root over an unknown error) comes first. An unknown error gives way to a known root cause of
    the same rank, a library's log line of an error to the exception that raised it just after,
-   the user's own sentence quoting an error to the logged line of the same failure, and a process's
-   death by a signal to its own error record just before it.
+   the user's own sentence quoting an error to the logged line of the same failure, a process's
+   death by a signal to its own error record just before it, and a rank's end with no message of its
+   own (an exit code, an abort, its peers losing it) to its own error line before it.
    With only consequences, the heartbeat report of the rank with the fewest collectives still
    enqueued names that rank; a timeout alone names none (its printer waited); a statement of a
    failure comes before a traceback cut off before its exception line, and the launcher's own
    collateral action (torchrun's SIGTERM to the other workers) comes last.
    The culprit's rank is then weighed against the launcher: torchrun saw another rank fail first
-   (both are suspects), or an unlabelled error and exactly one failed rank (the error is that rank's);
+   (both are suspects), or an unlabelled error and exactly one failed rank, one rank the others
+   waited for, or one rank its own report names a few lines on (the error is that rank's);
    several ranks dying alike, the same error raised by every rank of the job, a check of the job's
    parallel layout (`not divisible by`), a message naming two ranks as the parties of one fault, or a
    version mismatch no other rank got past name no rank; NCCL losing a peer with no peer failure in
