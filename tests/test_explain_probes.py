@@ -2351,6 +2351,17 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "Parameter indices which did not receive grad for rank 1: 45 46\n",
         {"category": "unused_parameters", "rank": 1, "line": 1},
     ),
+    "a frame wrapped after its line number still starts a traceback excerpt": (
+        'Seer-Wan2.1/wan/forwards/xfusers_wan_forward.py", line 51,\n'
+        " in xfusers_wan_forward\n"
+        "[rank0]:     assert seq_lens.max() <= seq_len\n"
+        "[rank0]: AssertionError\n",
+        {"category": "user_code"},
+    ),
+    "a build without the backend's process group lacks the backend": (
+        "AttributeError: module 'paddle.base.libpaddle' has no attribute 'ProcessGroupNCCL'\n",
+        {"category": "backend_unsupported"},
+    ),
     "a storage failure under an ordinary read is not the program's fault": (
         "[rank3]: OSError: [Errno 5] Input/output error: '/mnt/shared/index.npy'\n",
         {"category": "other", "entry": "storage-io-error", "rank": 3},

@@ -87,6 +87,9 @@ _BACKEND_LACKS = LazyRegex(
     r"|\bbackend\b.{0,60}\bis not (?:avail|avali)able\b"
     # a data type the device's collective library cannot move (Gaudi's HCCL and a bool tensor)
     r"|\b(?:data ?type|dtype)\b.{0,40}\bis not supported\b"
+    # a build without the backend's process group (`module 'paddle.base.libpaddle' has no attribute
+    # 'ProcessGroupNCCL'` on Windows, torch's `_distributed_c10d` on macOS)
+    r"|\bhas no attribute '_?ProcessGroup(?:NCCL|Nccl|Gloo|MPI|Mpi|UCC|HCCL|XCCL)'"
 )
 # Memory the device could not give: CUDA's and the allocators' words, TensorFlow's `OOM when
 # allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
