@@ -97,7 +97,9 @@ CONTEXT_MARKER = "During handling of the above exception, another exception occu
 _FRAME = LazyRegex(r'\s*File "(?P<file>[^"]{0,4096})", line (?P<line>\d{1,9})(?:, in (?P<func>.{0,512}))?')
 # A frame line whose start was cut off by the excerpt (`...site-packages/x.py", line 9, in f`), also
 # when a wrap moved its `in f` to the next line (`...x.py", line 9,`).
-_CUT_FRAME = LazyRegex(r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9})(?:, in (?P<func>\S.{0,511})|,)$')
+_CUT_FRAME = LazyRegex(
+    r'(?P<file>[^"\s][^"]{0,4095}\.py)", line (?P<line>\d{1,9})(?:, in (?P<func>\S.{0,511})|,)$'
+)
 # rich's boxed traceback (`rich.traceback.install()`, Typer, many CLIs).
 _RICH_TOP, _RICH_SIDE, _RICH_BOTTOM = "╭", "│", "╰"
 _RICH_BOX_CHARS = "╭│╰"
