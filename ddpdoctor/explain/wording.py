@@ -118,12 +118,12 @@ _CUDA_ERROR_NUMBER = LazyRegex(
 _CUDA_ERROR_CATEGORY = {
     2: ("oom_gpu", "CUDA error 2 is cudaErrorMemoryAllocation: the device ran out of memory"),
     35: ("version_mismatch", "CUDA error 35: the NVIDIA driver is older than this CUDA runtime needs"),
-    100: ("invalid_device", "CUDA error 100: no CUDA device is visible to the process"),
-    101: ("invalid_device", "CUDA error 101 is cudaErrorInvalidDevice: no device has that index"),
     98: (
         "version_mismatch",
         "CUDA error 98 is cudaErrorInvalidDeviceFunction: the kernel was not built for this GPU's architecture",
     ),
+    100: ("invalid_device", "CUDA error 100: no CUDA device is visible to the process"),
+    101: ("invalid_device", "CUDA error 101 is cudaErrorInvalidDevice: no device has that index"),
     209: (
         "version_mismatch",
         "CUDA error 209: no kernel image for this GPU's architecture (built for others)",

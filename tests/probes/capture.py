@@ -7,8 +7,9 @@ to `tee.log` and torchrun writes its per-rank folder under `logdir/`
 
 `PROBES` are run again by the slow live test; `FIXTURE_PROBES` are captured only into the
 committed fixtures (tests/fixtures/logs/probe-*), so that more scenarios do not slow the suite.
-A probe that starts its own ranks with `torch.multiprocessing.spawn` is run once with plain
-`python`, and only its console is kept: there is no torchrun to tee or write a log folder.
+A probe that starts its own ranks (`torch.multiprocessing.spawn`, Lightning's DDP launcher) is run
+once with plain `python`, and only its console is kept: there is no torchrun to tee or write a log
+folder.
 
 Usable as a module (`capture_probe`) and as a script::
 
@@ -51,7 +52,8 @@ class Probe:
     # stops them sets how often the agent looks at its workers (torch's default is every 0.1 s, and
     # a survivor that is not scheduled in time is stopped before it prints; older torch looked every 5 s).
     launcher: tuple[str, ...] = ()
-    # The script starts its ranks itself (torch.multiprocessing.spawn): run with python, console only.
+    # The script starts its ranks itself (torch.multiprocessing.spawn, Lightning's DDP launcher): run
+    # with python, console only.
     spawn: bool = False
 
     @property
