@@ -2366,7 +2366,102 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank3]: OSError: [Errno 5] Input/output error: '/mnt/shared/index.npy'\n",
         {"category": "other", "entry": "storage-io-error", "rank": 3},
     ),
+    # --- batches b97-b102 ---------------------------------------------------------------------------
+    "glog's fatal record with the year in its date is an error": (
+        "I20241201 07:29:34.700100  2256 server.cc:30] starting the coordinator\n"
+        "F20241201 07:29:34.701110  2256 coordinator.cc:42] Invalid coordinator address: tcp://node0/\n"
+        "*** Check failure stack trace: ***\n",
+        {"line": 2},
+    ),
+    "dmlc-core's fatal record is an error": (
+        "[07:48:18] src/postoffice.cc:25: Creating Van: zmq\n"
+        "[07:48:18] 3rdparty/ps-lite/include/dmlc/logging.h:276: [07:48:18] src/van.cc:121: Reached max retry"
+        " for bind: Address already in use. errno = 98\n"
+        "Stack trace returned 10 entries:\n",
+        {"category": "rendezvous", "line": 2},
+    ),
+    "a CUDA error torch could only log as a warning is the failure": (
+        " 40%|####      | 4/10 [00:02<00:03,  1.90it/s][W CUDAGuardImpl.h:119] Warning: CUDA warning: an illegal"
+        " memory access was encountered (function destroyEvent)\n",
+        {"category": "cuda_error"},
+    ),
+    "an interrupt while the processes gathered is a hang of the rendezvous": (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 10, in <module>\n'
+        '    dist.init_process_group("nccl")\n'
+        '  File "/env/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 900, in'
+        " init_process_group\n"
+        "    store, rank, world_size = next(rendezvous_iterator)\n"
+        "KeyboardInterrupt\n",
+        {"category": "rendezvous"},
+    ),
+    "a traceback after the terminal's ^C is the interrupt's, even cut off": (
+        "^CTraceback (most recent call last):\n"
+        '  File "train.py", line 20, in <module>\n'
+        "    dist.barrier()\n"
+        '  File "/env/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 4000, in barrier\n'
+        "    work.wait()\n",
+        {"category": "collective_timeout"},
+    ),
+    "an interrupt is the consequence of a rank's own error": (
+        "[rank1]: ValueError: the label column is empty\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/env/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 2500, in'
+        " all_reduce\n"
+        "[rank0]:     work.wait()\n"
+        "[rank0]: KeyboardInterrupt\n",
+        {"category": "user_code", "rank": 1},
+    ),
+    "an error from taking a loop's next batch is the data pipeline's": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/pretrain.py", line 144, in main\n'
+        "    for step, batch in enumerate(train_loader):\n"
+        "RuntimeError: generator raised StopIteration\n",
+        {"category": "dataloader"},
+    ),
+    "an error in a loop's body stays the code's": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/pretrain.py", line 145, in main\n'
+        "    loss = model(batch).loss / accumulation\n"
+        "RuntimeError: generator raised StopIteration\n",
+        {"category": "user_code"},
+    ),
+    "a data library's call into Python's own modules is the library's": (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.11/site-packages/streaming/base/shared/memory.py", line 41, in __init__\n'
+        "    shm = BuiltinSharedMemory(name, create, size)\n"
+        '  File "/usr/lib/python3.11/multiprocessing/shared_memory.py", line 104, in __init__\n'
+        "    self._fd = _posixshmem.shm_open(\n"
+        "FileExistsError: [Errno 17] File exists: '/000000_locals'\n",
+        {"category": "dataloader"},
+    ),
+    "two ranks of one communicator on one GPU": (
+        "node7:3639:3639 [0] NCCL INFO comm 0x55dda0453c60 rank 0 nranks 2 cudaDev 0 busId 1a000 - Init START\n"
+        "node7:3640:3640 [0] NCCL INFO comm 0x564f1c75ca80 rank 1 nranks 2 cudaDev 0 busId 1a000 - Init START\n"
+        "[rank1]: RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, invalid usage\n",
+        {"category": "duplicate_device", "rank": None, "line": 2},
+    ),
+    "SkyPilot's node rank before a process's own label is not the process's rank": (
+        "(worker1, rank=1, pid=4455, ip=10.1.0.2) [rank9]: ValueError: the batch is empty\n",
+        {"category": "user_code", "rank": 9},
+    ),
 }
+
+
+def test_one_bus_id_in_two_places_is_not_always_a_shared_gpu() -> None:
+    # The same bus id on two hosts is two GPUs; one process in two communicators drives one GPU for both.
+    two_hosts = (
+        "node7:3639:3639 [0] NCCL INFO comm 0x5a rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n"
+        "node8:3640:3640 [0] NCCL INFO comm 0x5b rank 1 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n"
+    )
+    one_process = (
+        "node7:3639:3639 [0] NCCL INFO comm 0x5a rank 0 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n"
+        "node7:3639:3639 [0] NCCL INFO comm 0x5c rank 1 nranks 2 cudaDev 0 busId 1a000 - Init COMPLETE\n"
+    )
+    failure = "[rank1]: ValueError: the batch is empty\n"
+    for text in (two_hosts, one_process):
+        root = explain_text(text + failure).root_cause
+        assert root is not None and root.category == "user_code"
 
 
 def test_a_launchers_cut_off_traceback_is_read_as_its_report_of_a_worker() -> None:

@@ -138,6 +138,13 @@ def membership_advice(cand: Candidate) -> list[str]:
     obs = cand.obs
     if not isinstance(obs, MembershipObs):
         return []
+    if obs.device is not None:
+        return [
+            f"Ranks {rank_list(obs.duplicated)} selected the same GPU (bus id {obs.device}): each process must"
+            " pick its own device before it creates the process group (`torch.cuda.set_device(local_rank)`"
+            " with `LOCAL_RANK` from the launcher), CUDA_VISIBLE_DEVICES must show every process its own GPU,"
+            " and no more processes than GPUs may run on a node."
+        ]
     if obs.joined is not None:
         return [
             f"The barrier waits until {obs.world} processes have registered in the store; it counted"

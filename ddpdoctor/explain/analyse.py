@@ -35,6 +35,7 @@ from ddpdoctor.explain.observations import (
     CollectiveObs,
     ExceptionObs,
     ExitObs,
+    Frame,
     LeadObs,
     MembershipObs,
     Observation,
@@ -53,6 +54,7 @@ from ddpdoctor.explain.wording import (
     WRAPPER_EXCEPTIONS,
     message_category,
 )
+from ddpdoctor.frames import collective_name
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 
@@ -116,6 +118,15 @@ _DATA_CODE = LazyRegex(
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
 # even when the paste starts at its "Original Traceback" and lost the re-raise's words.
 _WORKER_LOOP = LazyRegex(r"torch/utils/data/_utils/worker\.py$")
+# Python's own modules (not the packages installed beside them).
+_PYTHON_STDLIB = LazyRegex(
+    r"[/\\]lib[/\\]python\d(?:\.\d{1,2})?[/\\](?!(?:site|dist)-packages[/\\])|^<frozen "
+)
+# A statement that takes the next item of the job's data: a loop over a loader or dataset, or next() on one.
+_ITERATES_DATA = LazyRegex(
+    r"(?i)^\s*(?:for\b.{1,200}?\bin\b|.{0,200}?\bnext\()"
+    r".{0,200}?(?:loader|dataset|data_?iter|train_data|batches|sampler|\bdata\b)"
+)
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
 _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|device_count\(\))")
 _RANK_WORD = LazyRegex(r"(?i)rank\b")
@@ -409,6 +420,40 @@ def _in_dataloader_worker(obs: Observation) -> bool:
     )
 
 
+def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
+    """The frame of the data pipeline's code (torch.utils.data, a data-loading library) that made the
+    failing call, looking past Python's own modules it called (`shared_memory.py`, `os.py`), or None."""
+    frame = next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.file)), None)
+    return frame if frame is not None and _DATA_CODE.search(frame.file) else None
+
+
+def _data_loop(exc: ExceptionObs) -> Frame | None:
+    """The user's loop over its data where the error came from taking the next item (`for batch in
+    train_loader:` is the innermost of the user's frames, and only library code is under it): the data
+    pipeline failed, not the loop's body. None otherwise."""
+    user = exc.user_frame()
+    if user is None or exc.worker_frames or not _ITERATES_DATA.search(user.code or ""):
+        return None
+    below = exc.frames[exc.frames.index(user) + 1 :] if user in exc.frames else []
+    return user if not any(frame.user for frame in below) else None
+
+
+def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
+    """What an interrupted program was waiting for, by the innermost frame that says: (category, words)."""
+    for frame in reversed(exc.frames if exc is not None else []):
+        where = f" while it waited in {frame.function} ({frame.where()})"
+        if collective_name(frame.function, frame.file) is not None:
+            return (
+                "collective_timeout",
+                f"{where}: it hung in a collective, waiting for a rank that did not join",
+            )
+        if _RENDEZVOUS_CODE.search(frame.file) or frame.function == "init_process_group":
+            return "rendezvous", f"{where}: it hung while the processes gathered"
+        if _DATA_CODE.search(frame.file) or _WORKER_LOOP.search(frame.file):
+            return "dataloader", f"{where}: it hung waiting for its data"
+    return "other", ""
+
+
 def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:
     """Whether the frames end in the data loader re-raising a worker's error (`_process_data` then
     `reraise`): the worker failed, even when the re-raise itself broke (an exception type whose
@@ -572,7 +617,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             "a bus error in a data-parallel job is almost always /dev/shm running out (shared memory)"
         )
-    elif short_type in ("KeyboardInterrupt", "SystemExit"):
+    elif short_type == "KeyboardInterrupt":
+        # Ctrl-C (SIGINT): someone stopped a job that seemed stuck. What it was doing then is where it
+        # hung; an error of the job's own, if any, is what it hung after.
+        cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "interrupt"
+        cand.category, waiting = _interrupted_in(exc)
+        cand.reasons.append(f"KeyboardInterrupt: the program was interrupted (Ctrl-C){waiting}")
+    elif short_type == "SystemExit":
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")
     elif short_type == "FloatingPointError":
@@ -600,7 +651,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             " the script or a package was written for another version of it"
         )
     elif (short_type in _PATH_ERRORS or (short_type == "OSError" and _PATH_ERRNO.search(text))) and not (
-        exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file)
+        exc is not None and _raised_by_data_code(exc)
     ):
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(
@@ -622,12 +673,17 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"{short_type} raised while the DataLoader fetched a batch (the dataset or its collate function)"
         )
+    elif exc is not None and (loop := _data_loop(exc)) is not None:
+        cand.category, cand.strength = "dataloader", 2
+        cand.reasons.append(
+            f"raised while the loop at {loop.where()} took its next item from the data, not in the loop's body"
+        )
     elif user is not None and exc is not None and not exc.raised_in_library():
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
-    elif exc is not None and exc.frames and _DATA_CODE.search(exc.frames[-1].file):
+    elif exc is not None and (raiser := _raised_by_data_code(exc)) is not None:
         cand.category, cand.strength = "dataloader", 2
-        cand.reasons.append(f"raised by the data pipeline's code (at {exc.frames[-1].where()})")
+        cand.reasons.append(f"raised by the data pipeline's code (at {raiser.where()})")
     elif short_type == "AssertionError" and exc is not None and exc.frames and exc.raised_in_library():
         # A library's own invariant failed (`fp32 param and grad have different shape`): its internal
         # state or its support for this combination of features, not a call the script got wrong.
@@ -709,7 +765,8 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
     waited = {
         c.rank
         for c in found
-        if c.category == "collective_timeout" or (c.kind == "symptom" and c.consequence != "launcher")
+        if c.category == "collective_timeout"
+        or (c.kind == "symptom" and c.consequence not in ("launcher", "interrupt"))
     }
     timed_out = any(c.consequence == "timeout" for c in found)
     # An exception (or an error line that names a cause) no label ties to a rank may be any exiting
@@ -1146,10 +1203,18 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
 
 def membership_candidates(timeline: Timeline) -> list[Candidate]:
     """Places of the process group claimed by two processes while others stay empty: the group can
-    never form (two nodes that both think they are node 0, a task count that does not match)."""
+    never form (two nodes that both think they are node 0, a task count that does not match, two
+    ranks on one GPU)."""
     out = []
     for obs in timeline.failures:
-        if isinstance(obs, MembershipObs) and obs.joined is not None:
+        if isinstance(obs, MembershipObs) and obs.device is not None:
+            cand = Candidate(obs, CAUSE, "membership", "duplicate_device", None, None, strength=3)
+            cand.reasons.append(
+                f"NCCL's set-up lines show ranks {rank_list(obs.duplicated)} of one communicator in different"
+                f" processes on the same GPU (bus id {obs.device}): NCCL needs one GPU per rank"
+            )
+            out.append(cand)
+        elif isinstance(obs, MembershipObs) and obs.joined is not None:
             cand = Candidate(obs, CAUSE, "membership", "rendezvous", None, None, strength=2)
             cand.reasons.append(
                 f"the store-based barrier that starts the process group counted {obs.joined} worker(s) for a"

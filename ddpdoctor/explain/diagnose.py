@@ -175,6 +175,8 @@ def _headline(cand: Candidate) -> str:
         return f"NCCL connects over {obs.interface} ({obs.address}), which ranks on other hosts cannot reach"
     if cand.kind == "mismatch":
         return f"{who or 'the ranks'}: ran a different collective than the other ranks"
+    if cand.kind == "membership" and isinstance(obs, MembershipObs) and obs.device is not None:
+        return f"ranks {rank_list(obs.duplicated)} run on the same GPU (bus id {obs.device})"
     if cand.kind == "membership" and isinstance(obs, MembershipObs) and obs.joined is not None:
         return (
             f"{obs.joined} of {obs.world} processes joined the store-based barrier that starts the process"

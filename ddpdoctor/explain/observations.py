@@ -228,13 +228,15 @@ def ranks_by_collective(reports: list[CollectiveObs]) -> list[tuple[str | None, 
 
 class MembershipObs(Observation):
     """The process group cannot form: places claimed twice while others never were (Lightning's
-    `GLOBAL_RANK: 1, MEMBER: 2/8`), or a store-based barrier that counts another number of workers
-    than the world size and never completes (`joined`)."""
+    `GLOBAL_RANK: 1, MEMBER: 2/8`), a store-based barrier that counts another number of workers
+    than the world size and never completes (`joined`), or one GPU (`device`, its PCI bus id) that
+    NCCL's set-up lines show the processes of ranks `duplicated` of one communicator both drive."""
 
     duplicated: list[int] = field(default_factory=list)
     missing: list[int] = field(default_factory=list)
     world: int = 0
     joined: int | None = None
+    device: str | None = None
 
 
 class StackDumpObs(Observation):

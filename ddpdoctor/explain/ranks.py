@@ -34,9 +34,11 @@ MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4
 
 # `[80746] ` process ids, Ray's `(WorkerDict pid=231421) ` / `(pid=123, ip=10.0.0.1) ` labels (SkyPilot's
-# `(task-name, pid=18593) ` too), and a platform's channel label (`[stderr]`, glued to the text on Azure ML).
+# `(task-name, pid=18593) ` too, and `(head, rank=0, pid=5634) `, whose rank is the node's, not a process's),
+# and a platform's channel label (`[stderr]`, glued to the text on Azure ML).
 _PID_LABEL = LazyRegex(
-    r"\[\d{1,10}\] |\((?:[\w.-]{1,64},? )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) |\[std(?:out|err)\] ?"
+    r"\[\d{1,10}\] |\((?:[\w.-]{1,64}, rank=\d{1,7}, |[\w.-]{1,64},? )?pid=\d{1,10}(?:, ip=[\d.]{1,40})?\) "
+    r"|\[std(?:out|err)\] ?"
 )
 _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
 # The reporter's own heading glued before a pasted line (`报错信息：[rank4]: ...`, `Error log: [rank1]: ...`).

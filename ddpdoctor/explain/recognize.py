@@ -250,23 +250,33 @@ _FATAL = LazyRegex(
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
+# torch's warning that a CUDA call in a destructor failed with an error that leaves the device unusable
+# (`Warning: CUDA warning: device-side assert triggered (function destroyEvent)`): the failure itself,
+# however it was logged.
+_CUDA_FATAL_WARNING = LazyRegex(
+    r"\bCUDA warning: (?:device-side assert triggered|an illegal (?:memory access|instruction)|misaligned address"
+    r"|unspecified launch failure|uncorrectable ECC error)"
+)
 # also NCCL's error line pasted alone, and the WARN of NCCL before 2.5 (`include/socket.h:194 WARN ...`)
 _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN ")
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
 _FALLING_BACK = LazyRegex(r"\bfalling back\b")
-# Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58`, ONNX Runtime's `[E:onnxruntime:...]`,
+# Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58` (`E20241231 23:59:58` since glog 0.7),
+# ONNX Runtime's `[E:onnxruntime:...]`, dmlc-core's fatal handler (MXNet, XGBoost, ps-lite: `[07:48:18]
+# dmlc/logging.h:276: [07:48:18] src/van.cc:121: ...`),
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`),
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF]\d{3,4} \d\d:\d\d|\[[EF]:\w"
+    r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w"
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: \S"
     # a C library's record: its fields, the source location, the component, the level (UCX's
     # `[1579244748.838971] [host:56309:2]    cuda_ipc_md.c:62   UCX  ERROR cuCtxGetDevice ...`)
     r"|^(?:\S{1,40}\s+){0,3}[\w.-]{1,80}\.(?:c|cc|cpp|cu|h|hpp):\d{1,6}\s+(?:[A-Z]\w{0,15}\s+)?(?:ERROR|FATAL)\s"
     # Ray's C++ records (`[2023-11-02 13:17:59,227 E 19045 21937] logging.cc:97: ...`)
     r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,6} [EF] \d{1,10} \d{1,10}\] "
+    r"|^\[\d\d:\d\d:\d\d\] [\w./-]{0,300}dmlc/logging\.h:\d{1,6}: "
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
     # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)
@@ -285,7 +295,7 @@ _ERROR_NAMED = LazyRegex(
 # Warning-level records, in the places `_ERROR_LEVEL` reads a level: `[WARNING]`, `WARNING:root:`, glog's
 # `W1231 23:59:58`, torch's C++ `[W socket.cpp:464]`, absl's `W file.cc:12] ` (NCCL's `WARN` is its error level).
 _WARNING_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W\d{3,4} \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
+    r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W(?:\d{3,4}|\d{8}) \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
     r"|^(?:\S{0,40}\s){0,3}W [\w./-]{1,300}:\d{1,6}\] "
 )
 # Slurm's step daemon (`slurmstepd: error: ...`, `slurmstepd-node01: error: ...`): it speaks for the job.
@@ -411,7 +421,7 @@ _RECORD_HEADER = LazyRegex(
     r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?:?\s{1,4}"
     r"(?:[IWEF] [\w./-]{1,300}:\d{1,6}\]\s{1,4}"
     r"|\[?(?:INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\]?:?\s{1,4}(?:\[[\w./-]{1,300}:\d{1,6}(?::\w{1,100})?\]\s{1,4})?)"
-    r"|[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
+    r"|[IWEF](?:\d{4}){1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
     r"|[IWEF] [\w./-]{1,300}\.(?:cc|cpp|h|py):\d{1,6}\]\s{1,4}"  # the same without its time
     # vLLM's `ERROR 09-23 10:49:22 multiproc_worker_utils.py:226] ` (and `[executor.py:522] ` in later releases)
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,300}:\d{1,6}\] ?"
@@ -426,6 +436,9 @@ _LOWER_CASE_BUILTINS = frozenset(
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException) and name.endswith("Error")
 )
+
+
+_INTERRUPT_ECHO = "^C"  # a terminal's echo of Ctrl-C, before the interrupted program's last words
 
 
 def _stated_before_head(head: tuple[int, str] | None) -> str | None:
@@ -510,7 +523,9 @@ _WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|n[Rr]anks)\W{1,4}(\d
 _NCCL_PROCESS = LazyRegex(
     r"(?P<host>[^\s:\[\]]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?:\S{1,200} )?NCCL "
 )
-_NCCL_COMM_RANK = LazyRegex(r"\brank (\d{1,7}) n[Rr]anks \d{1,7}\b")
+_NCCL_COMM_RANK = LazyRegex(
+    r"\brank (\d{1,7}) n[Rr]anks (\d{1,7})\b(?: cudaDev \d{1,4}(?: nvmlDev \d{1,4})? busId ([0-9a-fA-F]{1,16})\b)?"
+)
 _MAX_NCCL_PROCESSES = 4096
 
 
@@ -664,6 +679,8 @@ class LogReader:
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
+        # (host, nranks, bus id) -> pid -> (rank, line, text): the processes of a communicator on each GPU
+        self._nccl_gpus: dict[tuple[str, str, str], dict[str, tuple[int, int, str]]] = {}
         self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
         self._interface: InterfaceObs | None = None  # NCCL's choice of an interface other hosts cannot reach
         self._stops = 0  # StopObs kept (at most _MAX_STOPS)
@@ -743,11 +760,18 @@ class LogReader:
 
     # --- NCCL's process labels -------------------------------------------------------------
 
-    def _nccl_process(self, m: re.Match[str], rest: str) -> None:
+    def _nccl_process(self, m: re.Match[str], rest: str, number: int) -> None:
         if len(self._nccl_ranks) < _MAX_NCCL_PROCESSES and (comm := _NCCL_COMM_RANK.search(rest, m.end())):
             rank = bounded_rank(comm.group(1))
             if rank is not None:
-                self._nccl_ranks[(m.group("host"), m.group("pid"))] = rank
+                process = (m.group("host"), m.group("pid"))
+                self._nccl_ranks[process] = rank
+                if comm.group(3) is not None:
+                    # A communicator's ranks on one host, by the GPU (bus id) each process drives.
+                    gpu = (m.group("host"), comm.group(2), comm.group(3).lower())
+                    self._nccl_gpus.setdefault(gpu, {}).setdefault(
+                        m.group("pid"), (rank, number, rest.strip())
+                    )
 
     def _nccl_process_ranks(self) -> None:
         """Unlabelled NCCL records get the rank of their process from NCCL's own set-up line for it.
@@ -801,7 +825,17 @@ class LogReader:
 
     def _membership(self, lines: int | None) -> None:
         """Places of the group claimed twice while others were never claimed, or a store-based barrier
-        stuck at another count than the world size: the process group cannot form."""
+        stuck at another count than the world size, or one GPU driven by two of a communicator's
+        processes: the process group cannot form."""
+        for (_, nranks, bus_id), processes in self._nccl_gpus.items():
+            ranks = sorted({rank for rank, _, _ in processes.values()})
+            if len(ranks) > 1:
+                number, text = max((line, said) for _, line, said in processes.values())
+                obs = self._observe(MembershipObs, number, text, self._stream(None, False))
+                obs.duplicated, obs.world, obs.device = ranks, int(nranks), bus_id
+                obs.chain = [Link(None, text)]
+                self._add(obs)
+                return
         for key, (number, text, world, workers) in self._barriers.items():
             if key not in self._barriers_done:
                 obs = self._observe(MembershipObs, number, text, self._stream(None, False))
@@ -934,7 +968,7 @@ class LogReader:
             if size:
                 self.world_sizes.add(size)
         if "NCCL" in rest and (nccl := _NCCL_PROCESS.search(rest)):
-            self._nccl_process(nccl, rest)
+            self._nccl_process(nccl, rest, number)
         # The program's own time starts a new record; a collector's time on every line orders the
         # lines but does not end a multi-line message.
         stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
@@ -1581,6 +1615,10 @@ class LogReader:
             self._flush_chain(stream)
             return
         stated = _stated_before_head(stream.head)
+        if stated is None and stream.head is not None and stream.head[1].lstrip().startswith(_INTERRUPT_ECHO):
+            # The terminal's echo of Ctrl-C starts the head's line: the user interrupted the program,
+            # and the traceback (cut off before it says so) is the KeyboardInterrupt's.
+            stated = "KeyboardInterrupt"
         if stated is not None:
             # The exception was stated before its traceback, on the head's line (vLLM's `Exception in
             # worker ... while processing method init_device: NCCL error: ..., Traceback (most recent
@@ -2147,7 +2185,7 @@ class LogReader:
             if hits
             else [Link(None, _record_message(clean_line(rest.strip())))]
         )
-        obs.warning = bool(
+        obs.warning = not _CUDA_FATAL_WARNING.search(rest) and bool(
             _WARNING_TEXT.search(rest)
             or _FALLING_BACK.search(rest)
             or (hits and all(link.entry is None or link.entry.id.endswith("-warning") for link in obs.chain))

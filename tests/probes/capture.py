@@ -119,6 +119,7 @@ FIXTURE_PROBES = (
     Probe("lightning-raise", "user_code", 1, spawn=True),
     Probe("lightning-sleep", "collective_timeout", 1, spawn=True),
     Probe("lightning-exit", "other", 1, spawn=True),
+    Probe("syncbn-cpu", "backend_unsupported", None),
 )
 ALL_PROBES = PROBES + FIXTURE_PROBES
 
