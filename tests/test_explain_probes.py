@@ -2441,6 +2441,16 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank1]: RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, invalid usage\n",
         {"category": "duplicate_device", "rank": None, "line": 2},
     ),
+    "a backend name c10d does not know is a backend it lacks": (
+        "[rank0]: AssertionError: Unknown c10d backend type CUDA:NCCL\n",
+        {"category": "backend_unsupported"},
+    ),
+    "a report that points at the error above gives way to it": (
+        "(EngineCore_DP0 pid=120) ERROR 03-18 23:23:32 [core.py:1006] ValueError: max_model_len 8192 is longer"
+        " than the model's 4096 positions\n"
+        "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n",
+        {"line": 1},
+    ),
     "SkyPilot's node rank before a process's own label is not the process's rank": (
         "(worker1, rank=1, pid=4455, ip=10.1.0.2) [rank9]: ValueError: the batch is empty\n",
         {"category": "user_code", "rank": 9},

@@ -137,6 +137,9 @@ _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
+_DEFERS_TO_ABOVE = LazyRegex(
+    r"(?i)\bsee (?:the )?(?:root cause|(?:original )?(?:error|errors|exception|traceback)) above\b"
+)
 _COMMUNICATOR_SET_UP = LazyRegex(r"setting up NCCL communicator|retrieving ncclUniqueId")
 # A launcher's own code: its command line and the loop that waits on its workers.
 _LAUNCHER_CODE = LazyRegex(
@@ -568,6 +571,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         # there (`pickle data was truncated`) means the parent went away first.
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "peer-failure"
         cand.reasons.append("a child process failed while starting: its parent had already gone away")
+        return cand
+    if _DEFERS_TO_ABOVE.search(text):
+        # A report that points back at an error printed before it (vLLM's `Engine core initialization
+        # failed. See root cause above.`): that earlier error is the cause.
+        cand.tier, cand.kind = WRAPPER, "wrapper"
+        cand.reasons.append("the message says its cause is the error printed above it")
         return cand
     if short_type == "Error" and _FAILED_TO_RUN.match(text):
         # A launcher's summary (`colossalai run`: `Error: failed to run torchrun ... on host`): the

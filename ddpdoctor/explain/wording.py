@@ -85,6 +85,8 @@ _BACKEND_LACKS = LazyRegex(
     r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
     # ... or a backend the device has not (`Your assigned backend nccl is not avaliable, please use hccl`)
     r"|\bbackend\b.{0,60}\bis not (?:avail|avali)able\b"
+    # ... or a backend name c10d does not know (`Unknown c10d backend type CUDA:NCCL`)
+    r"|\bUnknown c10d backend type\b"
     # a data type the device's collective library cannot move (Gaudi's HCCL and a bool tensor)
     r"|\b(?:data ?type|dtype)\b.{0,40}\bis not supported\b"
     # a build without the backend's process group (`module 'paddle.base.libpaddle' has no attribute
