@@ -2451,6 +2451,13 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "RuntimeError: Engine core initialization failed. See root cause above. Failed core proc(s): {}\n",
         {"line": 1},
     ),
+    "a traceback's head before lines that are neither frames nor an exception is still a failure": (
+        "Traceback (most recent call last):\n"
+        "    the loss values differ between the GPUs\n"
+        "\n"
+        "How should I solve it?\n",
+        {"line": 1},
+    ),
     "SkyPilot's node rank before a process's own label is not the process's rank": (
         "(worker1, rank=1, pid=4455, ip=10.1.0.2) [rank9]: ValueError: the batch is empty\n",
         {"category": "user_code", "rank": 9},

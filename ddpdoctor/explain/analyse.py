@@ -120,7 +120,7 @@ _DATA_CODE = LazyRegex(
 _WORKER_LOOP = LazyRegex(r"torch/utils/data/_utils/worker\.py$")
 # Python's own modules (not the packages installed beside them).
 _PYTHON_STDLIB = LazyRegex(
-    r"[/\\]lib[/\\]python\d(?:\.\d{1,2})?[/\\](?!(?:site|dist)-packages[/\\])|^<frozen "
+    r"[/\\]lib(?:64)?[/\\]python\d(?:\.\d{1,2})?[/\\](?!(?:site|dist)-packages[/\\])|^<frozen "
 )
 # A statement that takes the next item of the job's data: a loop over a loader or dataset, or next() on one.
 _ITERATES_DATA = LazyRegex(

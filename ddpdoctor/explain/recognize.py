@@ -766,7 +766,7 @@ class LogReader:
             if rank is not None:
                 process = (m.group("host"), m.group("pid"))
                 self._nccl_ranks[process] = rank
-                if comm.group(3) is not None:
+                if comm.group(3) is not None and len(self._nccl_gpus) < _MAX_NCCL_PROCESSES:
                     # A communicator's ranks on one host, by the GPU (bus id) each process drives.
                     gpu = (m.group("host"), comm.group(2), comm.group(3).lower())
                     self._nccl_gpus.setdefault(gpu, {}).setdefault(
@@ -1294,7 +1294,7 @@ class LogReader:
             return True
         if _NCCL_RECORD.match(stripped):
             # A log record after frames with no exception line (a faulthandler dump): the block is over.
-            self._cut_off_traceback(stream)
+            self._unfinished_traceback(stream)
             stream.mode = "idle"
             return False
         if (
@@ -1310,7 +1310,7 @@ class LogReader:
         if not _looks_like_exception(stripped):
             # Not an exception line (another process's output run into the frames): the traceback was
             # cut off here; the line is read on its own.
-            self._cut_off_traceback(stream)
+            self._unfinished_traceback(stream)
             stream.mode = "idle"
             return False
         self._start_exception(stream, number, stripped, cands, frames=stream.frames, standalone=False)
@@ -1597,6 +1597,12 @@ class LogReader:
         obs.chain = [Link(None, text)]
         self._add(obs)
 
+    def _unfinished_traceback(self, stream: _Stream) -> None:
+        """A traceback that ends before its exception line: known by its frames, or by its head alone."""
+        if not stream.frames and stream.head is not None:
+            self._bare_traceback_head(stream)
+        self._cut_off_traceback(stream)
+
     def _cut_off_traceback(self, stream: _Stream) -> None:
         """A traceback whose exception line never came: still a failure, known by its frames."""
         frames, stream.frames = stream.frames, []
@@ -1675,9 +1681,7 @@ class LogReader:
         if stream.mode == "table":
             self._end_table(stream)
         if stream.mode == "traceback":
-            if not stream.frames and stream.head is not None:
-                self._bare_traceback_head(stream)
-            self._cut_off_traceback(stream)
+            self._unfinished_traceback(stream)
         if stream.mode == "dump":
             self._end_dump(stream)
         if stream.mode == "cpp":
