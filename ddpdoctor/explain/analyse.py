@@ -432,13 +432,12 @@ def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
 
 def _data_loop(exc: ExceptionObs) -> Frame | None:
     """The user's loop over its data where the error came from taking the next item (`for batch in
-    train_loader:` is the innermost of the user's frames, and only library code is under it): the data
+    train_loader:` is the innermost of the user's frames, so only library code is under it): the data
     pipeline failed, not the loop's body. None otherwise."""
     user = exc.user_frame()
     if user is None or exc.worker_frames or not _ITERATES_DATA.search(user.code or ""):
         return None
-    below = exc.frames[exc.frames.index(user) + 1 :] if user in exc.frames else []
-    return user if not any(frame.user for frame in below) else None
+    return user
 
 
 def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
@@ -452,7 +451,7 @@ def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
             )
         if _RENDEZVOUS_CODE.search(frame.file) or frame.function == "init_process_group":
             return "rendezvous", f"{where}: it hung while the processes gathered"
-        if _DATA_CODE.search(frame.file) or _WORKER_LOOP.search(frame.file):
+        if _DATA_CODE.search(frame.file):
             return "dataloader", f"{where}: it hung waiting for its data"
     return "other", ""
 
