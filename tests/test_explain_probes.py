@@ -2462,6 +2462,41 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "(worker1, rank=1, pid=4455, ip=10.1.0.2) [rank9]: ValueError: the batch is empty\n",
         {"category": "user_code", "rank": 9},
     ),
+    # --- session 19 -----------------------------------------------------------------------------------
+    "an exception line under its own raise statement says what was raised": (
+        '[rank1]:     raise AssertionError(f"Expected TupleStrategy, got {type(spec)}")\n'
+        "[rank1]: AssertionError: Expected TupleStrategy, got <class 'list'>\n",
+        {"text": "AssertionError: Expected TupleStrategy, got <class 'list'>", "line": 2, "rank": 1},
+    ),
+    "a raise statement alone says what it raised": (
+        '[rank1]:     raise AssertionError("the mesh needs two dimensions")\n',
+        {"text": "AssertionError: the mesh needs two dimensions", "line": 1, "rank": 1},
+    ),
+    "the rank an error's message says it failed on": (
+        "torch.distributed.DistBackendError: NCCL error in: NCCLSymmetricMemory.cu:174,\n"
+        "invalid argument (run with NCCL_DEBUG=WARN for details), NCCL version 2.29.7\n"
+        "Failed to window register segment with ptr 0x7f00, size 20971520 on rank 3\n",
+        {"category": "nccl_error", "rank": 3, "line": 1},
+    ),
+    "a message comparing two ranks names neither as the failing one": (
+        "RuntimeError: the parameter on rank 0 has shape [4, 4] but on rank 2 it has shape [4, 8]\n",
+        {"rank": None},
+    ),
+    "a node-local label is the global rank the same log gives it": (
+        "[default0]:[rank0]: step 10 loss 2.31\n"
+        "[default1]:[rank1]: step 10 loss 2.29\n"
+        "[default1]: Traceback (most recent call last):\n"
+        '[default1]:   File "train.py", line 5, in <module>\n'
+        "[default1]:     main()\n"
+        "[default1]: ValueError: bad batch\n",
+        {"rank": 1, "local_rank": False},
+    ),
+    "a node-local label two nodes give different ranks stays local": (
+        "[default1]:[rank1]: step 10 loss 2.29\n"
+        "[default1]:[rank9]: step 10 loss 2.31\n"
+        "[default1]: ValueError: bad batch\n",
+        {"rank": 1, "local_rank": True},
+    ),
 }
 
 

@@ -148,6 +148,31 @@ _LAUNCHER_CODE = LazyRegex(
 )
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
+_C10D_COLLECTIVES = frozenset(
+    (
+        "all_gather",
+        "all_gather_into_tensor",
+        "all_gather_object",
+        "all_reduce",
+        "all_to_all",
+        "all_to_all_single",
+        "barrier",
+        "broadcast",
+        "broadcast_object_list",
+        "gather",
+        "gather_object",
+        "monitored_barrier",
+        "recv",
+        "reduce",
+        "reduce_scatter",
+        "reduce_scatter_tensor",
+        "scatter",
+        "scatter_object_list",
+        "send",
+    )
+)
+# Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
+_IN_BACKWARD = "all_reduce of gradients in backward"
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
 # Errors about a value a function was given (a key the data lacks, a value or type it refuses):
@@ -1052,9 +1077,13 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     for obs in timeline.failures:
         if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in ops:
             op = next((f.function for f in obs.frames if f.file.endswith(_C10D_API)), None)
+            if op is None and _timed_out_in_backward(obs):
+                op = _IN_BACKWARD
             if op is not None:
                 ops[obs.rank] = (op, obs)
     counts = Counter(op for op, _ in ops.values())
+    if _IN_BACKWARD in counts and not any(op in _C10D_COLLECTIVES for op in counts):
+        return []  # a gradient all-reduce and no other collective: nothing it could mismatch
     if len(counts) < 2:
         return []
     rare = min(counts.values())
@@ -1065,6 +1094,19 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(ops.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
     return [cand]
+
+
+def _timed_out_in_backward(obs: ExceptionObs) -> bool:
+    """Whether a collective's timeout (or lost peer) was raised from `backward()`: DDP's gradient
+    all-reduce, which runs in autograd's hooks, waited there."""
+    entry = _chain_entry(obs)
+    return (
+        entry is not None
+        and entry.category == "collective_timeout"
+        and any(
+            f.file.endswith("torch/autograd/__init__.py") and f.function == "backward" for f in obs.frames
+        )
+    )
 
 
 def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:

@@ -134,12 +134,14 @@ def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
 class Prefix:
     """The labels found at the start of a line."""
 
-    __slots__ = ("local", "rank", "rest")
+    __slots__ = ("local", "local_label", "rank", "rest")
 
-    def __init__(self, rank: int | None, local: bool, rest: str) -> None:
+    def __init__(self, rank: int | None, local: bool, rest: str, local_label: int | None = None) -> None:
         self.rank = rank
         self.local = local
         self.rest = rest
+        # A node-local label the global one after it refines (`[default1]:[rank9]:` -> 1).
+        self.local_label = local_label
 
 
 def split_prefix(
@@ -185,6 +187,7 @@ def split_prefix(
         return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None
     local = False
+    local_label: int | None = None
     # The rank so far is srun's task number or a pod's index (one per node when a pod runs several
     # ranks): a launcher's own label after it says more.
     task = False
@@ -208,12 +211,14 @@ def split_prefix(
             break
         value, is_local, end = found
         if value is not None and (rank is None or task or (local and not is_local)):
+            if local and not is_local and not task:
+                local_label = rank
             rank, local, task = value, is_local, from_srun or rest.startswith("[pod/")
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
         return _logger_prefix(line) if unlabelled else Prefix(None, False, rest)
-    return Prefix(rank, local, rest)
+    return Prefix(rank, local, rest, local_label)
 
 
 def collector_end(line: str) -> int:

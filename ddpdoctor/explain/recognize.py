@@ -527,6 +527,7 @@ _NCCL_COMM_RANK = LazyRegex(
     r"\brank (\d{1,7}) n[Rr]anks (\d{1,7})\b(?: cudaDev \d{1,4}(?: nvmlDev \d{1,4})? busId ([0-9a-fA-F]{1,16})\b)?"
 )
 _MAX_NCCL_PROCESSES = 4096
+_MAX_LOCAL_LABELS = 4096
 
 
 class _Exception(Record):
@@ -545,6 +546,7 @@ class _Exception(Record):
     worker_text: str | None = None
     worker_line: int = 0
     in_worker_traceback: bool = False
+    from_statement: bool = False  # read from a `raise` statement: its own exception line may follow
 
 
 class _Failure(Record):
@@ -679,6 +681,8 @@ class LogReader:
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
         self._barriers_done: set[str] = set()
         self._nccl_ranks: dict[tuple[str, str], int] = {}  # (host, pid) -> rank, from NCCL's set-up lines
+        # node-local label -> the global ranks lines labelled with both give it (`[default1]:[rank1]:`)
+        self._local_labels: dict[int, set[int]] = {}
         # (host, nranks, bus id) -> pid -> (rank, line, text): the processes of a communicator on each GPU
         self._nccl_gpus: dict[tuple[str, str, str], dict[str, tuple[int, int, str]]] = {}
         self._leads: deque[LeadObs] = deque(maxlen=_MAX_LEADS)
@@ -728,6 +732,7 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
+        self._global_ranks_of_local_labels()
         if self._interface is not None:
             self.observations.append(self._interface)
         end = self._leads[-1].line if self._leads else 0
@@ -788,6 +793,18 @@ class LogReader:
             if rank is not None and m is not None:
                 obs.rank, obs.local_rank = rank, False
                 obs.rank_source = f"NCCL's set-up line of process {m.group('pid')}"
+
+    def _global_ranks_of_local_labels(self) -> None:
+        """Lines labelled only with a node-local index (`[default1]:`) get the global rank that the
+        same input's doubly labelled lines (`[default1]:[rank1]:`) give that index, when they give one."""
+        for obs in self.observations:
+            if obs.rank is None or not obs.local_rank:
+                continue
+            ranks = self._local_labels.get(obs.rank, set())
+            if len(ranks) == 1:
+                (rank,) = ranks
+                obs.rank_source = f"line prefix (local label {obs.rank} is rank {rank} in this log)"
+                obs.rank, obs.local_rank = rank, False
 
     # --- process-group membership ---------------------------------------------------------
 
@@ -914,6 +931,12 @@ class LogReader:
             segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
         )
         rank, local = prefix.rank, prefix.local
+        if (
+            prefix.local_label is not None
+            and rank is not None
+            and len(self._local_labels) < _MAX_LOCAL_LABELS
+        ):
+            self._local_labels.setdefault(prefix.local_label, set()).add(rank)
         # Slurm's step daemon writes into a task's labelled output: its words are the job's, not the task's.
         daemon = prefix.rest.startswith(_SCHEDULER_DAEMONS)
         if daemon:
@@ -1176,6 +1199,8 @@ class LogReader:
             self._start_exception(
                 stream, number, raised, self.matcher.candidates(raised), frames=[], standalone=True
             )
+            assert stream.exc is not None
+            stream.exc.from_statement = True
             return
         # An exception line on its own, also indented as a Markdown code block (4 spaces) or a list
         # item; not deeper (a printed structure's nested text).
@@ -1411,6 +1436,12 @@ class LogReader:
             self._flush_chain(stream)
             stream.spawn_rank = bounded_rank(spawn.group(1))
             return True
+        if exc is not None and exc.from_statement and not exc.lines and _raises_the_same(exc, stripped):
+            # The exception line under the `raise` statement it came from (the statement's frame
+            # line cut off above it): the line says what was raised, with the values filled in.
+            stream.exc = None
+            self._start_exception(stream, number, stripped, cands, frames=[], standalone=True)
+            return True
         if exc is not None and exc.observation is None and stripped == ORIGINAL_TRACEBACK:
             exc.in_worker_traceback = True
             exc.max_lines = MAX_MESSAGE_LINES + MAX_FRAMES
@@ -1582,6 +1613,8 @@ class LogReader:
         obs.warning = bool(owner.type and owner.type.endswith("Warning")) or stream.ignored
         stream.ignored = False
         _rank_from_chain(obs, named)
+        if obs.rank is None:
+            _rank_stated_in_message(obs, owner)
         obs.evidence = [(self.label, exc.line, exc.text) for exc in chain]
         for exc in chain:
             obs.evidence += [(self.label, n, t) for n, t, _ in exc.lines[:5]]
@@ -2328,6 +2361,15 @@ def _rank_from_chain(obs: Observation, links: Iterable[Link] | None = None) -> N
         return
 
 
+def _rank_stated_in_message(obs: Observation, exc: _Exception) -> None:
+    """The rank an exception's own message says it failed on (`... segment ... on rank 0`), when
+    the message names one rank that way and nothing else gave the printer's rank."""
+    said = {m.group(1) for text in (exc.text, *(t for _, t, _ in exc.lines)) for m in _ON_RANK.finditer(text)}
+    if len(said) == 1 and (rank := bounded_rank(said.pop())) is not None:
+        obs.rank, obs.local_rank = rank, False
+        obs.rank_source = "the message (`on rank N`)"
+
+
 def _unbox(segment: str) -> str:
     """A line of an exception group's box drawing, without the box (`  | ValueError: 1` -> `ValueError: 1`)."""
     if _GROUP_SEPARATOR.match(segment):
@@ -2370,6 +2412,21 @@ def _raised_by_statement(text: str) -> str | None:
     literals = [a or b for a, b in _STRING_LITERAL.findall(m.group("args"))]
     message = "".join(literals).strip()
     return f"{m.group('type')}: {message}" if message else None
+
+
+_ON_RANK = re.compile(r"\bon (?:global )?rank (\d+)\b", re.IGNORECASE)
+
+
+def _raises_the_same(exc: _Exception, text: str) -> bool:
+    """Whether a line is the exception line of the type an exception read from a `raise`
+    statement names (`AssertionError: ...` under `raise AssertionError(...)`)."""
+    m = _EXC_LINE.match(text)
+    return (
+        m is not None
+        and exc.type is not None
+        and _raised_line(text)
+        and m.group("type").rsplit(".", 1)[-1] == exc.type.rsplit(".", 1)[-1]
+    )
 
 
 def _raised_line(text: str) -> bool:

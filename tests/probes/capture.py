@@ -120,6 +120,9 @@ FIXTURE_PROBES = (
     Probe("lightning-sleep", "collective_timeout", 1, spawn=True),
     Probe("lightning-exit", "other", 1, spawn=True),
     Probe("syncbn-cpu", "backend_unsupported", None),
+    Probe("memory-error", "oom_host", 1),
+    Probe("recv-deadlock", "collective_timeout", None),
+    Probe("barrier-rank0", "collective_mismatch", None),
 )
 ALL_PROBES = PROBES + FIXTURE_PROBES
 
