@@ -2482,6 +2482,80 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "RuntimeError: the parameter on rank 0 has shape [4, 4] but on rank 2 it has shape [4, 8]\n",
         {"rank": None},
     ),
+    "a shared-memory segment CUDA could not map is NCCL's failure, not a full /dev/shm": (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275,"
+        " unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "ncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "Last error:\n"
+        "Error while creating shared memory segment /dev/shm/nccl-g0wGsu (size 9637888)\n",
+        {"category": "nccl_error"},
+    ),
+    "a shared-memory segment a system call could not create is a full /dev/shm": (
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275,"
+        " unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.20.5\n"
+        "ncclSystemError: System call (e.g. socket, malloc) or external library call failed or device error.\n"
+        "Last error:\n"
+        "Error while creating shared memory segment /dev/shm/nccl-g0wGsu (size 9637888)\n",
+        {"category": "oom_host"},
+    ),
+    "an uncaught C++ exception is why the process the launcher saw abort ended": (
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "*** End of error message ***\n"
+        "mpirun noticed that process rank 7 with PID 0 on node gpu-3 exited on signal 6 (Aborted).\n",
+        {"line": 1, "rank": 7},
+    ),
+    "a traceback cut off after spawn's report is that process's": (
+        "-- Process 1 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 19, in _wrap\n'
+        "    fn(i, *args)\n"
+        '  File "/work/train_net.py", line 150, in main\n'
+        "    return trainer.train()\n",
+        {"rank": 1},
+    ),
+    "a store timeout in torchelastic's exit barrier is a peer that never finished": (
+        "ERROR:torch.distributed.elastic.agent.server.api:Error waiting on exit barrier. Elapsed: 309.2 seconds\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.9/site-packages/torch/distributed/elastic/agent/server/api.py", line 906, in'
+        " _exit_barrier\n"
+        "    store_util.barrier(\n"
+        '  File "/env/lib/python3.9/site-packages/torch/distributed/elastic/utils/store.py", line 31, in get_all\n'
+        '    data = store.get(f"{prefix}{idx}")\n'
+        "RuntimeError: Socket Timeout\n",
+        {"category": "collective_timeout"},
+    ),
+    "a communication backend the engine was built without": (
+        "[TM][FATAL] comm/device_comm.cc(28): Check failed: 0 Unknown communication backend: nccl\n",
+        {"category": "backend_unsupported"},
+    ),
+    "a failed check of an NCCL call's result is NCCL's failure": (
+        "F1125 15:44:39.266677 200102 nccl_helper.h:62] Check failed: dynload::ncclGroupEnd() == ncclSuccess"
+        " (1 vs. 0)\n",
+        {"category": "nccl_error"},
+    ),
+    "MPI's truncated message is a size the ranks disagree on": (
+        "mpi4py.MPI.Exception: MPI_ERR_TRUNCATE: message truncated\n",
+        {"category": "collective_mismatch"},
+    ),
+    "a library's NotImplementedError is a case it does not support": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/serve.py", line 12, in <module>\n'
+        "    model = get_model(name, sharded=True)\n"
+        '  File "/env/lib/python3.9/site-packages/text_generation_server/models/__init__.py", line 193, in'
+        " get_model\n"
+        '    raise NotImplementedError(FLASH_ATT_ERROR_MESSAGE.format("Sharded Llama"))\n'
+        "NotImplementedError: Sharded Llama requires Flash Attention enabled models.\n",
+        {"category": "backend_unsupported"},
+    ),
+    "the script's own NotImplementedError stays its code's": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 40, in <module>\n'
+        "    loss = criterion(out, y)\n"
+        '  File "/work/train.py", line 12, in criterion\n'
+        '    raise NotImplementedError("focal loss is not written yet")\n'
+        "NotImplementedError: focal loss is not written yet\n",
+        {"category": "user_code"},
+    ),
     "a node-local label is the global rank the same log gives it": (
         "[default0]:[rank0]: step 10 loss 2.31\n"
         "[default1]:[rank1]: step 10 loss 2.29\n"

@@ -80,6 +80,8 @@ _OBJECT_COLLECTIVE = LazyRegex(
     r"|recv_object_list|broadcast_obj|recv_obj|_tensor_to_object)$"
 )
 STORE_TIMEOUT_ENTRY = "dist-store-timeout"
+_SHM_ENTRY = "nccl-shm-error"
+_CUDA_CALL_FAILED_ENTRY = "nccl-unhandled-cuda-error"
 _STORE_WAIT = LazyRegex(r"wait timeout after|Timeout waiting for key")
 _COLLECTIVE_CALL = LazyRegex(
     r"(?:barrier|broadcast\w*|all_?gather\w*|all_?reduce\w*|gather\w*|scatter\w*|recv\w*|send\w*)$"
@@ -315,6 +317,14 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if detail is not None and CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
             cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
+        if primary.entry.id == _SHM_ENTRY and any(
+            link.entry is not None and link.entry.id == _CUDA_CALL_FAILED_ENTRY for link in obs.chain
+        ):
+            cand.category = "nccl_error"
+            cand.reasons.append(
+                "NCCL's result is a failed CUDA call, not a failed system call: CUDA could not map the"
+                " shared-memory segment (WSL, a container's IPC settings), /dev/shm is not full"
+            )
         if cand.category == "rendezvous" and _store_wait_in_collective(obs):
             cand.category = "collective_timeout"
             cand.reasons.append(
@@ -406,7 +416,8 @@ def _named_as_behind(obs: Observation) -> list[int]:
 
 def _store_wait_in_collective(obs: Observation) -> bool:
     """A key-value store's wait timeout raised inside a collective that runs over the store (vLLM's
-    `StatelessProcessGroup.barrier`, an object broadcast), not while the process group is set up."""
+    `StatelessProcessGroup.barrier`, an object broadcast, torchelastic's exit barrier), not while the
+    process group is set up."""
     entry = obs.known()
     if (
         not isinstance(obs, ExceptionObs)
@@ -415,6 +426,8 @@ def _store_wait_in_collective(obs: Observation) -> bool:
         or entry.id != STORE_TIMEOUT_ENTRY
     ):
         return False
+    if any(frame.function == "_exit_barrier" for frame in obs.frames):
+        return True  # torchelastic's agents wait over the store for each other's workers to finish
     text = obs.innermost_text()
     if not _STORE_WAIT.search(text) or _COMMUNICATOR_SET_UP.search(text):
         return False  # (NCCL's communicator is set up at a group's first collective: still setting up)
@@ -717,6 +730,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif exc is not None and (raiser := _raised_by_data_code(exc)) is not None:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append(f"raised by the data pipeline's code (at {raiser.where()})")
+    elif short_type == "NotImplementedError" and exc is not None and exc.frames and exc.raised_in_library():
+        # A library that has no implementation for this case: the model, device or backend asked for
+        # is one it does not support (`Sharded Llama requires Flash Attention enabled models`).
+        cand.category, cand.strength = "backend_unsupported", 2
+        cand.reasons.append(f"the library has no implementation for this case ({exc.frames[-1].where()})")
     elif short_type == "AssertionError" and exc is not None and exc.frames and exc.raised_in_library():
         # A library's own invariant failed (`fp32 param and grad have different shape`): its internal
         # state or its support for this combination of features, not a call the script got wrong.

@@ -1597,10 +1597,7 @@ class LogReader:
         if stream.spawn_rank is None and exited is not None and obs.rank is None:
             # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
             stream.spawn_rank = bounded_rank(exited.group(1))
-        if stream.spawn_rank is not None:
-            obs.rank, obs.local_rank = stream.spawn_rank, False
-            obs.rank_source = "torch.multiprocessing.spawn (process index)"
-            stream.spawn_rank = None
+        _take_spawn_rank(stream, obs)
         if _BARE_EXCEPTION.match(obs.text) and obs.frames and obs.frames[-1].code:
             # A bare `AssertionError`: the statement that raised it (`assert x % world_size == 0`) is its message.
             said = f"{obs.text.strip()} at `{obs.frames[-1].code}`"
@@ -1678,6 +1675,7 @@ class LogReader:
         obs.cut_off = True
         obs.frames = frames
         obs.chain = [Link(None, text)]
+        _take_spawn_rank(stream, obs)
         self._add(obs)
 
     def _end_line_message(self, message: _Exception, obs: Observation) -> None:
@@ -2359,6 +2357,14 @@ def _rank_from_chain(obs: Observation, links: Iterable[Link] | None = None) -> N
         elif link.entry.framework == "burn" and link.entry.rank_fixed == 0:
             obs.rank_note = "the main worker runs on devices[0], rank 0"
         return
+
+
+def _take_spawn_rank(stream: _Stream, obs: Observation) -> None:
+    """The process index torch.multiprocessing.spawn's report gave the traceback after it, as its rank."""
+    if stream.spawn_rank is not None:
+        obs.rank, obs.local_rank = stream.spawn_rank, False
+        obs.rank_source = "torch.multiprocessing.spawn (process index)"
+        stream.spawn_rank = None
 
 
 def _rank_stated_in_message(obs: Observation, exc: _Exception) -> None:

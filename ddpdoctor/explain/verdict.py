@@ -316,7 +316,7 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
     stated = [
         c
         for c in found
-        if c.kind == "error-line"
+        if (c.kind == "error-line" or _uncaught_cpp_exception(c))
         and c.consequence is None
         and not c.obs.logged_as_warning
         and (c.rank == culprit.rank or (c.rank is None and ended == {culprit.rank}))
@@ -331,6 +331,12 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
     cause.tier = CAUSE
     cause.reasons.append(f"rank {culprit.rank}'s own error line before it ended ({obs.text[:80]})")
     return cause
+
+
+def _uncaught_cpp_exception(cand: Candidate) -> bool:
+    """A C++ exception nothing caught (`terminate called after throwing an instance of ...`), whatever
+    it said: the process aborts right after, so it is why that process ended."""
+    return isinstance(cand.obs, ExceptionObs) and cand.obs.origin == "cpp"
 
 
 def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:

@@ -43,6 +43,9 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     # ... or a ring collective given tensors of other shapes by its peers (`Aborting RingReduce with
     # Internal: Inconsistent output shapes, got [4], but expected is [2]`)
     r"|\bRing\w{0,20} with \w{1,40}: Inconsistent (?:output |input )?shapes?\b"
+    # ... or MPI's receive given a smaller buffer than its peer sent (`MPI_ERR_TRUNCATE: message
+    # truncated`): the ranks disagree on a message's size
+    r"|\bMPI_ERR_TRUNCATE\b"
     # ... or a check that the ranks agree (FSDP's `Forward order differs across ranks`, a trainer's
     # `Rank 2 has different values for step: ... Other ranks: ...`, `loss log variables are different across gpus`)
     r"|(?i:\b(?:differs?|different) (?:across|between) (?:the |all )?(?:ranks|gpus|processes)\b)"
@@ -85,8 +88,9 @@ _BACKEND_LACKS = LazyRegex(
     r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
     # ... or a backend the device has not (`Your assigned backend nccl is not avaliable, please use hccl`)
     r"|\bbackend\b.{0,60}\bis not (?:avail|avali)able\b"
-    # ... or a backend name c10d does not know (`Unknown c10d backend type CUDA:NCCL`)
-    r"|\bUnknown c10d backend type\b"
+    # ... or a backend name c10d (or another engine's communicator) does not know (`Unknown c10d
+    # backend type CUDA:NCCL`, TurboMind's `Unknown communication backend: nccl` in a build without it)
+    r"|\bUnknown c10d backend type\b|\bUnknown (?:communication|comm) backend\b"
     # a data type the device's collective library cannot move (Gaudi's HCCL and a bool tensor)
     r"|\b(?:data ?type|dtype)\b.{0,40}\bis not supported\b"
     # a build without the backend's process group (`module 'paddle.base.libpaddle' has no attribute
@@ -183,6 +187,9 @@ _NCCL_FAILURE = LazyRegex(
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
     # ... or a framework's check of an NCCL call, located in its NCCL code (`invalid usage at [.../nccl_helper.h:70]`)
     r"|\b(?:invalid usage|unhandled (?:system|cuda) error|internal error|remote process exited)\b.{0,40}\bnccl\w{0,40}\.(?:h|cc|cpp|hpp)\b"
+    # ... or a failed check of an NCCL call's result (PaddlePaddle's glog `Check failed:
+    # dynload::ncclGroupEnd() == ncclSuccess (1 vs. 0)`)
+    r"|\bnccl\w{1,40}\(.{0,200}\) == ncclSuccess\b"
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
