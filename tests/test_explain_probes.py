@@ -2556,6 +2556,21 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "NotImplementedError: focal loss is not written yet\n",
         {"category": "user_code"},
     ),
+    "a signal handler's report is a crash however far the log goes on": (
+        "[node1:10948] *** Process received signal ***\n"
+        "[node1:10948] Signal: Aborted (6)\n"
+        + "[node1:10948] [ 1] /lib/x86_64-linux-gnu/libc.so.6(pthread_kill+0x12c)\n"
+        * 60,
+        {"line": 2, "exit_code": -6},
+    ),
+    "a failed C assertion is why its process then reported the abort": (
+        "train: llmc/dataloader.h:186: void dataloader_init(DataLoader*): Assertion `shard_ntok >= 1' failed.\n"
+        "[node1:10948] *** Process received signal ***\n"
+        "[node1:10948] Signal: Aborted (6)\n"
+        + "[node1:10948] [ 1] /lib/x86_64-linux-gnu/libc.so.6(pthread_kill+0x12c)\n"
+        * 60,
+        {"line": 1, "category": "dataloader"},
+    ),
     "a node-local label is the global rank the same log gives it": (
         "[default0]:[rank0]: step 10 loss 2.31\n"
         "[default1]:[rank1]: step 10 loss 2.29\n"

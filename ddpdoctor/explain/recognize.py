@@ -207,6 +207,8 @@ _CARGO_EXIT = LazyRegex(
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
 # Failure signal handlers: glog's (and Paddle's, Caffe's) `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`,
 # absl's `*** SIGABRT received at time=1734086759 on cpu 3 ***`.
+# The signal line of a handler's report under its `*** Process received signal ***` (`Signal: Aborted (6)`).
+_HANDLER_SIGNAL = LazyRegex(r"(?:^|\] )Signal: [A-Z][A-Za-z ]{1,40} \((\d{1,2})\)\s*$")
 _GLOG_SIGNAL = LazyRegex(
     r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@.{0,120}? received by PID (\d{1,10})|received at time=\d)"
 )
@@ -215,6 +217,8 @@ _GLOG_SIGNAL = LazyRegex(
 # Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
 _SOURCE_LOCATED = LazyRegex(
     r"^(?![IW]\d{4} |(?:\S{0,40}\s){0,2}[IW] \S{1,300}:\d{1,6}\] ).{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}\] (?!PC: |\*\*\* |@ )\S"
+    # ... or glibc's failed assertion (`prog: file.h:186: void f(int): Assertion `x > 0' failed.`)
+    r"|^.{0,400}?\.(?:h|hh|hpp|c|cc|cpp|cu|cuh|cxx):\d{1,6}: .{0,400}\bAssertion `.{0,400}' failed\.?$"
 )
 # horovodrun (gloo): `Process 0 exit with status code 137.`; Open MPI's report of the first process to
 # exit non-zero: `Process name: [[50371,1],0]` then `Exit code:    1` (job, then rank).
@@ -632,6 +636,7 @@ class _Stream:
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
         self.signal_report: tuple[int, int | None] | None = None  # glog's `*** SIGSEGV ...`: (line, signal)
+        self.signal_head: int | None = None  # the line of a handler's `*** Process received signal ***`
         self.head: tuple[int, str] | None = None  # the open traceback's `Traceback (...)` line
         # What stood before the open traceback's header (`2024-05-01 10:00:02,123 - ERROR - `), its
         # digits as zeros: the same margin on the block's next lines is not the block's text.
@@ -2045,6 +2050,21 @@ class LogReader:
                 "signal-handler",
             )
             self._check_before_abort(stream, number)
+            stream.signal_report = (number, signum)
+        elif "*** Process received signal ***" in rest:
+            # A signal handler's report (Open MPI's, libSegFault's) starts; a failed check printed just
+            # before it is why.
+            stream.signal_head = number
+            self._check_before_abort(stream, number)
+            return False
+        elif (
+            stream.signal_head is not None
+            and stream.signal_head == number - 1
+            and (m := _HANDLER_SIGNAL.search(rest)) is not None
+        ):
+            # `Signal: Aborted (6)` under `*** Process received signal ***`: the process's own report.
+            signum = bounded_int(m.group(1))
+            code, reporter = (-signum if signum is not None else None), "signal-handler"
             stream.signal_report = (number, signum)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"
