@@ -150,29 +150,6 @@ _LAUNCHER_CODE = LazyRegex(
 )
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
-_C10D_COLLECTIVES = frozenset(
-    (
-        "all_gather",
-        "all_gather_into_tensor",
-        "all_gather_object",
-        "all_reduce",
-        "all_to_all",
-        "all_to_all_single",
-        "barrier",
-        "broadcast",
-        "broadcast_object_list",
-        "gather",
-        "gather_object",
-        "monitored_barrier",
-        "recv",
-        "reduce",
-        "reduce_scatter",
-        "reduce_scatter_tensor",
-        "scatter",
-        "scatter_object_list",
-        "send",
-    )
-)
 # Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
 _IN_BACKWARD = "all_reduce of gradients in backward"
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
@@ -1100,7 +1077,7 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
             if op is not None:
                 ops[obs.rank] = (op, obs)
     counts = Counter(op for op, _ in ops.values())
-    if _IN_BACKWARD in counts and not any(op in _C10D_COLLECTIVES for op in counts):
+    if _IN_BACKWARD in counts and not any(collective_name(op, _C10D_API) for op in counts):
         return []  # a gradient all-reduce and no other collective: nothing it could mismatch
     if len(counts) < 2:
         return []
