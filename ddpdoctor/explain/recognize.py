@@ -207,11 +207,12 @@ _CARGO_EXIT = LazyRegex(
 _SIGNAL_PID = LazyRegex(r"Signal (\d{1,3}) \((SIG\w{1,10})\) received by PID (\d{1,10})")
 # Failure signal handlers: glog's (and Paddle's, Caffe's) `*** SIGSEGV (@0x0) received by PID 24044 (TID ...`,
 # absl's `*** SIGABRT received at time=1734086759 on cpu 3 ***`.
-# The signal line of a handler's report under its `*** Process received signal ***` (`Signal: Aborted (6)`).
-_HANDLER_SIGNAL = LazyRegex(r"(?:^|\] )Signal: [A-Z][A-Za-z ]{1,40} \((\d{1,2})\)\s*$")
 _GLOG_SIGNAL = LazyRegex(
     r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@.{0,120}? received by PID (\d{1,10})|received at time=\d)"
 )
+# The signal line of a handler's report under its `*** Process received signal ***` (Open MPI's,
+# libSegFault's `Signal: Aborted (6)`).
+_HANDLER_SIGNAL = LazyRegex(r"(?:^|\] )Signal: [A-Z][A-Za-z ]{1,40} \((\d{1,2})\)\s*$")
 # A C++ message with its source location, as a failed check prints it just before `abort()`:
 # gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
 # Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
@@ -2440,7 +2441,7 @@ def _raised_by_statement(text: str) -> str | None:
     return f"{m.group('type')}: {message}" if message else None
 
 
-_ON_RANK = re.compile(r"\bon (?:global )?rank (\d+)\b", re.IGNORECASE)
+_ON_RANK = re.compile(r"\bon (?:global )?rank (\d{1,7})\b", re.IGNORECASE)
 
 
 def _raises_the_same(exc: _Exception, text: str) -> bool:

@@ -334,8 +334,8 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
 
 
 def _uncaught_cpp_exception(cand: Candidate) -> bool:
-    """A C++ exception nothing caught (`terminate called after throwing an instance of ...`), whatever
-    it said: the process aborts right after, so it is why that process ended."""
+    """A C++ exception nothing caught (`terminate called after throwing an instance of ...`) or a
+    failed C++ check, whatever it said: the process aborts right after, so it is why it ended."""
     return isinstance(cand.obs, ExceptionObs) and cand.obs.origin == "cpp"
 
 
