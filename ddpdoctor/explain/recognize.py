@@ -337,6 +337,8 @@ _BOX_LINES = 30  # a box's headline speaks for the lines under it up to this far
 _REPEATS_TO_FAIL = 3
 _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
 _DIGITS = re.compile(r"\d+")
+# A message saying which rank it failed on (`... size 20971520 on rank 0`).
+_ON_RANK = re.compile(r"\bon (?:global )?rank (\d{1,7})\b", re.IGNORECASE)
 _LONE_EXCEPTION_INDENT = 8
 _BARE_LABELS = ("Error:", "Exception:")  # a heading over the lines that follow, not an error of its own
 # An exception line behind a label no reader knows (`job-7f3a/worker [w2]:RuntimeError: ...`, `<w3> KeyError:
@@ -2441,19 +2443,13 @@ def _raised_by_statement(text: str) -> str | None:
     return f"{m.group('type')}: {message}" if message else None
 
 
-_ON_RANK = re.compile(r"\bon (?:global )?rank (\d{1,7})\b", re.IGNORECASE)
-
-
 def _raises_the_same(exc: _Exception, text: str) -> bool:
     """Whether a line is the exception line of the type an exception read from a `raise`
     statement names (`AssertionError: ...` under `raise AssertionError(...)`)."""
+    if exc.type is None or not _raised_line(text):
+        return False
     m = _EXC_LINE.match(text)
-    return (
-        m is not None
-        and exc.type is not None
-        and _raised_line(text)
-        and m.group("type").rsplit(".", 1)[-1] == exc.type.rsplit(".", 1)[-1]
-    )
+    return m is not None and m.group("type").rsplit(".", 1)[-1] == exc.type.rsplit(".", 1)[-1]
 
 
 def _raised_line(text: str) -> bool:
