@@ -2586,6 +2586,33 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[default1]: ValueError: bad batch\n",
         {"rank": 1, "local_rank": True},
     ),
+    # --- session 20 -----------------------------------------------------------------------------------
+    "a CUDA runtime's words an extension printed are the error under a cut-off traceback": (
+        "error in deformable_im2col: invalid device function\n"
+        "-- Process 1 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 19, in _wrap\n'
+        "    fn(i, *args)\n"
+        '  File "/work/train_net.py", line 150, in main\n'
+        "    return trainer.train()\n",
+        {"line": 1},
+    ),
+    "a CUDA runtime's words in an info line are not an error": (
+        "[INFO] autotune: too many resources requested for launch, trying a smaller block\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 3, in <module>\n'
+        "    main()\n"
+        "ValueError: bad batch\n",
+        {"line": 5},
+    ),
+    "a CUDA runtime's words alone are a CUDA error": (
+        "autotune: too many resources requested for launch\n",
+        {"category": "cuda_error"},
+    ),
+    "a refused connection in lower case is still a refused connection": (
+        "F0823 23:35:12.819823 46441 LightNetwork.cpp:395] connection refused by pserver, maybe pserver failed!\n",
+        {"category": "rendezvous"},
+    ),
 }
 
 

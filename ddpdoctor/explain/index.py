@@ -58,6 +58,18 @@ LEAD_WORDS = (
 )
 
 
+# The CUDA runtime's own words for its failures (cudaGetErrorString's texts that nothing else says), as
+# an extension prints them with no level (`error in deformable_im2col: invalid device function`).
+CUDA_RUNTIME_TEXT = (
+    r"\b(?:invalid device function|an illegal (?:memory access|instruction) was encountered"
+    r"|no kernel image is available for execution on the device|device-side assert triggered"
+    r"|misaligned address|unspecified launch failure|too many resources requested for launch"
+    r"|the launch timed out and was terminated|invalid device ordinal|uncorrectable ECC error encountered"
+    r"|all CUDA-capable devices are busy or unavailable|no CUDA-capable device is detected"
+    r"|CUDA driver version is insufficient for CUDA runtime version)\b"
+)
+
+
 # The canonical status codes of JAX, XLA, TensorFlow and gRPC that stand for a failure.
 CANONICAL_STATUS = (
     r"(?:INTERNAL|UNKNOWN|UNAVAILABLE|INVALID_ARGUMENT|FAILED_PRECONDITION|RESOURCE_EXHAUSTED"
@@ -140,6 +152,8 @@ ANCHORS: tuple[Anchor, ...] = (
         + MPI_ERROR_LOG
         + "|"
         + TF_FAILURE
+        + r"|:\s{0,4}"
+        + CUDA_RUNTIME_TEXT
         + r"|^"
         + CANONICAL_STATUS
         + ": |"

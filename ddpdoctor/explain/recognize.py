@@ -42,6 +42,7 @@ from ddpdoctor.explain.index import (
     ARGPARSE_ERROR,
     CANN_ERROR_CODE,
     CANONICAL_STATUS,
+    CUDA_RUNTIME_TEXT,
     INTERPRETER_REFUSAL,
     LEAD_WORDS,
     MPI_ERROR_LOG,
@@ -413,6 +414,8 @@ def _is_error_record(rest: str) -> bool:
         return True  # a CUDA driver call's error code, whatever level the caller logged it at
     if "Error" in rest and _RUNTIME_STATUS.search(rest):
         return True  # so is a runtime's status by name
+    if _CUDA_RUNTIME_TEXT.search(rest) and not _NOT_A_LEAD.search(rest):
+        return True  # and its status in words, as an extension prints it (`error in im2col: invalid device function`)
     if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
         return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
     if "_ERROR_LOG: " in rest and _MPI_ERROR_LOG.search(rest):
@@ -477,6 +480,8 @@ _CUDA_DRIVER_ERROR = LazyRegex(r"\bCUDA_ERROR_[A-Z_]{3,60}\b")
 # A CUDA or HIP runtime status by name (`cudaError error: 1 (invalid argument)`, `hipErrorNoDevice:`),
 # not its type (`cudaError_t`) nor the status a poll expects (`cudaErrorNotReady`).
 _RUNTIME_STATUS = LazyRegex(r"\b(?:cuda|hip)Error(?!_t\b|NotReady)\w{0,40}[ :(]")
+# ... and its words for them, after the colon of whoever printed them.
+_CUDA_RUNTIME_TEXT = LazyRegex(r":\s{0,4}" + CUDA_RUNTIME_TEXT)
 # A `raise` statement with literal arguments (a traceback's code line pasted on its own).
 _RAISE_STATEMENT = LazyRegex(
     r"raise (?P<type>(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60})\((?P<args>.{1,2000})\)\s*$"

@@ -16,6 +16,7 @@ memory" is memory, "CUDA error: an illegal memory access" is CUDA).
 
 from __future__ import annotations
 
+from ddpdoctor.explain.index import CUDA_RUNTIME_TEXT
 from ddpdoctor.matching import LazyRegex
 
 # Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
@@ -204,6 +205,7 @@ _CUDA_FAILURE = LazyRegex(
     # CUDA set up in a process that then forks (its children cannot use it): MegEngine's, torch's words
     r"|(?i:\bcuda\b.{0,80}\bbefore (?:the )?fork|\bre-?initiali[sz]e cuda in (?:a )?forked)"
     r"|(?i:\bcuda has been initiali[sz]ed before\b.{0,80}\bfork)"  # accelerate's notebook_launcher
+    r"|" + CUDA_RUNTIME_TEXT  # the runtime's words for a failure (those of a device or a version come first)
 )
 _PORT_IN_USE = LazyRegex(
     r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
@@ -243,7 +245,7 @@ _CANNOT_BIND = LazyRegex(r"(?i)\b(?:cannot|can't|could not|unable to) bind\b|\bf
 _COLLECTIVE_RENDEZVOUS = LazyRegex(
     r"\bthreads to join the rendezvous\b|\bhas been waiting for `[^`]{1,300}` for \d{1,9} seconds and may be stuck\b"
 )
-_REFUSED_WORDS = r"\bConnection refused\b|\bECONNREFUSED\b|errno: 111\b"
+_REFUSED_WORDS = r"\b(?i:connection) refused\b|\bECONNREFUSED\b|errno: 111\b"
 _REFUSED = LazyRegex(_REFUSED_WORDS)
 # A connection to another process that could not be made (refused, timed out, no route), in the
 # words of sockets, NCCL's bootstrap (`Call to connect returned Connection refused, retrying`,
