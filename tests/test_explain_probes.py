@@ -449,6 +449,29 @@ def test_retries_at_their_limit_are_a_failure_and_earlier_retries_are_not() -> N
     assert root is not None and root.category == "nccl_error" and "(34/34)" in root.text
 
 
+def test_a_warning_that_something_failed_is_a_verdict_only_as_the_logs_last_words() -> None:
+    warning = (
+        "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:55292 (errno: 99 -"
+        " Cannot assign requested address).\n"
+    )
+    root = explain_text(warning).root_cause
+    assert root is not None and root.category == "rendezvous" and root.confidence == "low"
+    assert explain_text(warning + "step 1 loss 2.30\n").root_cause is None  # the retry succeeded
+    assert explain_text("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n").root_cause is None
+
+
+def test_a_flattened_traceback_keeps_each_frames_code_apart_from_the_exception_glued_to_it() -> None:
+    root = explain_text(
+        'Traceback (most recent call last): File "/env/lib/python3.6/runpy.py", line 193, in _run_module_as_main'
+        ' "__main__", mod_spec) File "/env/lib/python3.6/site-packages/torch/distributed/launch.py", line 218,'
+        " inmain cmd=process.args) subprocess.CalledProcessError: Command '['python', 'train.py',"
+        " '--local_rank=0']' died with <Signals.SIGSEGV: 11>.\n"
+    ).root_cause
+    assert root is not None and root.text.startswith("subprocess.CalledProcessError: Command '['python'")
+    assert root.frame == "/env/lib/python3.6/site-packages/torch/distributed/launch.py:218 in main"
+    assert root.rank == 0
+
+
 def test_a_log_that_ends_saying_something_failed_gets_a_low_confidence_verdict() -> None:
     steps = "".join(f"step {i} loss 0.{i}\n" for i in range(60))
     ending = "launching workers on node2\nssh: connect to host node2 port 2222: Connection timed out\n"
@@ -768,7 +791,7 @@ def test_a_failure_warning_repeated_until_the_end_is_a_verdict_and_a_retry_that_
     assert root is not None and root.category == "rendezvous" and root.confidence == "low"
     recovered = warning * 3 + "".join(f"epoch {i} loss 0.{i}\n" for i in range(6))
     assert explain_text(recovered).root_cause is None
-    assert explain_text(warning).root_cause is None  # one retry is not a failure
+    assert explain_text(warning + "epoch 0 loss 0.0\n").root_cause is None  # one retry is not a failure
 
 
 def test_slurm_error_records_are_not_usage_errors_and_argparse_rejections_are() -> None:
@@ -2607,6 +2630,16 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     ),
     "a CUDA runtime's words alone are a CUDA error": (
         "autotune: too many resources requested for launch\n",
+        {"category": "cuda_error"},
+    ),
+    "a warning that something failed as the log's last words": (
+        "[I socket.cpp:420] [c10d] starting the store\n"
+        "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:55292 (errno: 99 -"
+        " Cannot assign requested address).\n",
+        {"category": "rendezvous", "line": 2},
+    ),
+    "a CUDA library's failed result is a CUDA error": (
+        "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n",
         {"category": "cuda_error"},
     ),
     "a refused connection in lower case is still a refused connection": (

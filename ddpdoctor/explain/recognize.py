@@ -494,9 +494,14 @@ _OBJECT_REPR = LazyRegex(
 )
 _BARE_EXCEPTION = re.compile(r"\s*(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}\s*$")
 _FLATTENED_FRAME = re.compile(r'(?<=\S)\s+(?=File "[^"]{1,4096}", line \d)')
-# ... or put beside it in a second column of a wide paste (`dtype=x.dtype      AttributeError: ...`).
+# One frame of it: a function's name has no spaces (the paste may have lost the one before it: `, inmain`).
+_FLATTENED_HEAD = re.compile(
+    r'File "(?P<file>[^"]{1,4096})", line (?P<line>\d{1,9})(?:, in ?(?P<func><\w{1,40}>|[\w.]{1,200}))?'
+)
+# ... or put beside it in a second column of a wide paste (`dtype=x.dtype      AttributeError: ...`), or
+# one space after it where the paste lost its line breaks (`cmd=args) subprocess.CalledProcessError: ...`).
 _GLUED_EXCEPTION = LazyRegex(
-    r"(?P<code>.*?[)\]\w])(?: {2,})?"
+    r"(?P<code>.*?[)\]\w])(?: {2,}| (?=[\w.]{1,200}: ))?"
     r"(?P<exc>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Interrupt|Exit)(?::.*)?)$"
 )
 # What follows is an exception line (`ValueError: ...`, `[rank3]: torch.OutOfMemoryError: ...`).
@@ -766,13 +771,19 @@ class LogReader:
         elif warned := [
             (first, count)
             for count, first, seen_last in self._warned.values()
-            if count >= _REPEATS_TO_FAIL and (lines is None or seen_last > lines - _WARNED_TAIL_LINES)
+            if (count >= _REPEATS_TO_FAIL and (lines is None or seen_last > lines - _WARNED_TAIL_LINES))
+            or (seen_last == lines and _WARNING_LEVEL.match(first.text) is not None)
         ]:
-            # A warning that something failed, repeated until the input ends: the retries never
-            # succeeded (a rendezvous that never connects prints nothing else).
+            # A warning that something failed, repeated until the input ends or as the input's last words
+            # (not an info record): the retries never succeeded (a rendezvous that never connects prints
+            # nothing else).
             lead, count = min(warned, key=lambda item: item[0].line)
             lead.chain = self._links(_record_message(lead.text), None)
-            lead.notes.append(f"repeated {count} times until the end of the log: the retries never succeeded")
+            lead.notes.append(
+                f"repeated {count} times until the end of the log: the retries never succeeded"
+                if count > 1
+                else "the log's last line: nothing came after it"
+            )
             self.observations.append(lead)
         return self.observations
 
@@ -1020,9 +1031,17 @@ class LogReader:
         if 'File "' in rest and len(parts := _FLATTENED_FRAME.split(rest)) > 1:
             # A pasted traceback whose line breaks were lost: one frame per piece.
             for piece in parts:
-                if piece.strip():
-                    text = ("  " + piece) if piece.startswith('File "') else piece
-                    self._feed(stream, number, text, segment, candidates, stamp)
+                head = _FLATTENED_HEAD.match(piece)
+                if head is None:
+                    if piece.strip():
+                        self._feed(stream, number, piece, segment, candidates, stamp)
+                    continue
+                # The frame's header, then its source line (the code after the function's name).
+                func = f", in {head.group('func')}" if head.group("func") else ""
+                frame = f'  File "{head.group("file")}", line {head.group("line")}{func}'
+                self._feed(stream, number, frame, segment, candidates, stamp)
+                if code := piece[head.end() :].strip():
+                    self._feed(stream, number, "    " + code, segment, candidates, stamp)
             return
         self._feed(stream, number, rest, segment, candidates, stamp)
 

@@ -194,7 +194,9 @@ _NCCL_FAILURE = LazyRegex(
 )
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
-    r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w*|\bCUDA_ERROR_\w+|\bCUBLAS_STATUS_\w+"
+    r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w*|\bCUDA_ERROR_\w+"
+    # CUDA's libraries: cuBLAS, cuSOLVER, cuSPARSE, cuRAND statuses, cuFFT's results (`cuFFT error: CUFFT_INTERNAL_ERROR`)
+    r"|\bCU(?:BLAS|SOLVER|SPARSE|RAND)_STATUS_\w+|\bCUFFT_[A-Z_]{4,40}\b|\bcu(?:FFT|BLAS|SOLVER|SPARSE|RAND) error\b"
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
