@@ -2642,6 +2642,54 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "RuntimeError: cuFFT error: CUFFT_INTERNAL_ERROR\n",
         {"category": "cuda_error"},
     ),
+    "TensorFlow's count of root errors gives way to the first error it lists": (
+        "tensorflow.python.framework.errors_impl.InternalError: 5 root error(s) found.\n"
+        "  (0) Internal:  Missing 1-th output from node replica_3/sequential/dropout/Dropout\n"
+        "  (1) Internal:  Missing 1-th output from node replica_3/sequential/dropout/Dropout\n",
+        {"line": 2},
+    ),
+    "a count of root errors under a status of its own keeps the status": (
+        "Exception in device=TPU:6: RESOURCE_EXHAUSTED: From /job:localservice/replica:0/task:0:\n"
+        "2 root error(s) found.\n"
+        "  (0) RESOURCE_EXHAUSTED: Attempting to reserve 10.51G at the bottom of memory.\n",
+        {"line": 1},
+    ),
+    "a library's own binaries for this CUDA that will not load are a version mismatch": (
+        "CUDA Setup failed despite GPU being available. Please run the following command to get more information:\n",
+        {"category": "version_mismatch"},
+    ),
+    "a trainer's data thread that failed is the data loader's": (
+        "2024-04-01 10:00:00 CRITICAL Uncaught OLMoThreadError: generator thread data thread 3 failed\n",
+        {"category": "dataloader"},
+    ),
+    "PaddlePaddle's launcher reports the rank it saw killed": (
+        "LAUNCH ERROR 2024-03-10 00:35:50,216 Container failed !!!\n"
+        "Container rank 1 status failed cmd ['/env/bin/python', '-u', 'tools/train.py', '-c', 'configs/x.yml'']"
+        " code -9 log ./debug/workerlog.1\n",
+        {"rank": 1, "category": "oom_host", "exit_code": -9},
+    ),
+    "a line cut at its start gives way to its complete copy below": (
+        "operation timeout: WorkNCCL(SeqNum=23360, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1809059 ms\n"
+        "[E ProcessGroupNCCL.cpp:821] [Rank 5] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=23360, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1809070 ms\n",
+        {"line": 2},
+    ),
+    "an operating system's error as Python prints it is an error line": (
+        "': [Errno 2] No such file or directoryle '\n"
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 0 (pid: 4109)"
+        " of binary: /env/bin/python\n",
+        {"line": 1},
+    ),
+    "an error in PaddlePaddle's reader process is the data loader's": (
+        "Process Process-4:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.7/site-packages/paddle/reader/decorator.py", line 549, in _read_into_queue\n'
+        "    for sample in reader():\n"
+        '  File "tools/../ppocr/data/rec/dataset_traversal.py", line 241, in get_device_num\n'
+        "    gpu_num = len(gpus.split(','))\n"
+        "AttributeError: 'int' object has no attribute 'split'\n",
+        {"category": "dataloader"},
+    ),
     "a refused connection in lower case is still a refused connection": (
         "F0823 23:35:12.819823 46441 LightNetwork.cpp:395] connection refused by pserver, maybe pserver failed!\n",
         {"category": "rendezvous"},

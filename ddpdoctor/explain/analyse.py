@@ -119,7 +119,11 @@ _DATA_CODE = LazyRegex(
 )
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
 # even when the paste starts at its "Original Traceback" and lost the re-raise's words.
-_WORKER_LOOP = LazyRegex(r"torch/utils/data/_utils/worker\.py$")
+_WORKER_LOOP = LazyRegex(
+    r"torch/utils/data/_utils/worker\.py$"
+    # ... and PaddlePaddle's: its DataLoader's workers, its readers' processes (`multiprocess_reader`)
+    r"|paddle/(?:io/dataloader|fluid/dataloader)/worker\.py$|paddle/reader/decorator\.py$"
+)
 # Python's own modules (not the packages installed beside them).
 _PYTHON_STDLIB = LazyRegex(
     r"[/\\]lib(?:64)?[/\\]python\d(?:\.\d{1,2})?[/\\](?!(?:site|dist)-packages[/\\])|^<frozen "

@@ -70,6 +70,10 @@ CUDA_RUNTIME_TEXT = (
 )
 
 
+# An operating system's error as Python prints it (`[Errno 2] No such file or directory`).
+ERRNO_TEXT = r"\[Errno \d{1,4}\] [A-Z]"
+
+
 # The canonical status codes of JAX, XLA, TensorFlow and gRPC that stand for a failure.
 CANONICAL_STATUS = (
     r"(?:INTERNAL|UNKNOWN|UNAVAILABLE|INVALID_ARGUMENT|FAILED_PRECONDITION|RESOURCE_EXHAUSTED"
@@ -115,7 +119,7 @@ ANCHORS: tuple[Anchor, ...] = (
         "exit",
         r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: |"
         r"received by PID|received at time=|closing signal|death signal|exited on signal|"
-        r"terminated with (?:signal|exit code|the following error)|with code -?\d|\] Error \d",
+        r"terminated with (?:signal|exit code|the following error)|with code -?\d|\] Error \d|status failed cmd",
         3,
     ),
     Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
@@ -154,6 +158,8 @@ ANCHORS: tuple[Anchor, ...] = (
         + TF_FAILURE
         + r"|:\s{0,4}"
         + CUDA_RUNTIME_TEXT
+        + "|"
+        + ERRNO_TEXT
         + r"|^"
         + CANONICAL_STATUS
         + ": |"

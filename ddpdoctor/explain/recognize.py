@@ -43,6 +43,7 @@ from ddpdoctor.explain.index import (
     CANN_ERROR_CODE,
     CANONICAL_STATUS,
     CUDA_RUNTIME_TEXT,
+    ERRNO_TEXT,
     INTERPRETER_REFUSAL,
     LEAD_WORDS,
     MPI_ERROR_LOG,
@@ -232,6 +233,8 @@ _MPI_EXIT_CODE = LazyRegex(r"Exit code:\s{1,20}(-?\d{1,9})$")
 _RANK_CRASHED = LazyRegex(
     r"\b[Rr]ank (\d{1,7}) (?:crashed|failed|exited) with (?:exit|return) code (-?\d{1,9})"
 )
+# PaddlePaddle's launcher: `Container rank 0 status failed cmd ['python', '-u', 'train.py'] code -9 log ...`.
+_PADDLE_EXIT = LazyRegex(r"\bContainer rank (\d{1,7}) status failed cmd .{0,4000}? code (-?\d{1,9})\b")
 # Slurm: `srun: error: node7: task 3: Exited with exit code 1` (`tasks 2-7:` for several; task = rank).
 _SRUN_EXIT = LazyRegex(
     r"srun: error: \S{1,200}: tasks? (\d{1,7}|[\d,-]{1,200}): (?:Exited with exit code (\d{1,9})|(Killed|Out Of Memory))"
@@ -356,6 +359,18 @@ _CHECK_TRACE_GAP = 2  # lines of the trace's head the excerpt may lack
 _WRAP_MIN_CHARS = 60  # a line shorter than this was not wrapped by a terminal
 _WRAP_JOINED_CHARS = 4000
 _ZERO_DIGITS = str.maketrans("123456789", "000000000")
+_ROOT_ERRORS_FOUND = LazyRegex(r"\b\d{1,6} root error\(s\) found\.?$")
+_STATUS_NAMED = LazyRegex(r"\b" + CANONICAL_STATUS + r":")
+
+
+def _first_root_error(exc: _Exception) -> tuple[int, str] | None:
+    """The first error of TensorFlow's list (`(0) Internal: ...`) under an exception whose message is
+    only their count (`5 root error(s) found.`, on its line or the next), unless the message states a
+    status of its own (`RESOURCE_EXHAUSTED: From /job:...:`)."""
+    said = [exc.text, *(text for _, text, _ in exc.lines[:1])]
+    if not any(_ROOT_ERRORS_FOUND.search(text) for text in said) or _STATUS_NAMED.search(exc.text):
+        return None
+    return next(((number, text) for number, text, _ in exc.lines[:4] if text.startswith("(0) ")), None)
 
 
 def _bare_type_line(exc: _Exception) -> bool:
@@ -416,6 +431,8 @@ def _is_error_record(rest: str) -> bool:
         return True  # so is a runtime's status by name
     if _CUDA_RUNTIME_TEXT.search(rest) and not _NOT_A_LEAD.search(rest):
         return True  # and its status in words, as an extension prints it (`error in im2col: invalid device function`)
+    if "[Errno " in rest and _ERRNO.search(rest):
+        return True  # an operating system's error as Python prints it (`[Errno 2] No such file or directory`)
     if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
         return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
     if "_ERROR_LOG: " in rest and _MPI_ERROR_LOG.search(rest):
@@ -476,6 +493,7 @@ def _record_message(text: str) -> str:
 # `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
 _TF_FAILURE = LazyRegex(TF_FAILURE)
 _MPI_ERROR_LOG = LazyRegex(MPI_ERROR_LOG)
+_ERRNO = LazyRegex(ERRNO_TEXT)
 _CUDA_DRIVER_ERROR = LazyRegex(r"\bCUDA_ERROR_[A-Z_]{3,60}\b")
 # A CUDA or HIP runtime status by name (`cudaError error: 1 (invalid argument)`, `hipErrorNoDevice:`),
 # not its type (`cudaError_t`) nor the status a poll expects (`cudaErrorNotReady`).
@@ -1595,6 +1613,12 @@ class LogReader:
                 if primary.text in text or text in primary.text:
                     obs.line, obs.text = number, text
                     break
+        elif (listed := _first_root_error(owner)) is not None:
+            # TensorFlow's and XLA's `5 root error(s) found.`: a count; the first error it lists
+            # (`(0) Internal: Missing 1-th output from node ...`) is the message.
+            obs.line, obs.text = listed
+            obs.chain = [Link(None, listed[1])]
+            obs.explained_by = None
         elif _bare_type_line(owner) and owner.lines and owner.lines[0][1][:1].isalnum():
             # `ResourceExhaustedError:` and nothing more: the message is on the line under it
             # (PaddlePaddle's error summary, a message that starts with a newline).
@@ -2105,6 +2129,8 @@ class LogReader:
             stream.mpi_process = None
         elif "with exit code" in rest and (m := _RANK_CRASHED.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "launcher"
+        elif "status failed cmd" in rest and (m := _PADDLE_EXIT.search(rest)):
+            code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "paddle"
         elif "srun: error:" in rest and (m := _SRUN_EXIT.search(rest)):
             code = -9 if m.group(3) else bounded_int(m.group(2))
             global_rank, reporter = bounded_rank(m.group(1)), "srun"

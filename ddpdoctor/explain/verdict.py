@@ -83,6 +83,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     ranked = order(pool, tier=lambda c: -c.strength)
     culprit = _logged_form(_raised_form(_prefer_known(ranked), pool), ranked)
     culprit = _best_consequence(ranked) if best_tier == CONSEQUENCE else _stated_before_crash(culprit, found)
+    culprit = _whole_copy(culprit, pool)
     if best_tier == CONSEQUENCE:
         culprit = _symptom_rank(culprit, pool)
         _lone_lost_connection(culprit)
@@ -228,6 +229,34 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
         if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):
             return other
     return first
+
+
+# How far below a line cut at its start (an excerpt that begins mid-line) its complete copy may stand.
+_COPY_LINES = 3
+_MIN_COPY_CHARS = 20
+
+
+def _whole_copy(culprit: Candidate, pool: list[Candidate]) -> Candidate:
+    """The complete line of the same message when the culprit's line was cut at its start (an excerpt
+    that begins mid-line: `operation timeout: WorkNCCL(...)` above `[Rank 5] Watchdog caught collective
+    operation timeout: WorkNCCL(...)`), numbers aside."""
+    text = culprit.obs.text.strip()
+    if text[:1].isupper() or text[:1] in "[(<" or len(text) < _MIN_COPY_CHARS:
+        return culprit  # it starts where a message or a label starts
+    cut = _DIGITS.sub("#", text)
+    for other in pool:
+        whole = _DIGITS.sub("#", other.obs.text.strip())
+        if (
+            other.obs.file_index == culprit.obs.file_index
+            # A copy another rank's label claims is that rank's own error (a victim's rank is decided
+            # from every victim after this).
+            and (other.rank == culprit.rank or other.tier == CONSEQUENCE)
+            and 0 < other.obs.line - culprit.obs.line <= _COPY_LINES
+            and len(whole) > len(cut)
+            and whole.endswith(cut)
+        ):
+            return other
+    return culprit
 
 
 def _logged_form(culprit: Candidate, ranked: list[Candidate]) -> Candidate:

@@ -70,6 +70,9 @@ _LIBRARY_MISSING = LazyRegex(
     # ... or the Python interpreter a launcher starts on another host is not there (`bash:
     # /home/u/.pyenv/versions/3.7.2/bin/python3.7: No such file or directory`)
     r"|/python[\d.]{0,5}: No such file or directory\b"
+    # ... or a library's own binaries for this CUDA (NVRTC's `failed to load builtins for compute_61`,
+    # bitsandbytes' `CUDA Setup failed despite GPU being available`)
+    r"|\bnvrtc: error: failed to load builtins\b|\bCUDA Setup failed despite GPU being available\b"
 )
 # A message that states the version something needs (`Native multi-GPU training requires
 # pytorch>=1.9.1`, pip's `xformers 0.0.20 requires torch==2.0.1, but you have torch 2.1.0`).
@@ -343,6 +346,8 @@ _WORLD_DISAGREES = LazyRegex(
 # A data loader's worker processes died (Paddle's `DataLoader 1 workers exit unexpectedly`).
 _LOADER_WORKERS = LazyRegex(
     r"(?i)\bDataLoader\b.{0,60}\bworkers?\b.{0,40}\b(?:exit(?:ed)?|died|killed|crashed)\b"
+    # ... or a trainer's own data thread or worker that failed (OLMo's `generator thread data thread 3 failed`)
+    r"|(?i:\bdata(?: ?loader)? (?:thread|worker|process)(?: \d{1,4})? (?:failed|died|crashed)\b)"
 )
 # A distributed sampler's check of how it split the data between the ranks (`assert self.num_samples >= 1
 # or self.total_size == 0`, `assert len(indices) == self.total_size`): its own fields in the assertion.
