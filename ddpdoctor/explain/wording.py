@@ -347,7 +347,7 @@ _WORLD_DISAGREES = LazyRegex(
 _LOADER_WORKERS = LazyRegex(
     r"(?i)\bDataLoader\b.{0,60}\bworkers?\b.{0,40}\b(?:exit(?:ed)?|died|killed|crashed)\b"
     # ... or a trainer's own data thread or worker that failed (OLMo's `generator thread data thread 3 failed`)
-    r"|(?i:\bdata(?: ?loader)? (?:thread|worker|process)(?: \d{1,4})? (?:failed|died|crashed)\b)"
+    r"|\bdata(?: ?loader)? (?:thread|worker|process)(?: \d{1,4})? (?:failed|died|crashed)\b"
 )
 # A distributed sampler's check of how it split the data between the ranks (`assert self.num_samples >= 1
 # or self.total_size == 0`, `assert len(indices) == self.total_size`): its own fields in the assertion.
