@@ -156,7 +156,7 @@ ANCHORS: tuple[Anchor, ...] = (
         + MPI_ERROR_LOG
         + "|"
         + TF_FAILURE
-        + r"|:\s{0,4}"
+        + "|"
         + CUDA_RUNTIME_TEXT
         + "|"
         + ERRNO_TEXT
