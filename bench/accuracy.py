@@ -8,6 +8,10 @@ per-rank files) with `expected: {category, rank, root_line?, entry?}`. Two split
   in aggregate (`--misses` names the misses of the dev split; on the blind split it is refused
   unless `--i-am-moving-them` says the misses are about to move into the dev split).
 
+A single-file log is read under a neutral name (`pasted.log`): a fixture's descriptive name
+(`...-oom-rank7.log`) would otherwise tell `explain` the rank the way a per-rank file's name does.
+A folder of per-rank files keeps its names, which are the launcher's.
+
 The root line is right when the reported root line (or the text `explain` reports for it)
 contains the labelled `root_line` (less the spaces around it: a label may keep a code line's
 indent). A log is *silent* when `explain` reports no failure at all.
@@ -104,6 +108,9 @@ class Outcome:
     source: str = "structural"
 
 
+NEUTRAL_NAME = "pasted.log"  # says nothing of a rank, unlike a fixture's descriptive name
+
+
 def load_cases(folder: Path) -> list[Case]:
     """Every sidecar of a split with the log it describes."""
     cases = []
@@ -153,8 +160,16 @@ def _reported_line(root: dict[str, Any]) -> str:
 
 def score(case: Case) -> Outcome:
     """Run explain on one case and compare with its labels."""
-    report = explain_paths([str(case.log)])
-    root = report.root_cause
+    if case.log.is_dir():
+        return _compare(case, explain_paths([str(case.log)]).root_cause)
+    with tempfile.TemporaryDirectory(prefix="ddpdoctor-accuracy-") as folder:
+        neutral = Path(folder) / NEUTRAL_NAME
+        neutral.write_bytes(case.log.read_bytes())
+        return _compare(case, explain_paths([str(neutral)]).root_cause)
+
+
+def _compare(case: Case, root: Any) -> Outcome:
+    """The outcome of one case: the report's root cause against the case's labels."""
     if root is None:
         outcome = Outcome(case, {}, silent=True)
         outcome.right = {

@@ -2694,6 +2694,82 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "F0823 23:35:12.819823 46441 LightNetwork.cpp:395] connection refused by pserver, maybe pserver failed!\n",
         {"category": "rendezvous"},
     ),
+    # --- session 21 -----------------------------------------------------------------------------------
+    "THC's check of a CUDA call in old releases is a CUDA error": (
+        "[1,1]<stderr>:THCudaCheck FAIL file=horovod/torch/ready_event.cc line=94 error=600 : device not ready\n"
+        "[1,1]<stderr>:terminate called after throwing an instance of 'std::runtime_error'\n"
+        "[1,1]<stderr>:  what():  cuda runtime error (600) : device not ready at horovod/torch/ready_event.cc:94\n",
+        {"category": "cuda_error", "rank": 1},
+    ),
+    "THC's number of a CUDA error says which error it is": (
+        "RuntimeError: cuda runtime error (2) : the allocator gave up at /pytorch/aten/src/THC/THCStorage.cu:66\n",
+        {"category": "oom_gpu"},
+    ),
+    "a device the runtime finds no match for does not exist": (
+        "F external/xla/statusor.cc:33] Attempting to fetch value instead of handling error INVALID_ARGUMENT:"
+        " No matching device found for local_hardware_id 8\n",
+        {"category": "invalid_device"},
+    ),
+    "an error raised by the store-based barrier of init_process_group is the rendezvous's": (
+        "Traceback (most recent call last):\n"
+        '  File "main.py", line 145, in main\n'
+        "    torch.distributed.init_process_group(backend='nccl', init_method=args.dist_url)\n"
+        '  File "/env/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 627, in init_process_group\n'
+        "    _store_based_barrier(rank, store, timeout)\n"
+        '  File "/env/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 227, in _store_based_barrier\n'
+        "    store.add(store_key, 1)\n"
+        "RuntimeError: open(/): Is a directory\n",
+        {"category": "rendezvous"},
+    ),
+    "a rank label glued after a progress bar is still the line's label": (
+        "  0%|          | 0/60 [00:00<?, ?it/s][rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught"
+        " collective operation timeout: WorkNCCL(SeqNum=959, OpType=ALLREDUCE, NumelIn=5449, NumelOut=5449,"
+        " Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=963, OpType=ALLREDUCE, NumelIn=2560, NumelOut=2560, Timeout(ms)=600000) ran for 600049"
+        " milliseconds before timing out.\n"
+        "[rank2]:[E ProcessGroupNCCL.cpp:563] [Rank 2] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=963, OpType=ALLREDUCE, NumelIn=2560, NumelOut=2560, Timeout(ms)=600000) ran for 600085"
+        " milliseconds before timing out.\n",
+        {"rank": 0, "line": 1},
+    ),
+    "two ranks behind the others are suspects, neither is named": (
+        "".join(
+            f"[rank{rank}]:[E ProcessGroupNCCL.cpp:563] [Rank {rank}] Watchdog caught collective operation timeout:"
+            f" WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=2560, NumelOut=2560, Timeout(ms)=600000) ran for"
+            " 600049 milliseconds before timing out.\n"
+            for rank, seq in ((0, 959), (1, 959), (2, 963), (3, 963))
+        ),
+        {"category": "collective_timeout", "rank": None},
+    ),
+    "Open MPI's signal report is the rank its launcher names with the same pid": (
+        "[node3:19474] *** Process received signal ***\n"
+        "[node3:19474] Signal: Segmentation fault (11)\n"
+        "[node3:19474] Signal code: Address not mapped (1)\n"
+        "[node3:19474] *** End of error message ***\n"
+        "mpiexec noticed that process rank 1 with PID 19474 on node node3 exited on signal 11 (Segmentation fault).\n",
+        {"rank": 1, "line": 2, "exit_code": -11},
+    ),
+    "NCCL's own check of the collectives names the rank that saw the mismatch": (
+        "node1:2396:2428 [0] init.cc:1256 NCCL WARN Your program may be hanging, this may be caused by a"
+        " collective mismatch around rank 3. Please check your collective calls at and around this rank.\n",
+        {"rank": 3, "category": "collective_mismatch"},
+    ),
+    "a kernel's unlabelled assertion is the rank whose traceback the excerpt cut off after it": (
+        "../aten/src/ATen/native/cuda/Indexing.cu:1284: indexSelectLargeIndex: block: [37,0,0], thread: [92,0,0]"
+        " Assertion `srcIndex < srcSelectDimSize` failed.\n"
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 154, in <module>\n'
+        "[rank2]:     losses = forward_backward(model, batch)\n",
+        {"rank": 2, "category": "cuda_error", "line": 1},
+    ),
+    "two watchdog reports of one collective with different sizes, told apart by torch's own rank tags": (
+        "[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20879,"
+        " OpType=ALLREDUCE, NumelIn=419044352, NumelOut=419044352, Timeout(ms)=1800000) ran for 1800101 ms\n"
+        "[E ProcessGroupNCCL.cpp:475] [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20879,"
+        " OpType=ALLREDUCE, NumelIn=406069248, NumelOut=406069248, Timeout(ms)=1800000) ran for 1800115 ms\n",
+        {"category": "collective_mismatch", "rank": None},
+    ),
 }
 
 

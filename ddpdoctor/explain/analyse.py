@@ -424,6 +424,16 @@ def _unpickled_in_object_collective(exc: ExceptionObs, short_type: str, text: st
     return unpickling and bool(exc.frames) and bool(_OBJECT_COLLECTIVE.search(exc.frames[-1].function))
 
 
+def _raised_setting_up(exc: ExceptionObs) -> bool:
+    """Raised by torch.distributed's own code while it set up the process group (its store, or the
+    store-based barrier that waits for every rank): the processes never assembled."""
+    return (
+        bool(exc.frames)
+        and exc.frames[-1].file.endswith(_C10D_API)
+        and bool(_START_UP.search(exc.frames[-1].function))
+    )
+
+
 def _in_dataloader_worker(obs: Observation) -> bool:
     """Whether a DataLoader worker raised the error: the re-raise's words (`Caught KeyError in
     DataLoader worker process 0`), else an "Original Traceback" through torch.utils.data or frames
@@ -608,9 +618,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif said is not None and not (in_rendezvous and said[0] in _LAYERS):
         cand.category, cand.strength = said[0], 2
         cand.reasons.append(said[1])
-    elif (exc is not None and in_rendezvous) or short_type in _RENDEZVOUS_TYPES:
+    elif (setting_up := exc is not None and (in_rendezvous or _raised_setting_up(exc))) or (
+        short_type in _RENDEZVOUS_TYPES
+    ):
         cand.category, cand.strength = "rendezvous", 2
-        where = f", at {exc.frames[-1].where()}" if exc is not None and in_rendezvous else ""
+        where = f", at {exc.frames[-1].where()}" if exc is not None and setting_up else ""
         cand.reasons.append(
             f"{short_type} raised while the job assembled its processes (the rendezvous{where})"
         )
@@ -1111,8 +1123,9 @@ def _timed_out_in_backward(obs: ExceptionObs) -> bool:
 def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     """Ranks of one process group whose oldest unfinished collectives have different sequence numbers:
     they are out of step. The ranks at the lowest number are behind (they stopped issuing collectives,
-    or issued fewer); the others went on and wait for them. Which one stalled first the reports alone
-    do not say, so those ranks are the suspects."""
+    or issued fewer); the others went on and wait for them. One rank behind two or more that went on
+    is named; of several behind, which one stalled first the reports alone do not say, so those ranks
+    are the suspects."""
     oldest: dict[int, CollectiveObs] = {}
     for obs in reports:
         if obs.state == "timeout" and obs.sequence is not None and obs.rank is not None:
@@ -1130,8 +1143,11 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     # number stopped issuing collectives (or issued fewer) and the others went on and wait for them,
     # whatever kind of collective each waits in. Different collectives at the same number are a
     # mismatch (see _op_mismatch).
-    cand = Candidate(first, INFERRED, "straggler", "collective_timeout", first.known(), None, strength=2)
+    alone = behind[0] if len(behind) == 1 and len(oldest) - len(behind) >= 2 else None
+    cand = Candidate(first, INFERRED, "straggler", "collective_timeout", first.known(), alone, strength=2)
     cand.suspects = behind
+    if alone is not None:
+        cand.rank_note = "inferred: the only rank behind the others in the collectives' sequence"
     cand.reasons.append(
         f"the ranks timed out at different sequence numbers ({detail}): rank(s) {rank_list(behind)} are"
         " behind, the others went on and waited for them"

@@ -43,6 +43,11 @@ _PID_LABEL = LazyRegex(
 _HOST_LABEL = LazyRegex(r"[\w.-]{1,128}: (?=\[)")
 # The reporter's own heading glued before a pasted line (`报错信息：[rank4]: ...`, `Error log: [rank1]: ...`).
 _HEADING = LazyRegex(r"[^\[\](){}:：\t]{1,40}[：:] ?(?=\[)")
+# A progress bar whose carriage return the paste lost, glued before the next line's label
+# (`  0%|          | 0/60 [00:00<?, ?it/s][rank0]:[E ...`): tqdm's `desc: NN%|bar| n/total [time, rate]`.
+_PROGRESS_BAR = LazyRegex(
+    r"(?:[^|\n]{0,80}:)? {0,4}\d{1,3}%\|[^|\n]{0,200}\| ?[\d.?]{1,12}[kMG]?/[\d.?]{1,12}[kMG]? \[[^\]\n]{0,120}\](?=\[)"
+)
 # TorchX's label of a role's replica and the local rank after it (`trainer/0 [1]:...`, or with torchrun's
 # role name, `i.pretrain/0 [default2]:...`).
 _REPLICA_LABEL = LazyRegex(r"[A-Za-z_][\w.-]{0,63}/\d{1,5} \[(?:[A-Za-z_][\w-]{0,63}?)?(\d{1,7})\]:[ \t]?")
@@ -178,7 +183,7 @@ def split_prefix(
         return Prefix(bounded_rank(replica.group(1)), True, rest)
     if (
         rest[:1] not in ("[", "(")
-        and (heading := _HEADING.match(rest)) is not None
+        and (heading := _HEADING.match(rest) or _PROGRESS_BAR.match(rest)) is not None
         and (found := _rank_label(rest[heading.end() :], kube_master)) is not None
         and found[0] is not None
     ):

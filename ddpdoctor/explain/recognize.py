@@ -213,8 +213,11 @@ _GLOG_SIGNAL = LazyRegex(
     r"\*\*\* (SIG[A-Z]{2,8}) (?:\(@.{0,120}? received by PID (\d{1,10})|received at time=\d)"
 )
 # The signal line of a handler's report under its `*** Process received signal ***` (Open MPI's,
-# libSegFault's `Signal: Aborted (6)`).
-_HANDLER_SIGNAL = LazyRegex(r"(?:^|\] )Signal: [A-Z][A-Za-z ]{1,40} \((\d{1,2})\)\s*$")
+# libSegFault's `Signal: Aborted (6)`); Open MPI's starts with the process's host and pid
+# (`[node3:19474] Signal: Segmentation fault (11)`), which its launcher's report names with the rank.
+_HANDLER_SIGNAL = LazyRegex(
+    r"(?:^|\[[\w.-]{1,128}:(\d{1,10})\] |\] )Signal: [A-Z][A-Za-z ]{1,40} \((\d{1,2})\)\s*$"
+)
 # A C++ message with its source location, as a failed check prints it just before `abort()`:
 # gloo's `[/src/gloo/transport/uv/libuv.h:596] uv_accept: invalid argument`, glog's `... file.cc:12] ...`.
 # Not the signal handler's own report (`PC: @ ...`, `*** Aborted at ...`) nor a glog info/warning record.
@@ -2114,8 +2117,12 @@ class LogReader:
             and (m := _HANDLER_SIGNAL.search(rest)) is not None
         ):
             # `Signal: Aborted (6)` under `*** Process received signal ***`: the process's own report.
-            signum = bounded_int(m.group(1))
-            code, reporter = (-signum if signum is not None else None), "signal-handler"
+            signum = bounded_int(m.group(2))
+            code, pid, reporter = (
+                (-signum if signum is not None else None),
+                bounded_int(m.group(1)),
+                "signal-handler",
+            )
             stream.signal_report = (number, signum)
         elif "status code" in rest and (m := _HOROVOD_EXIT.search(rest)):
             code, global_rank, reporter = bounded_int(m.group(2)), bounded_rank(m.group(1)), "horovodrun"

@@ -659,11 +659,18 @@ def _awaited_rank(culprit: Candidate, found: list[Candidate]) -> None:
 def _sole_rank_of_its_kind(culprit: Candidate, found: list[Candidate]) -> None:
     """A CUDA failure with no rank label (a kernel's device-side assertion, which the CUDA runtime
     writes past the launcher's rank prefix), and one rank alone reports a CUDA failure (rank 6's
-    watchdog: `CUDA error: device-side assert triggered`): the unlabelled lines are that rank's."""
+    watchdog: `CUDA error: device-side assert triggered`, or a traceback the excerpt cut off before
+    its exception), other unlabelled lines aside: the unlabelled lines are that rank's."""
     if culprit.rank is not None or culprit.suspects or culprit.category != "cuda_error":
         return
-    ranks = {c.rank for c in found if c.obs is not culprit.obs and c.category == culprit.category}
-    if len(ranks) != 1 or None in ranks:
+    ranks = {
+        c.rank
+        for c in found
+        if c.obs is not culprit.obs
+        and c.rank is not None
+        and (c.category == culprit.category or (isinstance(c.obs, ExceptionObs) and c.obs.cut_off))
+    }
+    if len(ranks) != 1:
         return
     if any(c.rank is not None and c.rank not in ranks and c.tier == CAUSE for c in found):
         return  # another rank failed for a reason of its own

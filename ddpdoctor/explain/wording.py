@@ -124,6 +124,8 @@ _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
 _CUDA_ERROR_NUMBER = LazyRegex(
     r"(?i)\bcuda\w{0,20}(?: \w{1,20}){0,3} (?:failed )?(?:with )?error(?: code)?[ :=]{1,3}(\d{1,3})\b"
     r"|\bcudaError(?:_t)?[ :=]{1,3}(\d{1,3})\b"
+    # THC's checks of old releases: `cuda runtime error (101) : ...`, `THCudaCheck FAIL file=... error=600 : ...`
+    r"|\bcuda runtime error \((\d{1,3})\)|\bTHCudaCheck FAIL\b.{0,300}? error=(\d{1,3})\b"
 )
 _CUDA_ERROR_CATEGORY = {
     2: ("oom_gpu", "CUDA error 2 is cudaErrorMemoryAllocation: the device ran out of memory"),
@@ -154,7 +156,7 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
-    r"|(?i:\bno (?:available )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
+    r"|(?i:\bno (?:available |matching |suitable )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
     # ... or a launcher that cannot find a device it was asked for (PaddlePaddle's `Device not found 1 from 0,1,2,3`)
     r"|(?i:\b(?:gpu|cuda device|device) (?:\d{1,3} )?not found\b)"
     # DeepSpeed's launcher asked for a GPU slot the host does not have (`--include localhost:4`)
@@ -198,6 +200,7 @@ _NCCL_FAILURE = LazyRegex(
 # A CUDA call failed: runtime, driver, cuBLAS, cuDNN, a kernel's device-side assertion.
 _CUDA_FAILURE = LazyRegex(
     r"\bCUDA (?:driver )?(?:[Ee]rror|[Ff]ailure|kernel errors?)\b|\bcudaError\w*|\bCUDA_ERROR_\w+"
+    r"|\bcuda runtime error \(\d{1,4}\)|\bTHCudaCheck FAIL\b"  # THC's checks (releases before 1.5)
     # CUDA's libraries: cuBLAS, cuSOLVER, cuSPARSE, cuRAND statuses, cuFFT's results (`cuFFT error: CUFFT_INTERNAL_ERROR`)
     r"|\bCU(?:BLAS|SOLVER|SPARSE|RAND)_STATUS_\w+|\bCUFFT_[A-Z_]{4,40}\b|\bcu(?:FFT|BLAS|SOLVER|SPARSE|RAND) error\b"
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
@@ -571,4 +574,4 @@ def _cuda_error_number(text: str) -> int | None:
     found = _CUDA_ERROR_NUMBER.search(text)
     if found is None:
         return None
-    return int(found.group(1) or found.group(2))
+    return int(next(group for group in found.groups() if group is not None))
