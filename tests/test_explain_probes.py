@@ -2763,6 +2763,41 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank2]:     losses = forward_backward(model, batch)\n",
         {"rank": 2, "category": "cuda_error", "line": 1},
     ),
+    "Windows' words for a port in use are a port in use": (
+        "RuntimeError: Only one usage of each socket address (protocol/network address/port) is normally permitted.\n",
+        {"category": "rendezvous"},
+    ),
+    "a failed check in DALI's reader is the data loader's": (
+        "RuntimeError: Critical error in pipeline: [/opt/dali/dali/pipeline/operators/reader/loader/loader.h:57]"
+        ' Assert on "num_shards_ > shard_id_" failed: num_shards needs to be greater than shard_id\n',
+        {"category": "dataloader"},
+    ),
+    "a program's error record with two spaces after its level is an error line": (
+        "slurmstepd: error:  mpi/pmix_v3: pmixp_coll_ring_reset_if_to: node1 [0]: pmixp_coll_ring.c:742:"
+        " 0x14ce0c02cb20: collective timeout seq=0\n",
+        {"category": "rendezvous", "line": 1},
+    ),
+    "a runtime that finds no supported device has none to use": (
+        "RuntimeError: Unable to initialize backend 'cuda': INTERNAL: no supported devices found for platform CUDA\n",
+        {"category": "invalid_device"},
+    ),
+    "a TPU another process holds is a shared device": (
+        "RuntimeError: Unable to initialize backend 'tpu': ABORTED: The TPU is already in use by process with pid"
+        " 2718466. Not attempting to load libtpu.so in this process.\n",
+        {"category": "duplicate_device"},
+    ),
+    "TensorFlow's placement that cannot find the device it was told to use": (
+        "InvalidArgumentError: Cannot assign a device for operation conv2d/kernel/Initializer/random_uniform:"
+        " Could not satisfy explicit device specification '/device:GPU:1'\n",
+        {"category": "invalid_device"},
+    ),
+    "SageMaker's error message field that joins the script's stderr with colons": (
+        "UnexpectedStatusException: Error for Training job hf-training-2022: Failed. Reason: AlgorithmError:"
+        " ExecuteUserScriptError:\n"
+        "ExitCode 1\n"
+        'ErrorMessage ":RuntimeError: Tensors must have same number of dimensions: got 4 and 3\n',
+        {"line": 3},
+    ),
     "two watchdog reports of one collective with different sizes, told apart by torch's own rank tags": (
         "[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20879,"
         " OpType=ALLREDUCE, NumelIn=419044352, NumelOut=419044352, Timeout(ms)=1800000) ran for 1800101 ms\n"
@@ -3061,7 +3096,8 @@ def test_an_option_left_alone_by_a_broken_line_continuation_is_not_the_root() ->
     [
         ("101 'invalid device ordinal'", "invalid_device"),
         ("2 'out of memory'", "oom_gpu"),
-        ("'unknown error'", "nccl_error"),
+        ("999 'unknown error'", "cuda_error"),
+        ("'invalid argument'", "nccl_error"),
     ],
 )
 def test_a_cuda_failure_nccl_reports_takes_the_category_of_its_own_words(cuda: str, category: str) -> None:

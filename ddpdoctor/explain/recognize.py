@@ -282,7 +282,7 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w"
-    r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: \S"
+    r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: {1,4}\S"
     # a C library's record: its fields, the source location, the component, the level (UCX's
     # `[1579244748.838971] [host:56309:2]    cuda_ipc_md.c:62   UCX  ERROR cuCtxGetDevice ...`)
     r"|^(?:\S{1,40}\s+){0,3}[\w.-]{1,80}\.(?:c|cc|cpp|cu|h|hpp):\d{1,6}\s+(?:[A-Z]\w{0,15}\s+)?(?:ERROR|FATAL)\s"
@@ -530,8 +530,9 @@ _EXCEPTION_AHEAD = (
     r"(?=(?:\[rank\d{1,7}\]:\s?)?(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception): )"
 )
 # An exception line pasted inside quotes (`"ValueError: You set ...`, `"[rank3]: ValueError: ...`), also
-# as a field's value (SageMaker's `ErrorMessage "RuntimeError: ...`).
-_QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Z]\w{0,40} )?[\"']" + _EXCEPTION_AHEAD)
+# as a field's value (SageMaker's `ErrorMessage "RuntimeError: ...`, or `ErrorMessage ":RuntimeError: ...`
+# where it joins the script's stderr lines with colons).
+_QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Z]\w{0,40} )?[\"']:?" + _EXCEPTION_AHEAD)
 # ... or inside a Markdown code span in the middle of a sentence (`I get: `TypeError: forward() ...``).
 _SPANNED_EXCEPTION = LazyRegex(r"[^`]{1,400}`" + _EXCEPTION_AHEAD)
 _FOREIGN_LABEL = LazyRegex(r"[^\x00-\x7f]{1,12}[：:]\s{0,3}(?=[A-Za-z_][\w.]{0,200}(?:Error|Exception)\b)")

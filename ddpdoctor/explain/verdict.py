@@ -106,7 +106,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if cuda is not None:
         culprit.category = cuda[0]
         culprit.reasons.append(f"NCCL's own report is of a CUDA call that failed: {cuda[1]}")
-        if culprit.category == "cuda_error":  # (only CUDA's system not ready is): the machine's, not a rank's
+        if CUDA_SYSTEM_NOT_READY.search(stated.text):  # the machine's, not a rank's
             culprit.disown("the GPU system of the machine is not ready: every rank on it fails alike")
     elif (
         culprit.category == "nccl_error"
@@ -282,10 +282,14 @@ def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
     return None
 
 
-# The CUDA failures NCCL reports (`NCCL WARN Cuda failure 101 'invalid device ordinal'`) whose own
-# words name a more specific fault than an NCCL error.
+# The CUDA failures NCCL reports (`NCCL WARN Cuda failure 101 'invalid device ordinal'`): a fault of
+# the device or its driver, more specific than an NCCL error, unless it is one of the statuses NCCL's
+# own use of CUDA earns (an argument it passed, peer access between two GPUs its topology chose).
 _CUDA_FAILURE_REPORT = re.compile(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}'")
-_CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch")
+_CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch", "cuda_error")
+_NCCL_USE_OF_CUDA = re.compile(
+    r"'(?:invalid argument|peer access is not supported between these two devices)'"
+)
 
 
 def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
@@ -296,9 +300,9 @@ def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
     if report is None:
         return None
     said = message_category(obs.text[report.start() :])
-    if said is None or not (said[0] in _CUDA_FAULTS or CUDA_SYSTEM_NOT_READY.search(obs.text)):
-        return None
-    return said
+    if said is None and report.re is _CUDA_FAILURE_REPORT and not _NCCL_USE_OF_CUDA.search(report.group()):
+        said = ("cuda_error", "a CUDA call NCCL made failed on the device (a fault of the GPU or its driver)")
+    return said if said is not None and said[0] in _CUDA_FAULTS else None
 
 
 def _stated_before_crash(culprit: Candidate, found: list[Candidate]) -> Candidate:

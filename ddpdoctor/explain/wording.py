@@ -59,6 +59,8 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
 _SHARED_DEVICE = LazyRegex(
     r"\bDuplicate GPU detected\b|(?i:\b(?:overlapping|duplicate|the same) (?:cuda )?(?:devices?|gpus?)"
     r" (?:from|across|by|for|in) (?:different|multiple|several|two|other) (?:ranks|processes)\b)"
+    # ... or a device another process holds (libtpu: `The TPU is already in use by process with pid 2718466`)
+    r"|\b(?:GPU|TPU|device|accelerator) is already in use by (?:another )?process\b"
 )
 # An object the program hands to another process (a spawn target, its arguments, an object
 # collective's payload) that pickle cannot serialise: a lambda, a local function, a handle.
@@ -156,7 +158,7 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
-    r"|(?i:\bno (?:available |matching |suitable )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
+    r"|(?i:\bno (?:available |matching |suitable |supported )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
     # ... or a launcher that cannot find a device it was asked for (PaddlePaddle's `Device not found 1 from 0,1,2,3`)
     r"|(?i:\b(?:gpu|cuda device|device) (?:\d{1,3} )?not found\b)"
     # DeepSpeed's launcher asked for a GPU slot the host does not have (`--include localhost:4`)
@@ -180,6 +182,7 @@ _CUDA_NO_DEVICE = LazyRegex(
 _ACCELERATOR_MISSING = LazyRegex(
     r"\b(?:accelerator|device|GPU|TPU)s? (?:is|are) not available\b|\bcan ?not run on your system\b"
     r"|\bnumber of devices \(\d{1,6}\) is different from \d"
+    r"|\bCannot assign a device for operation\b"  # TensorFlow's placement: the device named is not there
 )
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
@@ -217,6 +220,7 @@ _CUDA_FAILURE = LazyRegex(
 )
 _PORT_IN_USE = LazyRegex(
     r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
+    r"|\bOnly one usage of each socket address\b"  # Windows' words for it (WSAEADDRINUSE)
     # ... or the port could not be opened at all (in use, or below 1024 without root)
     r"|\bserver socket has failed to (?:listen|bind)\b|\bfailed to bind to\b"
     # ... or a launcher's own check (accelerate: `on port `29500`, but another process is utilizing it`)
@@ -231,6 +235,9 @@ _SETTING_UP = LazyRegex(
     r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
     r"|\bcluster registration failed\b|\bWait_for_all_tasks_to_register\b|\bto register with the coordination service\b"
     r"|\bCoordination service agent in error status: DEADLINE_EXCEEDED\b"
+    # PMIx's fence that starts an MPI job, between Slurm's step daemons (`pmixp_coll_ring_reset_if_to: ...
+    # collective timeout seq=0`)
+    r"|\bpmixp?_\w{1,40}\b.{0,200}\btimeout\b"
     r"|\bwithout (?:using )?'?(?:mpirun|torchrun|srun|mpiexec)\b"  # processes started without their launcher
     # a store's client retrying its server (PaddlePaddle's `Retry to connect to 10.0.0.1:6170 while the
     # server is not yet listening.`)
@@ -360,6 +367,8 @@ _SAMPLER_CHECK = LazyRegex(r"\bassert\b.{0,80}\bself\.(?:num_samples|total_size|
 # void dataloader_init(...)`).
 _NATIVE_LOADER_CHECK = LazyRegex(
     r"(?i)\b[\w./-]{0,200}(?:data_?loader|dataset)[\w.-]{0,60}\.(?:h|hpp|c|cc|cpp|cu):\d{1,7}: .{0,300}\bAssertion `"
+    # DALI's readers (`[/opt/dali/dali/pipeline/operators/reader/loader/loader.h:57] Assert on "..." failed`)
+    r"|/(?:readers?|loaders?)/[\w./-]{0,200}\.(?:h|hpp|c|cc|cpp|cu):\d{1,7}\] Assert on \""
 )
 # A connection to a peer that went away: what a rank sees when another one failed.
 PEER_LOST = LazyRegex(
