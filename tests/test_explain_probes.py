@@ -2798,6 +2798,18 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         'ErrorMessage ":RuntimeError: Tensors must have same number of dimensions: got 4 and 3\n',
         {"line": 3},
     ),
+    "a warning whose words are a known failure is the verdict when nothing else failed": (
+        "Training finished.\n"
+        "/env/lib/python3.9/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py:2224: UserWarning:"
+        " Failed to clone() tensor with name lm_head.weight. Error: CUDA out of memory. Tried to allocate 502.00 MiB"
+        " (GPU 1; 39.59 GiB total capacity; 35.54 GiB already allocated; 276.19 MiB free)\n",
+        {"category": "oom_gpu", "line": 2, "confidence": "medium"},
+    ),
+    "an exception a sentence quotes is the last resort's verdict": (
+        "Hi, when I train on 8 GPUs one operation goes wrong. It returns:RuntimeError: einsum(): the number of"
+        " subscripts in the equation (5) does not match the number of dimensions (6). One GPU works.\n",
+        {"line": 1, "confidence": "low"},
+    ),
     "two watchdog reports of one collective with different sizes, told apart by torch's own rank tags": (
         "[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20879,"
         " OpType=ALLREDUCE, NumelIn=419044352, NumelOut=419044352, Timeout(ms)=1800000) ran for 1800101 ms\n"

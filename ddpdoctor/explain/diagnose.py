@@ -75,7 +75,27 @@ def diagnose(
     if not found and leads:
         timeline = Timeline(observations, world_hints, input_ranks)
         found = candidates(timeline, index)
+    if not found and (stated := [obs for obs in timeline.warnings if _states_a_failure(obs)]):
+        # Nothing failed but a warning whose words are a known failure (FSDP's `UserWarning: Failed to
+        # clone() ... Error: CUDA out of memory`): the warning is the only account of it.
+        for obs in stated:
+            obs.warning = False
+        timeline = Timeline(observations, world_hints, input_ranks)
+        found = candidates(timeline, index)
+        warned = {id(obs) for obs in stated}
+        for cand in found:
+            if id(cand.obs) in warned:
+                cand.strength = min(cand.strength, 1)
+                cand.reasons.append(
+                    "only a warning says it: the program went on, and nothing else in the logs failed"
+                )
     return timeline, decide(timeline, found)
+
+
+def _states_a_failure(obs: Observation) -> bool:
+    """A warning whose message the knowledge base knows as the root of a failure, not as a warning."""
+    entry = obs.known()
+    return entry is not None and entry.kind == "root" and not entry.id.endswith("-warning")
 
 
 def build_report(
