@@ -55,7 +55,6 @@ LEAD_WORDS = (
     r"|\b(?:cuda|hip)Error\w{0,40}[ :(]"  # a runtime's status by name (`cudaError error: 1 (invalid argument)`)
     r"|\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b"  # a build without a feature (MXNet's dist kvstore)
     r"|\brequires [A-Za-z][\w.-]{1,40} ?>= ?\d"  # a version the installed one does not meet
-    r"|\b[A-Z]\w{0,60}(?:Error|Exception): \S"  # an exception a sentence quotes (`It returns:RuntimeError: ...`)
 )
 
 

@@ -319,6 +319,9 @@ _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 # The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
 # that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
 _LEAD = LazyRegex(LEAD_WORDS)
+# ... or an exception a sentence quotes (`It returns:RuntimeError: einsum(): ...`): prose, not the
+# program's output, so only the last resort's.
+_QUOTED_IN_PROSE = LazyRegex(r"\b[A-Z]\w{0,60}(?:Error|Exception): \S")
 _NOT_A_LEAD = LazyRegex(
     # a level, not a setting's value (`run with NCCL_DEBUG=INFO for details` ends many NCCL errors)
     r"(?<![=_])\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
@@ -1279,7 +1282,7 @@ class LogReader:
             stream.box = None if stream.box is not None else (0, "")
         elif stream.box is not None and stream.box[0] == 0 and stripped:
             stream.box = (number, stripped)
-        if _LEAD.search(stripped):
+        if _LEAD.search(stripped) or _QUOTED_IN_PROSE.search(stripped):
             if not _NOT_A_LEAD.search(stripped):
                 box = stream.box
                 said = (
