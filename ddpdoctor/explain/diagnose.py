@@ -64,7 +64,8 @@ def diagnose(
     """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read).
 
     Lines that only say something failed (:class:`LeadObs`) are weighed only when nothing else is a
-    failure: a log with a failure in it never gets "no failure found"."""
+    failure, and after them warnings whose words the knowledge base knows as a failure: a log with a
+    failure in it never gets "no failure found"."""
     observations = list(observations)
     world_hints, input_ranks = list(world_hints), list(input_ranks)
     leads = [obs for obs in observations if isinstance(obs, LeadObs)]
