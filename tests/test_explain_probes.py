@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -1306,6 +1307,18 @@ def test_more_wordings_decide_the_category(line: str, category: str) -> None:
 
 
 # Shapes met in batches b22-b25: the log, and what the verdict must say of it.
+def _watchdog_reports(reports: Iterable[tuple[int, int, int]], *, labelled: bool) -> str:
+    """NCCL watchdog timeouts of an all-reduce, one line per (rank, sequence number, element count),
+    with torchrun's `[rankN]:` label or without it."""
+    return "".join(
+        (f"[rank{rank}]:" if labelled else "")
+        + f"[E ProcessGroupNCCL.cpp:475] [Rank {rank}] Watchdog caught collective operation timeout:"
+        f" WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn={numel}, NumelOut={numel}, Timeout(ms)=1800000)"
+        " ran for 1800221 milliseconds before timing out.\n"
+        for rank, seq, numel in reports
+    )
+
+
 _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     "a message wrapped over lines is read whole for its category": (
         "Exception: Unable to unpickle data from other workers. all_gather_list requires all\n"
@@ -2344,21 +2357,11 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         {"category": "collective_mismatch", "line": 3},
     ),
     "a size skew reported by half the job's ranks names none of them": (
-        "".join(
-            f"[E ProcessGroupNCCL.cpp:475] [Rank {rank}] Watchdog caught collective operation timeout:"
-            f" WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn={size}, NumelOut={size}, Timeout(ms)=1800000)"
-            " ran for 1800221 milliseconds before timing out.\n"
-            for rank, size in ((1, 64), (2, 64), (3, 64), (7, 32))
-        ),
+        _watchdog_reports([(1, 9, 64), (2, 9, 64), (3, 9, 64), (7, 9, 32)], labelled=False),
         {"category": "collective_mismatch", "rank": None},
     ),
     "a size skew reported by every rank names the odd one": (
-        "".join(
-            f"[E ProcessGroupNCCL.cpp:475] [Rank {rank}] Watchdog caught collective operation timeout:"
-            f" WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn={size}, NumelOut={size}, Timeout(ms)=1800000)"
-            " ran for 1800221 milliseconds before timing out.\n"
-            for rank, size in ((0, 64), (1, 64), (2, 64), (3, 32))
-        ),
+        _watchdog_reports([(0, 9, 64), (1, 9, 64), (2, 9, 64), (3, 9, 32)], labelled=False),
         {"category": "collective_mismatch", "rank": 3},
     ),
     "the reporter's own heading before a rank label": (
@@ -2722,24 +2725,12 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         {"category": "rendezvous"},
     ),
     "a rank label glued after a progress bar is still the line's label": (
-        "  0%|          | 0/60 [00:00<?, ?it/s][rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught"
-        " collective operation timeout: WorkNCCL(SeqNum=959, OpType=ALLREDUCE, NumelIn=5449, NumelOut=5449,"
-        " Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n"
-        "[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout:"
-        " WorkNCCL(SeqNum=963, OpType=ALLREDUCE, NumelIn=2560, NumelOut=2560, Timeout(ms)=600000) ran for 600049"
-        " milliseconds before timing out.\n"
-        "[rank2]:[E ProcessGroupNCCL.cpp:563] [Rank 2] Watchdog caught collective operation timeout:"
-        " WorkNCCL(SeqNum=963, OpType=ALLREDUCE, NumelIn=2560, NumelOut=2560, Timeout(ms)=600000) ran for 600085"
-        " milliseconds before timing out.\n",
+        "  0%|          | 0/60 [00:00<?, ?it/s]"
+        + _watchdog_reports([(0, 959, 5449), (1, 963, 2560), (2, 963, 2560)], labelled=True),
         {"rank": 0, "line": 1},
     ),
     "two ranks behind the others are suspects, neither is named": (
-        "".join(
-            f"[rank{rank}]:[E ProcessGroupNCCL.cpp:563] [Rank {rank}] Watchdog caught collective operation timeout:"
-            f" WorkNCCL(SeqNum={seq}, OpType=ALLREDUCE, NumelIn=2560, NumelOut=2560, Timeout(ms)=600000) ran for"
-            " 600049 milliseconds before timing out.\n"
-            for rank, seq in ((0, 959), (1, 959), (2, 963), (3, 963))
-        ),
+        _watchdog_reports([(0, 959, 2560), (1, 959, 2560), (2, 963, 2560), (3, 963, 2560)], labelled=True),
         {"category": "collective_timeout", "rank": None},
     ),
     "Open MPI's signal report is the rank its launcher names with the same pid": (
@@ -2809,13 +2800,6 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "Hi, when I train on 8 GPUs one operation goes wrong. It returns:RuntimeError: einsum(): the number of"
         " subscripts in the equation (5) does not match the number of dimensions (6). One GPU works.\n",
         {"line": 1, "confidence": "low"},
-    ),
-    "two watchdog reports of one collective with different sizes, told apart by torch's own rank tags": (
-        "[E ProcessGroupNCCL.cpp:475] [Rank 6] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20879,"
-        " OpType=ALLREDUCE, NumelIn=419044352, NumelOut=419044352, Timeout(ms)=1800000) ran for 1800101 ms\n"
-        "[E ProcessGroupNCCL.cpp:475] [Rank 7] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=20879,"
-        " OpType=ALLREDUCE, NumelIn=406069248, NumelOut=406069248, Timeout(ms)=1800000) ran for 1800115 ms\n",
-        {"category": "collective_mismatch", "rank": None},
     ),
 }
 

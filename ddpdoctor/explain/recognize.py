@@ -319,9 +319,6 @@ _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 # The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
 # that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
 _LEAD = LazyRegex(LEAD_WORDS)
-# ... or an exception a sentence quotes (`It returns:RuntimeError: einsum(): ...`): prose, not the
-# program's output, so only the last resort's.
-_QUOTED_IN_PROSE = LazyRegex(r"\b[A-Z]\w{0,60}(?:Error|Exception): \S")
 _NOT_A_LEAD = LazyRegex(
     # a level, not a setting's value (`run with NCCL_DEBUG=INFO for details` ends many NCCL errors)
     r"(?<![=_])\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
@@ -536,6 +533,9 @@ _EXCEPTION_AHEAD = (
 # as a field's value (SageMaker's `ErrorMessage "RuntimeError: ...`, or `ErrorMessage ":RuntimeError: ...`
 # where it joins the script's stderr lines with colons).
 _QUOTED_EXCEPTION = LazyRegex(r"(?:[A-Z]\w{0,40} )?[\"']:?" + _EXCEPTION_AHEAD)
+# ... or in a sentence (`It returns:RuntimeError: einsum(): ...`): prose, not the program's output, so
+# only the last resort's (a lead).
+_QUOTED_IN_PROSE = LazyRegex(r"\b" + _EXCEPTION_AHEAD)
 # ... or inside a Markdown code span in the middle of a sentence (`I get: `TypeError: forward() ...``).
 _SPANNED_EXCEPTION = LazyRegex(r"[^`]{1,400}`" + _EXCEPTION_AHEAD)
 _FOREIGN_LABEL = LazyRegex(r"[^\x00-\x7f]{1,12}[：:]\s{0,3}(?=[A-Za-z_][\w.]{0,200}(?:Error|Exception)\b)")

@@ -300,7 +300,7 @@ def _cuda_failure_category(obs: Observation) -> tuple[str, str] | None:
     if report is None:
         return None
     said = message_category(obs.text[report.start() :])
-    if said is None and report.re is _CUDA_FAILURE_REPORT and not _NCCL_USE_OF_CUDA.search(report.group()):
+    if said is None and not _NCCL_USE_OF_CUDA.search(report.group()):
         said = ("cuda_error", "a CUDA call NCCL made failed on the device (a fault of the GPU or its driver)")
     return said if said is not None and said[0] in _CUDA_FAULTS else None
 
