@@ -2801,6 +2801,43 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " subscripts in the equation (5) does not match the number of dimensions (6). One GPU works.\n",
         {"line": 1, "confidence": "low"},
     ),
+    # --- session 22 -----------------------------------------------------------------------------------
+    "torch.compile's exception is named by its module of exceptions and keeps its fields and frames": (
+        "[rank0]: torch._dynamo.exc.Unsupported: Attempted to call function marked as skipped\n"
+        "[rank0]:   Explanation: Dynamo developers have intentionally marked that the function `disable`\n"
+        "[rank0]:   Hint: remove the decorator or call the function outside the compiled region\n"
+        "[rank0]:   Developer debug context: module: torch._dynamo.decorators, qualname: disable\n"
+        "[rank0]:\n"
+        "[rank0]: from user code:\n"
+        '[rank0]:    File "/env/lib/python3.11/site-packages/torch/_dynamo/external_utils.py", line 70, in inner\n'
+        "[rank0]:     return fn(*args, **kwargs)\n",
+        {"rank": 0, "line": 1, "category": "other"},
+    ),
+    "pytest's E lines are read from the column of the source line they fail": (
+        ">                   return node.target(*args, **kwargs)\n"
+        "E                   torch._dynamo.exc.TorchRuntimeError: Dynamo failed to run FX node with fake tensors\n"
+        "E                   \n"
+        "E                   from user code:\n"
+        'E                      File "/env/lib/python3.10/site-packages/torch/distributed/fsdp/fully_sharded_data_parallel.py",'
+        " line 838, in forward\n"
+        "E                       args, kwargs = _root_pre_forward(self, self, args, kwargs)\n",
+        {"line": 2, "category": "other"},
+    ),
+    "a Windows traceback through the rendezvous's store is the rendezvous's": (
+        "Traceback (most recent call last):\n"
+        '  File "D:\\rvc\\train.py", line 132, in run\n'
+        "    dist.init_process_group(\n"
+        '  File "D:\\rvc\\runtime\\lib\\site-packages\\torch\\distributed\\distributed_c10d.py", line 888, in init_process_group\n'
+        "    store, rank, world_size = next(rendezvous_iterator)\n"
+        '  File "D:\\rvc\\runtime\\lib\\site-packages\\torch\\distributed\\rendezvous.py", line 176, in _create_c10d_store\n'
+        "    return TCPStore(\n"
+        "RuntimeError: unmatched '}' in format string\n",
+        {"category": "rendezvous", "line": 8},
+    ),
+    "gloo's transport that cannot be made from the host's name is the rendezvous's": (
+        "RuntimeError: GlooDeviceFactory::makeUVDevice(): interface or hostname can't be empty\n",
+        {"category": "rendezvous"},
+    ),
 }
 
 

@@ -429,7 +429,7 @@ def _raised_setting_up(exc: ExceptionObs) -> bool:
     store-based barrier that waits for every rank): the processes never assembled."""
     return (
         bool(exc.frames)
-        and exc.frames[-1].file.endswith(_C10D_API)
+        and exc.frames[-1].posix.endswith(_C10D_API)
         and bool(_START_UP.search(exc.frames[-1].function))
     )
 
@@ -446,8 +446,8 @@ def _in_dataloader_worker(obs: Observation) -> bool:
     if not isinstance(obs, ExceptionObs):
         return False
     return (
-        any(_DATA_CODE.search(frame.file) for frame in obs.worker_frames)
-        or any(_WORKER_LOOP.search(frame.file) for frame in obs.frames)
+        any(_DATA_CODE.search(frame.posix) for frame in obs.worker_frames)
+        or any(_WORKER_LOOP.search(frame.posix) for frame in obs.frames)
         or _raised_by_loader_reraise(obs)
     )
 
@@ -455,8 +455,8 @@ def _in_dataloader_worker(obs: Observation) -> bool:
 def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
     """The frame of the data pipeline's code (torch.utils.data, a data-loading library) that made the
     failing call, looking past Python's own modules it called (`shared_memory.py`, `os.py`), or None."""
-    frame = next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.file)), None)
-    return frame if frame is not None and _DATA_CODE.search(frame.file) else None
+    frame = next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.posix)), None)
+    return frame if frame is not None and _DATA_CODE.search(frame.posix) else None
 
 
 def _data_loop(exc: ExceptionObs) -> Frame | None:
@@ -478,9 +478,9 @@ def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
                 "collective_timeout",
                 f"{where}: it hung in a collective, waiting for a rank that did not join",
             )
-        if _RENDEZVOUS_CODE.search(frame.file) or frame.function == "init_process_group":
+        if _RENDEZVOUS_CODE.search(frame.posix) or frame.function == "init_process_group":
             return "rendezvous", f"{where}: it hung while the processes gathered"
-        if _DATA_CODE.search(frame.file):
+        if _DATA_CODE.search(frame.posix):
             return "dataloader", f"{where}: it hung waiting for its data"
     return "other", ""
 
@@ -491,7 +491,7 @@ def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:
     constructor wants more than the message: `TypeError: __init__() missing 2 required positional
     arguments`) and no "Caught ... in DataLoader worker" was printed."""
     frames = exc.frames
-    return len(frames) >= 2 and frames[-1].function == "reraise" and bool(_DATA_CODE.search(frames[-2].file))
+    return len(frames) >= 2 and frames[-1].function == "reraise" and bool(_DATA_CODE.search(frames[-2].posix))
 
 
 def _divides_by_device_count(exc: ExceptionObs) -> bool:
@@ -560,7 +560,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         )
         return cand
     in_rendezvous = (
-        exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].file))
+        exc is not None and bool(exc.frames) and bool(_RENDEZVOUS_CODE.search(exc.frames[-1].posix))
     )
     said = message_category(text)
     if said is None or said[0] == "other":  # nothing known, or only a status code (`INTERNAL:`)
@@ -585,16 +585,16 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     exited = PROCESS_EXITED.search(text)
     if not worker and (
         short_type in WRAPPER_EXCEPTIONS
-        or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].file))
+        or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].posix))
         or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
         or PROGRAM_FAILED.search(text)
-        or (exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].file))
+        or (exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].posix))
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
         reporter = short_type if exc is None or exc.exc_type else "the traceback"
         cand.reasons.append(f"{reporter} only reports that a child process failed")
         return cand
-    if exc is not None and exc.frames and _CHILD_BOOTSTRAP.search(exc.frames[-1].file):
+    if exc is not None and exc.frames and _CHILD_BOOTSTRAP.search(exc.frames[-1].posix):
         # Python's multiprocessing starting a child: it reads its task from the parent, so failing
         # there (`pickle data was truncated`) means the parent went away first.
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "peer-failure"
@@ -706,7 +706,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif (
         exc is not None
         and short_type in _VALUE_ERRORS
-        and any(_BATCH_FETCH.search(f.file) for f in exc.frames)
+        and any(_BATCH_FETCH.search(f.posix) for f in exc.frames)
     ):
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append(
@@ -1087,7 +1087,7 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     ops: dict[int, tuple[str, ExceptionObs]] = {}
     for obs in timeline.failures:
         if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in ops:
-            op = next((f.function for f in obs.frames if f.file.endswith(_C10D_API)), None)
+            op = next((f.function for f in obs.frames if f.posix.endswith(_C10D_API)), None)
             if op is None and _timed_out_in_backward(obs):
                 op = _IN_BACKWARD
             if op is not None:
@@ -1115,7 +1115,7 @@ def _timed_out_in_backward(obs: ExceptionObs) -> bool:
         entry is not None
         and entry.category == "collective_timeout"
         and any(
-            f.file.endswith("torch/autograd/__init__.py") and f.function == "backward" for f in obs.frames
+            f.posix.endswith("torch/autograd/__init__.py") and f.function == "backward" for f in obs.frames
         )
     )
 
@@ -1320,7 +1320,7 @@ def dump_candidates(timeline: Timeline) -> list[Candidate]:
     for rank, obs in latest.items():
         if rank in waiting:
             continue
-        in_data = any(_INPUT_CODE.search(frame.file) for frame in obs.frames)
+        in_data = any(_INPUT_CODE.search(frame.posix) for frame in obs.frames)
         where = (obs.user_frame() or obs.frames[-1]).where()
         if waiting and rank is not None:
             cand = Candidate(

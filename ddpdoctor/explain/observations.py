@@ -72,6 +72,11 @@ class Frame(Record):
         """Whether the frame is in the user's code."""
         return is_user_frame(self.file)
 
+    @property
+    def posix(self) -> str:
+        """The file with `/` separators (a Windows traceback prints `\\`), for matching library paths."""
+        return self.file.replace("\\", "/")
+
     def where(self) -> str:
         """`file:line in function` (no line where the trace gave none)."""
         return (

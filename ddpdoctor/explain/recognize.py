@@ -93,6 +93,10 @@ _CHAIN_TRAILER = 6  # a Python chain's follow-up text must appear within this ma
 
 TRACEBACK_HEAD = "Traceback (most recent call last):"
 ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
+# torch.compile's exceptions are structured messages: fields under the exception line, then (after
+# this head) the frames of the compiled code it was running.
+COMPILED_FRAMES_HEAD = "from user code:"
+_COMPILER_MESSAGE_FIELDS = ("Explanation:", "Hint:", "Developer debug context:", COMPILED_FRAMES_HEAD)
 CAUSE_MARKER = "The above exception was the direct cause of the following exception:"
 CONTEXT_MARKER = "During handling of the above exception, another exception occurred:"
 
@@ -141,8 +145,11 @@ _MAX_DUMP_FRAMES = 200
 _FATAL_DUMP_LINES = 400  # a crash's dump of its threads follows its `Fatal Python error` within this
 _RICH_CODE = LazyRegex(r"(?P<current>❱)?\s*\d{1,9}(?: (?P<code>.*))?$")
 _EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
+# An exception type's name: it says it is one (`...Error`), or its module is a package's module of
+# exceptions (`torch._dynamo.exc.Unsupported`, `requests.exceptions.Timeout`).
 _ERROR_NAME = LazyRegex(
     r"(?:[A-Za-z_]\w{0,100}\.){0,12}\w{0,100}(?:Error|Exception|Exit|Interrupt|Failure|Fault)(?:\[\w{1,40}\])?$"
+    r"|(?:[A-Za-z_]\w{0,100}\.){1,12}(?:exc|exceptions?|errors)\.[A-Z]\w{0,100}$"
 )
 _GROUP_BOX = LazyRegex(r"^[ \t]*(?:[+|] ?|\+-[+-]*[^\n]*$)")
 _GROUP_SEPARATOR = LazyRegex(r"^[ \t]*\+?-[+-]{2,}(?: \d{1,4} -+| \.\.\.[^\n]*)?\s*$")
@@ -545,6 +552,8 @@ _QUOTE = LazyRegex(r"(?:> ?){1,8}(?!>)")
 _OPENING_TICKS = re.compile(r"`{1,3}(?=[^`\s])")
 _BOLD = re.compile(r"^(?P<indent>[ \t]*)\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
+_PYTEST_SOURCE = LazyRegex(r">   +(?=\S)")  # ... under the source line that failed: `>       x = f(y)`
+_PYTEST_MARGIN = 8
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXCEPTIONS = ("Exception", "ProcessExitedException")
 _SPAWN_EXIT = LazyRegex(
@@ -588,6 +597,7 @@ class _Exception(Record):
     worker_text: str | None = None
     worker_line: int = 0
     in_worker_traceback: bool = False
+    compiled_frames: list[Frame] = field(default_factory=list)  # torch.compile's `from user code:`
     from_statement: bool = False  # read from a `raise` statement: its own exception line may follow
 
 
@@ -709,6 +719,7 @@ class LogReader:
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
         self._kube_master = False
+        self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
         # The last rank-labelled line: (number, rank, local, whether it ended with a colon).
         self._labelled: tuple[int, int, bool, bool] | None = None
@@ -946,6 +957,9 @@ class LogReader:
         in_sentence = False  # the error was quoted inside the user's sentence
         collected = collector_end(segment)
         collector, segment = segment[:collected], segment[collected:]
+        if segment[:4] == ">   " and (source := _PYTEST_SOURCE.match(segment)):
+            # pytest's failing source line: the `E` lines under it are aligned with its code.
+            self._pytest_margin = source.end()
         if segment[:1] == ">" and (quote := _QUOTE.match(segment)):
             segment = segment[quote.end() :]  # a Markdown quote of a log (`> Traceback ...`)
         if ('"' in segment[:42] or "'" in segment[:42]) and (quoted := _QUOTED_EXCEPTION.match(segment)):
@@ -969,7 +983,8 @@ class LogReader:
             # A line pasted in Markdown bold (`**ImportError: ...**`, a frame's `  **File ...`).
             segment = _BOLD.sub(r"\g<indent>", segment)
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
-            segment = segment[min(marker.end(), 8) :]  # pytest keeps the text's indentation after 8 columns
+            # pytest keeps the text's indentation after its margin (8 columns, or the failing line's)
+            segment = segment[min(marker.end(), self._pytest_margin) :]
         box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
         if box is not None:
             segment = _unbox(segment)
@@ -1089,6 +1104,9 @@ class LogReader:
         elif mode == "message":
             if self._message_line(stream, number, rest, cands, stamp):
                 return
+        elif mode == "compiled":
+            if self._compiled_frame_line(stream, rest):
+                return
         elif mode == "panic":
             if self._panic_line(stream, number, rest, cands, stamp):
                 return
@@ -1171,6 +1189,9 @@ class LogReader:
         if "terminated with the following error" in stripped and (spawn := _SPAWN_ERROR.search(stripped)):
             self._flush_chain(stream)
             stream.spawn_rank = bounded_rank(spawn.group(1))
+            return
+        if stripped == COMPILED_FRAMES_HEAD and stream.chain and stream.chain[-1].observation is None:
+            stream.mode = "compiled"  # after the blank line that ended the compiler's message
             return
         if stream.chain:
             stream.since_exc += 1
@@ -1503,6 +1524,13 @@ class LogReader:
             exc.in_worker_traceback = True
             exc.max_lines = MAX_MESSAGE_LINES + MAX_FRAMES
             return True
+        if exc is not None and exc.observation is None and stripped.startswith(_COMPILER_MESSAGE_FIELDS):
+            # A field of the compiler's message keeps it open however long its fields are.
+            exc.max_lines = max(exc.max_lines, len(exc.lines) + 1 + STANDALONE_MESSAGE_LINES)
+        if exc is not None and exc.observation is None and stripped == COMPILED_FRAMES_HEAD:
+            self._end_exception(stream)
+            stream.mode = "compiled"
+            return True
         if exc is not None and exc.in_worker_traceback and exc.worker_text is None:
             # The worker's frames, indented or (a paste that lost its indentation) at the first
             # column, each followed by its code line.
@@ -1547,6 +1575,23 @@ class LogReader:
         assert exc is not None
         exc.lines.append((number, stripped, cands))
         return True
+
+    @staticmethod
+    def _compiled_frame_line(stream: _Stream, rest: str) -> bool:
+        """torch.compile's frames of the code it was compiling (`from user code:` under its exception,
+        outermost first): they belong to that exception, not to a traceback of their own (which, with
+        no exception line after it, would read as cut off)."""
+        frames = stream.chain[-1].compiled_frames
+        m = _FRAME.match(rest)
+        if m is not None:
+            if len(frames) < MAX_FRAMES:
+                frames.append(_frame(m))
+            return True
+        if frames and frames[-1].code is None and rest[:1] in (" ", "\t") and rest.strip():
+            frames[-1].code = rest.strip()[:400]
+            return True
+        stream.mode = "idle"
+        return False
 
     def _launcher_record(self, text: str, cands: frozenset[int]) -> bool:
         """Whether a line is, from its first character, the launcher's own report (torchelastic's
@@ -1638,7 +1683,7 @@ class LogReader:
         obs.exc_type = owner.type
         if owner.stamp is not None:
             obs.stamp = owner.stamp
-        obs.frames = owner.frames or inner.frames
+        obs.frames = owner.frames or inner.frames or owner.compiled_frames or inner.compiled_frames
         worker = next((exc for exc in chain if exc.worker_frames or exc.worker_text), None)
         if worker is not None:
             obs.worker_frames = worker.worker_frames

@@ -276,6 +276,9 @@ _UNREACHABLE = LazyRegex(
     r"|No route to host|Network is unreachable|Cannot assign requested address|\bEHOSTUNREACH\b"
     r"|\bgetaddrinfo\b.{0,40}fail|\bfailed to resolve\b|\bunknown host\b"
     r"|\bfailed to connect to\b.{0,300}(?:Connection timed out|errno: 110\b)"
+    # gloo's transport made from this host's name or interface (`makeDeviceForHostname(): unsupported
+    # gloo device`, `makeUVDevice(): interface or hostname can't be empty`)
+    r"|\bmakeDeviceFor(?:Hostname|Interface)\(\)|\bmakeUVDevice\(\)"
 )
 # The canonical status codes of JAX, XLA, TensorFlow, PaddlePaddle and gRPC, as a code
 # (`INTERNAL: ...`, TensorFlow's C++ `Internal: ...`), an exception type (`InvalidArgumentError`)
