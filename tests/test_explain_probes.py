@@ -2838,6 +2838,14 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "RuntimeError: GlooDeviceFactory::makeUVDevice(): interface or hostname can't be empty\n",
         {"category": "rendezvous"},
     ),
+    "a dated record whose level is a word in title case is an error record (the first of two is the cause)": (
+        "[2023-11-11 10:24:06] [comm] Using NCCL 2.8.3 for GPU communication\n"
+        "[2023-11-11 10:24:27] Error: NCCL error 2 'unhandled system error' - src/training/communicator_nccl.h:43:"
+        " ncclGroupEnd()\n"
+        "[2023-11-11 10:24:27] Error: Aborted from void marian::NCCLCommunicator::groupEnd() const in"
+        " src/training/communicator_nccl.h:43\n",
+        {"line": 2, "category": "nccl_error"},
+    ),
 }
 
 

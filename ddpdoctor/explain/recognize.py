@@ -296,6 +296,8 @@ _ERROR_LEVEL = LazyRegex(
     # Ray's C++ records (`[2023-11-02 13:17:59,227 E 19045 21937] logging.cc:97: ...`)
     r"|^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d[,.]\d{1,6} [EF] \d{1,10} \d{1,10}\] "
     r"|^\[\d\d:\d\d:\d\d\] [\w./-]{0,300}dmlc/logging\.h:\d{1,6}: "
+    # a dated record whose level is a word in title case (Marian's `[2023-11-11 10:24:27] Error: ...`)
+    r"|^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[\d.,:+Z]{0,16}\]? (?:Error|Fatal|Critical): \S"
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
     # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)
