@@ -2846,6 +2846,27 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " src/training/communicator_nccl.h:43\n",
         {"line": 2, "category": "nccl_error"},
     ),
+    "a script's own guard that raises FloatingPointError is the script's error": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/train.py", line 46, in compute_loss\n'
+        "[rank1]:     raise FloatingPointError(\n"
+        "[rank1]: FloatingPointError: non-finite training loss (nan) at global step 4\n",
+        {"category": "user_code", "rank": 1},
+    ),
+    "an unlabelled uncaught C++ exception is the rank that alone ended by SIGABRT": (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 20 vs 10. Received data size doesn't match expected size.\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+        " [127.0.0.1]:202: Connection reset by peer\n"
+        "E1202 01:38:56.132000 18276 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        " local_rank: 2 (pid: 18873) of binary: /env/bin/python\n"
+        "  rank      : 0 (local_rank: 0)\n"
+        "  exitcode  : -15 (pid: 18869)  (SIGTERM)\n"
+        "  rank      : 2 (local_rank: 2)\n"
+        "  exitcode  : -6 (pid: 18873)  (SIGABRT)\n",
+        {"rank": 2, "line": 2},
+    ),
 }
 
 

@@ -34,6 +34,7 @@
 from __future__ import annotations
 
 import re
+import signal
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
@@ -97,6 +98,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _rank_in_its_own_report(culprit, found)
         _awaited_rank(culprit, found)
         _sole_rank_of_its_kind(culprit, found)
+        _sole_aborted_rank(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
         _job_configuration(culprit)
     warn = nccl_warn_for(culprit, timeline)
@@ -680,6 +682,26 @@ def _sole_rank_of_its_kind(culprit: Candidate, found: list[Candidate]) -> None:
         return  # another rank failed for a reason of its own
     culprit.rank = ranks.pop()
     culprit.rank_note = f"the error carries no rank label; rank {culprit.rank} alone reports a CUDA failure"
+
+
+def _sole_aborted_rank(culprit: Candidate, found: list[Candidate]) -> None:
+    """An uncaught C++ exception with no rank label (`terminate called after throwing ...`, written
+    past the launcher's rank prefix) ends its process with SIGABRT; when one rank alone is reported
+    to have ended by SIGABRT, the exception is that rank's."""
+    if culprit.rank is not None or culprit.suspects or not _uncaught_cpp_exception(culprit):
+        return
+    aborted = {
+        c.rank
+        for c in found
+        if isinstance(c.obs, ExitObs) and c.obs.signal == signal.SIGABRT and c.rank is not None
+    }
+    if len(aborted) != 1:
+        return
+    culprit.rank = aborted.pop()
+    culprit.rank_note = (
+        f"the error carries no rank label; rank {culprit.rank} alone ended by SIGABRT, which is how an"
+        " uncaught C++ exception ends its process"
+    )
 
 
 def _every_rank_alike(
