@@ -665,7 +665,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif short_type == "SystemExit":
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")
-    elif short_type == "FloatingPointError" and not (user is not None and exc is not None and not exc.raised_in_library()):
+    elif short_type == "FloatingPointError" and not (
+        user is not None and exc is not None and not exc.raised_in_library()
+    ):
         # A library's check of the numbers (detectron2's `Loss became infinite or NaN`); the script's
         # own guard that raises it is the script's error, read below.
         cand.reasons.append("FloatingPointError: the numbers went bad (NaN/Inf), a numerical failure")
