@@ -56,13 +56,18 @@ _SHORTENED_LIBRARIES = frozenset(
 )
 
 
+def posix_path(path: str) -> str:
+    """A frame's file with `/` separators (a Windows traceback prints `\\`), for matching library paths."""
+    return path.replace("\\", "/")
+
+
 def is_user_frame(path: str) -> bool:
     """A frame from the user's code, not from an installed library, the interpreter or the toolchain.
 
     An installed console script (`.../bin/torchrun`, `.../bin/accelerate`: no `.py`, in a `bin`
     folder) is a launcher, not the user's code.
     """
-    path = path.replace("\\", "/")
+    path = posix_path(path)
     if not path or any(marker in path for marker in _LIBRARY_MARKERS):
         return False
     if not path.startswith(("/", ".")) and path.split("/", 1)[0] in _SHORTENED_LIBRARIES:
@@ -111,7 +116,7 @@ def collective_name(function: str, file: str) -> str | None:
     """The collective a frame is (`all_reduce` in `torch/distributed/distributed_c10d.py`), or None:
     a function of that name elsewhere (a socket's `recv`) is not one."""
     name = function.rsplit(".", 1)[-1]
-    path = file.replace("\\", "/")
+    path = posix_path(file)
     if name in _COLLECTIVES and any(library in path for library in _COMM_LIBRARIES):
         return name
     return None

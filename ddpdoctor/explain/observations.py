@@ -13,7 +13,7 @@ import itertools
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.index import IndexEntry
-from ddpdoctor.frames import collective_name, is_user_frame
+from ddpdoctor.frames import collective_name, is_user_frame, posix_path
 from ddpdoctor.records import Record, field
 
 SIGNAL_NAMES = {
@@ -74,8 +74,8 @@ class Frame(Record):
 
     @property
     def posix(self) -> str:
-        """The file with `/` separators (a Windows traceback prints `\\`), for matching library paths."""
-        return self.file.replace("\\", "/")
+        """The file with `/` separators, for matching library paths."""
+        return posix_path(self.file)
 
     def where(self) -> str:
         """`file:line in function` (no line where the trace gave none)."""

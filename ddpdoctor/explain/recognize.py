@@ -96,7 +96,7 @@ ORIGINAL_TRACEBACK = "Original Traceback (most recent call last):"
 # torch.compile's exceptions are structured messages: fields under the exception line, then (after
 # this head) the frames of the compiled code it was running.
 COMPILED_FRAMES_HEAD = "from user code:"
-_COMPILER_MESSAGE_FIELDS = ("Explanation:", "Hint:", "Developer debug context:", COMPILED_FRAMES_HEAD)
+_COMPILER_MESSAGE_FIELDS = ("Explanation:", "Hint:", "Developer debug context:")
 CAUSE_MARKER = "The above exception was the direct cause of the following exception:"
 CONTEXT_MARKER = "During handling of the above exception, another exception occurred:"
 
