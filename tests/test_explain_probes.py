@@ -2867,6 +2867,17 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "  exitcode  : -6 (pid: 18873)  (SIGABRT)\n",
         {"rank": 2, "line": 2},
     ),
+    "a warning that is the input's last words is read however long its line": (
+        "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:55292"
+        " (errno: 99 - Cannot assign requested address)." * 600 + "\n" * 5,
+        {"category": "rendezvous", "line": 1},
+    ),
+    "a program's name before argparse's error is not a host label, however often it repeats": (
+        "usage: launch.py [-h] [--nnodes NNODES] [--nproc_per_node NPROC_PER_NODE]\n"
+        + "                 training_script ...\nlaunch.py: error: argument --nproc_per_node: invalid int value: ''\n"
+        * 10,
+        {"line": 3},
+    ),
 }
 
 

@@ -81,6 +81,8 @@ _EXCEPTION_START = LazyRegex(r"(?:[A-Za-z_]\w{0,60}\.){0,6}[A-Z]\w{0,60}(?:Error
 _NOT_A_HOST = LazyRegex(
     r"(?i)error|exception|warning|fault|info|debug|critical|traceback|https?$"
     r"|^(?:local[_-]?)?rank[_-]?\d{1,7}$"  # `rank3: ...` is a rank label, read as one
+    # a program's name, as argparse and shells put it before their messages (`launch.py: error: ...`)
+    r"|\.(?:py|sh|bash|exe|pl|rb|js)$"
 )
 
 # Rank fields of loggers' own line formats, read when no launcher label is found (see _logger_label).

@@ -344,6 +344,12 @@ class Scanner:
                 new_tail = max(0, end - TAIL_BYTES)
                 if new_tail:
                     new_tail = buf.find(b"\n", new_tail, end) + 1 or end
+                if new_tail and not buf[new_tail:end].strip():
+                    # Only blank lines would be kept: keep the line before them too (up to a long
+                    # line's size), so that the input's last words are known however long they are.
+                    start = buf.rfind(b"\n", max(0, new_tail - 1 - LONG_LINE_BYTES), new_tail - 1)
+                    if start >= 0 or new_tail - 1 <= LONG_LINE_BYTES:
+                        new_tail = start + 1
                 filled = _drop(buf, 0, new_tail, filled)
                 tail = end - new_tail
                 break
