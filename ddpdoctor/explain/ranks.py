@@ -354,8 +354,9 @@ def host_labels(lines: list[str]) -> frozenset[str]:
     """The pdsh-style host labels (`worker-1: ...`) that start a good share of a file's first lines
     (`program_lines`).
 
-    A label must look like a host name (a digit, `-` or `.` in it) and not like an exception or a
-    log level (`RuntimeError: ...`), and appear on at least three lines."""
+    A label must look like a host name (a digit, `-` or `.` in it) and not like an exception, a log
+    level (`RuntimeError: ...`) or a program's name (`launch.py: error: ...`), and appear on at least
+    three lines."""
     counts: dict[str, int] = {}
     for line in lines:
         m = _HOST_LINE.match(line)
