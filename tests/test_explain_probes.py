@@ -1319,6 +1319,17 @@ def _watchdog_reports(reports: Iterable[tuple[int, int, int]], *, labelled: bool
     )
 
 
+# torch.multiprocessing.spawn's report of process 1, its traceback cut off before the exception line.
+_SPAWNED_CUT_OFF = (
+    "-- Process 1 terminated with the following error:\n"
+    "Traceback (most recent call last):\n"
+    '  File "/env/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 19, in _wrap\n'
+    "    fn(i, *args)\n"
+    '  File "/work/train_net.py", line 150, in main\n'
+    "    return trainer.train()\n"
+)
+
+
 _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     "a message wrapped over lines is read whole for its category": (
         "Exception: Unable to unpickle data from other workers. all_gather_list requires all\n"
@@ -2531,12 +2542,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         {"line": 1, "rank": 7},
     ),
     "a traceback cut off after spawn's report is that process's": (
-        "-- Process 1 terminated with the following error:\n"
-        "Traceback (most recent call last):\n"
-        '  File "/env/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 19, in _wrap\n'
-        "    fn(i, *args)\n"
-        '  File "/work/train_net.py", line 150, in main\n'
-        "    return trainer.train()\n",
+        _SPAWNED_CUT_OFF,
         {"rank": 1},
     ),
     "a store timeout in torchelastic's exit barrier is a peer that never finished": (
@@ -2614,13 +2620,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     ),
     # --- session 20 -----------------------------------------------------------------------------------
     "a CUDA runtime's words an extension printed are the error under a cut-off traceback": (
-        "error in deformable_im2col: invalid device function\n"
-        "-- Process 1 terminated with the following error:\n"
-        "Traceback (most recent call last):\n"
-        '  File "/env/lib/python3.8/site-packages/torch/multiprocessing/spawn.py", line 19, in _wrap\n'
-        "    fn(i, *args)\n"
-        '  File "/work/train_net.py", line 150, in main\n'
-        "    return trainer.train()\n",
+        "error in deformable_im2col: invalid device function\n" + _SPAWNED_CUT_OFF,
         {"line": 1},
     ),
     "a CUDA runtime's words in an info line are not an error": (

@@ -578,6 +578,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         return cand
     # A native crash's stack (faulthandler's dump) says where it happened, not that the code was wrong.
     user = exc.user_frame() if exc is not None and exc.origin != "fatal" else None
+    raised_by_user = user is not None and exc is not None and not exc.raised_in_library()
     worker = (exc is not None and _in_dataloader_worker(exc)) or (
         carried is not None and carried.category == "dataloader"
     )
@@ -665,9 +666,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif short_type == "SystemExit":
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")
-    elif short_type == "FloatingPointError" and not (
-        user is not None and exc is not None and not exc.raised_in_library()
-    ):
+    elif short_type == "FloatingPointError" and not raised_by_user:
         # A library's check of the numbers (detectron2's `Loss became infinite or NaN`); the script's
         # own guard that raises it is the script's error, read below.
         cand.reasons.append("FloatingPointError: the numbers went bad (NaN/Inf), a numerical failure")
@@ -721,7 +720,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"raised while the loop at {loop.where()} took its next item from the data, not in the loop's body"
         )
-    elif user is not None and exc is not None and not exc.raised_in_library():
+    elif raised_by_user and user is not None:
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"raised in your code at {user.where()}")
     elif exc is not None and (raiser := _raised_by_data_code(exc)) is not None:
