@@ -2878,6 +2878,21 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         * 10,
         {"line": 3},
     ),
+    # --- session 23 -----------------------------------------------------------------------------------
+    "`tail` of several files: each `==> name <==` section is the rank its file's name gives": (
+        "==> logs/rank_0.log <==\n"
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:29500\n"
+        "\n"
+        "==> logs/rank_1.log <==\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 33, in main\n'
+        '    assert loss.isfinite(), "loss diverged"\n'
+        "AssertionError: loss diverged\n"
+        "==> logs/notes.txt <==\n"
+        "ValueError: not a rank's file\n",
+        {"rank": 1, "line": 8, "category": "user_code"},
+    ),
 }
 
 

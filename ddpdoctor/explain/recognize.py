@@ -75,6 +75,7 @@ from ddpdoctor.explain.ranks import (
     host_labels,
     looks_srun_labelled,
     program_lines,
+    rank_from_path,
     split_prefix,
 )
 from ddpdoctor.explain.wording import NAMES_A_FAILURE, PROCESS_EXITED, WRAPPER_EXCEPTIONS, message_category
@@ -556,6 +557,8 @@ _BOLD = re.compile(r"^(?P<indent>[ \t]*)\*\*(?![*\s])|(?<![*\s])\*\*\s*$")
 _PYTEST_ERROR = LazyRegex(r"E(?: {3,}|$)")  # pytest's failure report: `E       RuntimeError: ...`
 _PYTEST_SOURCE = LazyRegex(r">   +(?=\S)")  # ... under the source line that failed: `>       x = f(y)`
 _PYTEST_MARGIN = 8
+# `tail`/`head` given several files print each one's name before its lines: `==> logs/rank_3.log <==`.
+_FILE_SECTION = LazyRegex(r"==> (.{1,4096}) <==[ \t]*$")
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXCEPTIONS = ("Exception", "ProcessExitedException")
 _SPAWN_EXIT = LazyRegex(
@@ -717,6 +720,7 @@ class LogReader:
         self.file_index = file_index
         self.default_rank = default_rank
         self.default_rank_source = rank_source
+        self._file_rank = (default_rank, rank_source)  # the input's own (a `==> name <==` section's replaces it)
         self._head = head
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
@@ -761,12 +765,26 @@ class LogReader:
             self._kube_master = has_kube_master(head)
         if self._margin and data.startswith(self._margin):
             data = data[len(self._margin) :]  # a paste indented as a whole
+        if data[:4] == b"==> " and (section := _FILE_SECTION.match(data.decode("utf-8", "replace"))):
+            self._file_section(section.group(1))
+            return
         pieces = list(segments(data.decode("utf-8", "replace")))
         if not pieces:
             self._blank(None)
             return
         for piece in pieces:
             self._segment(number, piece, candidates)
+
+    def _file_section(self, name: str) -> None:
+        """The lines that follow are another file's (`==> name <==`): its blocks are not the previous
+        file's, and its lines are the rank its name gives, if it gives one, like a file given alone."""
+        self.gap()
+        self._labelled = None
+        rank, how = rank_from_path(name)
+        if rank is not None:
+            self.default_rank, self.default_rank_source = rank, f"{how} in a `==> {name} <==` header"
+        else:
+            self.default_rank, self.default_rank_source = self._file_rank
 
     def gap(self) -> None:
         """Lines were skipped: every open block ends here."""
