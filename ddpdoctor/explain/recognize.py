@@ -720,7 +720,8 @@ class LogReader:
         self.file_index = file_index
         self.default_rank = default_rank
         self.default_rank_source = rank_source
-        self._file_rank = (default_rank, rank_source)  # the input's own (a `==> name <==` section's replaces it)
+        # The input's own rank; a `==> name <==` section's replaces it for the section's lines.
+        self._file_rank = (default_rank, rank_source)
         self._head = head
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
