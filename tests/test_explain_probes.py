@@ -2893,6 +2893,66 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "ValueError: not a rank's file\n",
         {"rank": 1, "line": 8, "category": "user_code"},
     ),
+    "an out-of-memory whose allocator lists several processes training on its GPU is ranks sharing a device": (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 42.00 MiB. GPU 0 has a total capacity of"
+        " 44.52 GiB of which 2.00 MiB is free. Process 11 has 5.57 GiB memory in use. Process 12 has 5.35 GiB"
+        " memory in use. Process 13 has 5.53 GiB memory in use. Of the allocated memory 4.92 GiB is allocated"
+        " by PyTorch, and 134.41 MiB is reserved by PyTorch but unallocated.\n",
+        {"category": "duplicate_device", "rank": None},
+    ),
+    "an out-of-memory beside processes whose use the container hides, holding little itself, is a shared GPU": (
+        "[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 130.00 MiB. GPU 0 has a total"
+        " capacity of 79.10 GiB of which 12.81 MiB is free. Process 21 has 0 bytes memory in use. Process 22 has"
+        " 0 bytes memory in use. Process 23 has 0 bytes memory in use. Including non-PyTorch memory, this process"
+        " has 0 bytes memory in use. Of the allocated memory 10.47 GiB is allocated by PyTorch, and 93.52 MiB is"
+        " reserved by PyTorch but unallocated.\n",
+        {"category": "duplicate_device"},
+    ),
+    "an out-of-memory of a process that holds its GPU beside its peers' stray contexts stays memory": (
+        "[rank5]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 5 has a total"
+        " capacity of 79.19 GiB of which 2.06 MiB is free. Including non-PyTorch memory, this process has 75.45"
+        " GiB memory in use. Process 31 has 540.00 MiB memory in use. Process 32 has 540.00 MiB memory in use."
+        " Process 33 has 540.00 MiB memory in use. Of the allocated memory 73.58 GiB is allocated by PyTorch,"
+        " and 279.13 MiB is reserved by PyTorch but unallocated.\n",
+        {"category": "oom_gpu", "rank": 5},
+    ),
+    "watchdog timeouts only a C++ terminate states, in different collectives at one number, are a mismatch": (
+        "RuntimeError: Invalid mt19937 state\n"
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=696,"
+        " OpType=BROADCAST, Timeout(ms)=1800000) ran for 1802763 milliseconds before timing out.\n"
+        "terminate called after throwing an instance of 'std::runtime_error'\n"
+        "  what():  [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=696,"
+        " OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1802485 milliseconds before timing out.\n",
+        {"category": "collective_mismatch", "rank": None},
+    ),
+    "a rank that also waits where the others wait is not behind them (its lower number is another group's)": (
+        "[rank6]:[E ProcessGroupNCCL.cpp:523] [Rank 6] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=956300, OpType=_ALLGATHER_BASE, Timeout(ms)=7200000)\n"
+        "[rank4]:[E ProcessGroupNCCL.cpp:523] [Rank 4] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=956300, OpType=_ALLGATHER_BASE, Timeout(ms)=7200000)\n"
+        "[rank4]:[E ProcessGroupNCCL.cpp:523] [Rank 4] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=1008, OpType=ALLREDUCE, Timeout(ms)=7200000)\n"
+        "[rank7]:[E ProcessGroupNCCL.cpp:523] [Rank 7] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=956300, OpType=_ALLGATHER_BASE, Timeout(ms)=7200000)\n",
+        {"category": "collective_timeout", "rank": None, "line": 1},
+    ),
+    "watchdog lines cut off inside their Work still give its number and op (one rank is behind)": (
+        "[rank0]:[E ProcessGroupNCCL.cpp:523] [Rank 0] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=\n"
+        "[rank1]:[E ProcessGroupNCCL.cpp:523] [Rank 1] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=13, OpType=ALLREDUCE, NumelIn=\n"
+        "[rank2]:[E ProcessGroupNCCL.cpp:523] [Rank 2] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=13, OpType=ALLREDUCE, NumelIn=\n",
+        {"category": "collective_timeout", "rank": 0},
+    ),
+    "a process's first NCCL warning, before the known symptoms of a lost peer, says what failed": (
+        "node2:2358430:2358556 [1] proxy.cc:1495 NCCL WARN [Service thread] Could not receive type from"
+        " localRank 7, res=3, closed=0\n"
+        "node2:2358430:2358556 [1] proxy.cc:1519 NCCL WARN [Proxy Service 9] Failed to execute operation"
+        " Connect from rank 15, retcode 3\n",
+        {"category": "nccl_error", "line": 1},
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from ddpdoctor.explain.observations import (
 )
 from ddpdoctor.explain.ranks import rank_list
 from ddpdoctor.explain.timeline import Timeline
+from ddpdoctor.explain.wording import device_shared_by_processes
 from ddpdoctor.units import format_bytes, parse_size
 
 
@@ -65,6 +66,11 @@ def duplicate_advice(cand: Candidate) -> list[str]:
         return [
             f"Ranks {peer} and {rank} both use CUDA device {device}: give every rank its own GPU "
             "(torch.cuda.set_device(local_rank) before creating the process group)."
+        ]
+    if (shared := device_shared_by_processes(cand.obs.text)) is not None:
+        return [
+            f"{shared[:1].upper()}{shared[1:]}. Give every rank its own GPU (torch.cuda.set_device(local_rank)"
+            " before any CUDA work), and start no more processes per node than it has GPUs."
         ]
     return []
 

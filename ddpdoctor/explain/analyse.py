@@ -52,6 +52,7 @@ from ddpdoctor.explain.wording import (
     TIMED_OUT,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
+    device_shared_by_processes,
     message_category,
 )
 from ddpdoctor.frames import collective_name
@@ -298,6 +299,9 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if detail is not None and CUDA_OOM.search(detail.text):
             cand.category = "oom_gpu"
             cand.reasons.append(f"the CUDA call NCCL made ran out of device memory: {detail.text}")
+        if cand.category == "oom_gpu" and (shared := device_shared_by_processes(obs.text)) is not None:
+            cand.category = "duplicate_device"
+            cand.reasons.append(shared)
         if primary.entry.id == _SHM_ENTRY and any(
             link.entry is not None and link.entry.id == _CUDA_CALL_FAILED_ENTRY for link in obs.chain
         ):
@@ -946,7 +950,7 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
     out: list[Candidate] = []
     reports = [o for o in timeline.failures if isinstance(o, CollectiveObs)]
     out += _named_ranks(reports)
-    out += _op_mismatch(reports, timeline.world_size)
+    out += _op_mismatch(reports + _timeouts_in_exceptions(timeline, reports), timeline.world_size)
     if not out:
         out += _call_site_mismatch(timeline)
     if not out:
@@ -967,6 +971,38 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
             )
             cand.reasons.append("a collective timed out on this rank: it waited for another rank")
             out.append(cand)
+    return out
+
+
+def _timeouts_in_exceptions(timeline: Timeline, reports: list[CollectiveObs]) -> list[CollectiveObs]:
+    """The watchdog timeouts that only an exception states (older torch put some ranks' only in a C++
+    terminate's `what():`), as reports of their collective: where each rank waited, for comparing
+    the ranks. Their exceptions are already candidates of their own."""
+    stated = {(o.rank, o.sequence) for o in reports}
+    out: list[CollectiveObs] = []
+    for obs in timeline.failures:
+        if not isinstance(obs, ExceptionObs) or obs.rank is None or "WorkNCCL(" not in obs.text:
+            continue
+        facts = collective_facts(obs.text)
+        if facts is None or facts.state != "timeout" or facts.seq is None or (obs.rank, facts.seq) in stated:
+            continue
+        stated.add((obs.rank, facts.seq))
+        out.append(
+            CollectiveObs(
+                obs.file,
+                obs.file_index,
+                obs.line,
+                obs.text,
+                obs.seq,
+                obs.rank,
+                stamp=obs.stamp,
+                chain=obs.chain,
+                op=facts.op,
+                sequence=facts.seq,
+                numel=facts.numel,
+                timeout_ms=facts.timeout_ms,
+            )
+        )
     return out
 
 
@@ -1130,8 +1166,10 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
     is named; of several behind, which one stalled first the reports alone do not say, so those ranks
     are the suspects."""
     oldest: dict[int, CollectiveObs] = {}
+    waiting_at: dict[int, set[int]] = {}  # rank -> every sequence number it timed out at
     for obs in reports:
         if obs.state == "timeout" and obs.sequence is not None and obs.rank is not None:
+            waiting_at.setdefault(obs.rank, set()).add(obs.sequence)
             kept = oldest.get(obs.rank)
             if kept is None or obs.sequence < (kept.sequence or 0):
                 oldest[obs.rank] = obs
@@ -1141,6 +1179,11 @@ def _sequence_skew(reports: list[CollectiveObs]) -> list[Candidate]:
         return []
     first = min(oldest.values(), key=lambda o: o.sequence or 0)
     behind = sorted(rank for rank, o in oldest.items() if o.sequence == first.sequence)
+    went_on = {o.sequence for rank, o in oldest.items() if rank not in behind}
+    if any(waiting_at[rank] & went_on for rank in behind):
+        # A rank "behind" also waits where the others wait: its lower number is another process
+        # group's (the reports do not name their groups), not a step it failed to take.
+        return []
     detail = _where_ranks_wait(oldest)
     # Ranks that wait at different places in the sequence are out of step: the ones at the lowest
     # number stopped issuing collectives (or issued fewer) and the others went on and wait for them,

@@ -14,9 +14,10 @@ from ddpdoctor.explain.ranks import bounded_int, bounded_rank
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 
+# The Work's fields; a line cut off after any of them still gives those it shows.
 _WORK = LazyRegex(
-    r"WorkNCCL\((?:SeqNum=(?P<seq>\d{1,19}), )?OpType=(?P<op>\w{1,40})"
-    r"(?:, NumelIn=(?P<numel>\d{1,19}))?[^)]{0,300}?(?:Timeout\(ms\)=(?P<timeout>\d{1,12}))?\)"
+    r"WorkNCCL\((?:SeqNum=(?P<seq>\d{1,19}), )?OpType=(?P<op>\w{1,40})\b"
+    r"(?:, NumelIn=(?P<numel>\d{1,19})\b)?(?:[^)]{0,300}?Timeout\(ms\)=(?P<timeout>\d{1,12})\b)?"
 )
 _WATCHDOG = LazyRegex(
     r"Watchdog caught collective operation timeout|ran for \d{1,19} milliseconds before timing out"

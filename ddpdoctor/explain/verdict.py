@@ -52,6 +52,7 @@ from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
+_NCCL_PROCESS = re.compile(r"\s*([\w.-]{1,200}:\d{1,10}):\d{1,10} \[")  # NCCL's `host:pid:tid [device]`
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
 _STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal
@@ -229,6 +230,11 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
         return first
     for other in ranked[1:]:
         if other.strength >= 3 and (other.rank is None or first.rank is None or other.rank == first.rank):
+            return other
+        if other.kind == "mismatch" and other.strength > first.strength:
+            # Ranks in different collectives at one sequence number: their code paths split before
+            # anything waited, and an unknown message is as likely its consequence (a broadcast
+            # paired with another collective hands over garbage).
             return other
     return first
 
@@ -425,6 +431,8 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
             # An error-level line whose words name a cause (a device out of memory, a driver too old):
             # what the peers' lost connections and cancelled collectives follow from.
             return cand
+    if (first_warn := _first_nccl_warning(ranked)) is not None:
+        return first_warn
     for kind in ("symptom", "crash", "error-line"):
         for cand in ranked:
             if cand.kind == kind and cand.category == "collective_timeout":
@@ -433,6 +441,28 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
         if cand.consequence != "launcher":
             return cand
     return ranked[0]
+
+
+def _first_nccl_warning(ranked: list[Candidate]) -> Candidate | None:
+    """A process's first NCCL warning, one no entry knows, when its later warnings are known
+    symptoms of a lost peer (the proxy's failed `Connect`): NCCL warns first of what failed, then of
+    what that broke."""
+    warnings = [c for c in ranked if "NCCL WARN" in c.obs.text and _process_of(c) is not None]
+    if not warnings:
+        return None
+    first = warnings[0]
+    if first.kind != "error-line" or first.consequence is not None or first.category != "nccl_error":
+        return None
+    process = _process_of(first)
+    later = [
+        c for c in warnings[1:] if _process_of(c) == process and c.obs.file_index == first.obs.file_index
+    ]
+    return first if later and all(c.kind == "symptom" for c in later) else None
+
+
+def _process_of(cand: Candidate) -> str | None:
+    m = _NCCL_PROCESS.match(cand.obs.text)
+    return m.group(1) if m is not None else None
 
 
 def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:

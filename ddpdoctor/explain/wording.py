@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ddpdoctor.explain.index import CUDA_RUNTIME_TEXT
 from ddpdoctor.matching import LazyRegex
+from ddpdoctor.units import GIB, format_size, parse_size
 
 # Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
 NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
@@ -113,6 +114,17 @@ CUDA_OOM = LazyRegex(
     r"|\bResource exhausted: "  # the same status in TensorFlow's C++ words (a TPU's HBM: `Attempting to allocate ...`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_OUT_OF_DEVICE_MEMORY\b"  # Intel GPUs' Level Zero and Unified Runtime
 )
+# The caching allocator's account of the device in its out-of-memory message: `GPU 0 has a total
+# capacity of 79.10 GiB ... Process 3427 has 5.57 GiB memory in use. Including non-PyTorch memory, this
+# process has 384.00 MiB memory in use. Of the allocated memory 10.47 GiB is allocated by PyTorch`.
+_SIZE = r"(\d{1,12}(?:\.\d{1,6})? (?:bytes|[KMGT]iB))"
+_DEVICE_CAPACITY = LazyRegex(r"\bGPU (\d{1,5}) has a total capacity of " + _SIZE)
+_OTHER_PROCESS = LazyRegex(r"\bProcess \d{1,10} has " + _SIZE + " memory in use")
+_THIS_PROCESS = LazyRegex(r"\bthis process has " + _SIZE + " memory in use")
+_ALLOCATED = LazyRegex(r"\bOf the allocated memory " + _SIZE + " is allocated by PyTorch")
+# A process holding this much of a device trains on it; a peer's stray CUDA context holds far less.
+_TRAINING_SHARE = 2 * GIB
+_SHARERS = 3  # processes training on one device: more than a leftover process beside the job
 # Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
 _HOST_OOM = LazyRegex(
     r"\bCannot allocate memory\b|\bstd::bad_alloc\b|\bENOMEM\b|\bOOMKilled\b|\boom[-_]kill(?:er)?\b"
@@ -578,6 +590,38 @@ def message_category(text: str) -> tuple[str, str] | None:
     for pattern, category, reason in MESSAGE_RULES:
         if pattern.search(text):
             return category, reason
+    return None
+
+
+def device_shared_by_processes(text: str) -> str | None:
+    """Why a CUDA out-of-memory message shows its device shared by several processes training on it
+    (the job's ranks placed on one GPU), or None.
+
+    The allocator lists every process on the device. Three or more holding a training share each
+    (gigabytes, not a peer's stray context) are several ranks on one GPU. Where the container hides
+    their use (each listed with 0 bytes), three or more others beside a process that itself holds
+    less than half of the device tell the same."""
+    device = _DEVICE_CAPACITY.search(text)
+    if device is None or (capacity := parse_size(device.group(2))) is None:
+        return None
+    others = [parse_size(size) or 0.0 for size in _OTHER_PROCESS.findall(text)]
+    own = _THIS_PROCESS.search(text)
+    # Without `this process has`, the process is one of those listed.
+    held = [*others, parse_size(own.group(1)) or 0.0] if own is not None else others
+    training = [size for size in held if size >= _TRAINING_SHARE]
+    if len(training) >= _SHARERS:
+        return (
+            f"the allocator lists {len(training)} processes each holding at least"
+            f" {format_size(_TRAINING_SHARE)} of GPU {device.group(1)}: several ranks train on one device"
+        )
+    allocated = _ALLOCATED.search(text)
+    mine = parse_size(allocated.group(1)) if allocated is not None else None
+    if len(others) >= _SHARERS and not any(others) and mine is not None and mine < capacity / 2:
+        return (
+            f"the allocator lists {len(others)} other processes on GPU {device.group(1)} (their use hidden"
+            f" from this container) while this process holds {format_size(mine)} of its"
+            f" {format_size(capacity)}: several ranks share one device"
+        )
     return None
 
 
