@@ -2953,6 +2953,19 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " Connect from rank 15, retcode 3\n",
         {"category": "nccl_error", "line": 1},
     ),
+    "a logger's error level peeled off with its rank field still makes the record an error": (
+        "[2026-12-02 02:55:26][INFO][RANK 1] step 0 loss 0.0059\n"
+        "[2026-12-02 02:55:31][CRITICAL][RANK 1] memory guard: RSS over its limit at step 5, stopping\n",
+        {"rank": 1, "line": 2},
+    ),
+    "a rank killed by SIGKILL is stated by its own error record before it died": (
+        "[default0]:[2026-12-02 02:55:31][INFO] step 5 loss 0.0014\n"
+        "[default0]:[2026-12-02 02:55:31][CRITICAL] host memory guard: RSS 387 MiB > limit 381 MiB, killing"
+        " this worker\n"
+        "E1202 02:55:31.436000 18539 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+        " (exitcode: -9) local_rank: 0 (pid: 18564) of binary: /env/bin/python\n",
+        {"category": "oom_host", "rank": 0, "line": 2},
+    ),
 }
 
 

@@ -94,6 +94,7 @@ _BARE_FIELD_RANK = LazyRegex(r"(?i)(local[_ ]?)?rank[ _#]?(\d{1,7})(?=\s{0,4}[:|
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
 _LOG_TIME = LazyRegex(r"(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?!\d)")
+_ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).
@@ -141,14 +142,24 @@ def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
 class Prefix:
     """The labels found at the start of a line."""
 
-    __slots__ = ("local", "local_label", "rank", "rest")
+    __slots__ = ("error_level", "local", "local_label", "rank", "rest")
 
-    def __init__(self, rank: int | None, local: bool, rest: str, local_label: int | None = None) -> None:
+    def __init__(
+        self,
+        rank: int | None,
+        local: bool,
+        rest: str,
+        local_label: int | None = None,
+        *,
+        error_level: bool = False,
+    ) -> None:
         self.rank = rank
         self.local = local
         self.rest = rest
         # A node-local label the global one after it refines (`[default1]:[rank9]:` -> 1).
         self.local_label = local_label
+        # The logger's fields peeled with the rank said the record is an error (`[CRITICAL][RANK 0] ...`).
+        self.error_level = error_level
 
 
 def split_prefix(
@@ -251,18 +262,19 @@ def _logger_prefix(line: str) -> Prefix:
     found = _logger_label(text)
     if found is None:
         return Prefix(None, False, line)
-    rank, local, end = found
-    return Prefix(rank, local, text[end:])
+    rank, local, end, error_level = found
+    return Prefix(rank, local, text[end:], error_level=error_level)
 
 
-def _logger_label(text: str) -> tuple[int, bool, int] | None:
-    """(rank, local, end of the labels) from a logger's fields in front of the message.
+def _logger_label(text: str) -> tuple[int, bool, int, bool] | None:
+    """(rank, local, end of the labels, whether a field was an error level) from a logger's fields in
+    front of the message.
 
     Reads the bracketed, parenthesized and pipe- or dash-separated fields a logging format puts first
     (`2024-01-01 10:00:00,123 - [rank 3] - `, `... | ERROR | rank 3 | `, `[node1:rank3]: `,
     `(VllmWorker rank=3 pid=12) ERROR 09-09 02:24:28 [executor.py:522] `, `Rank 3: `); it stops at the first thing that is not such a field,
     so a rank named inside the message (`ValueError: rank 3 ...`) is not taken as the printer."""
-    pos, found, end = 0, None, 0
+    pos, found, end, error_level = 0, None, 0, False
     limit = min(len(text), _LABEL_SPAN)
     while pos < limit:
         opener = text[pos]
@@ -271,11 +283,13 @@ def _logger_label(text: str) -> tuple[int, bool, int] | None:
             if close < 0 or (pos > 0 and _TORCH_TAG.match(text, pos)):
                 break  # torch's tag after a record's fields is its message's; first on the line it is a label
             inside = text[pos + 1 : close]
+            error_level = error_level or inside.strip() in _ERROR_LEVELS
             # A label, not a printed list or command line (`['python', 'train.py', '--local_rank=1']`).
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
             field = _FIELD_RANK.search(inside) if labelish else None
             pos = close + 1
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
+            error_level = error_level or m.group() in _ERROR_LEVELS
             field, pos = None, m.end()
         elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
             field, pos = m, m.end()
@@ -291,7 +305,7 @@ def _logger_label(text: str) -> tuple[int, bool, int] | None:
         pos = separator.end() if separator else pos
         if found is not None:
             end = pos  # the labels go on over the record's other fields (`ERROR 09-09 02:24:28 [x.py:522] `)
-    return (found[0], found[1], end) if found is not None else None
+    return (found[0], found[1], end, error_level) if found is not None else None
 
 
 def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | None:

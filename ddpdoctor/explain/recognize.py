@@ -290,6 +290,7 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w"
+    r"|\S{0,40}\]\[(?:ERROR|FATAL|CRITICAL)\]"  # a bracketed level glued to the field before it (`...:31][CRITICAL][RANK 0]`)
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: {1,4}\S"
     # a C library's record: its fields, the source location, the component, the level (UCX's
     # `[1579244748.838971] [host:56309:2]    cuda_ipc_md.c:62   UCX  ERROR cuCtxGetDevice ...`)
@@ -679,6 +680,7 @@ class _Stream:
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
         self.last_seen = 0  # number of the last line this stream received
+        self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
         self.latest: tuple[int, str] | None = None  # that line (number, text) ...
         self.before: tuple[int, str] | None = None  # ... and the one it received before it
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
@@ -1045,6 +1047,7 @@ class LogReader:
             rank = self.default_rank
         stream = self._stream(rank, local)
         stream.last_seen = number
+        stream.error_level = prefix.error_level
         if in_sentence:
             stream.quoted_line = number
         rest = prefix.rest.rstrip()
@@ -1315,7 +1318,7 @@ class LogReader:
                 stream, number, behind, self.matcher.candidates(behind), frames=[], standalone=True
             )
             return
-        worth_a_look = cands or _is_error_record(rest) or _collective_hint(rest)
+        worth_a_look = cands or stream.error_level or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
         if _SEPARATOR.match(stripped):
@@ -2344,7 +2347,7 @@ class LogReader:
             hits = self.matcher.match(printed, cands)
         facts = collective_facts(rest)
         generic = not hits and facts is None
-        if generic and not _is_error_record(rest):
+        if generic and not (stream.error_level or _is_error_record(rest)):
             return False
         obs: Observation
         if facts is not None and facts.state != "progress":

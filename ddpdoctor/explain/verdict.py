@@ -343,6 +343,7 @@ def _stated_before_crash(culprit: Candidate, found: list[Candidate]) -> Candidat
 # How a rank that printed no exception of its own is seen to end: a launcher's report of its exit or
 # signal, or its peers losing the connection to it.
 _ENDS = ("exit", "crash", "lost-peer")
+_OWN_OUTPUT = ("line prefix", "file name", "torchrun log folder")  # rank sources that place a line
 
 
 def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
@@ -350,7 +351,10 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
     abort, its peers losing it): `sys.exit("ERROR: shard ... is missing")` prints the line, then the
     process ends (gloo's threads abort it); the line says why, the end only how. A line with no rank
     label is that rank's when no other rank is seen to end on its own."""
-    if culprit.kind not in _ENDS or culprit.rank is None or culprit.category not in _NO_CAUSE:
+    killed = culprit.kind == "host-kill"  # a SIGKILL with no error: the host's memory, most likely
+    if (culprit.kind not in _ENDS and not killed) or culprit.rank is None:
+        return culprit
+    if culprit.category not in _NO_CAUSE and not killed:
         return culprit
     ended = {c.rank for c in found if c.kind in (*_ENDS, "host-kill") and c.tier <= INFERRED}
     obs = culprit.obs
@@ -362,6 +366,7 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
         and not c.obs.logged_as_warning
         and (c.rank == culprit.rank or (c.rank is None and ended == {culprit.rank}))
         and (c.obs.file_index != obs.file_index or c.obs.line < obs.line)
+        and (not killed or _printed_by_rank(c))
     ]
     if not stated:
         return culprit
@@ -371,7 +376,17 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
         cause.rank_note = f"the line carries no rank label; rank {culprit.rank} alone ended on its own"
     cause.tier = CAUSE
     cause.reasons.append(f"rank {culprit.rank}'s own error line before it ended ({obs.text[:80]})")
+    if killed and cause.category in _NO_CAUSE:
+        # The line says what the process was doing; how it ended still says why.
+        cause.category = culprit.category
+        cause.reasons.append(culprit.reasons[0] if culprit.reasons else "it was killed by SIGKILL")
     return cause
+
+
+def _printed_by_rank(cand: Candidate) -> bool:
+    """Whether a line is its rank's own output by where it stands (a label, a per-rank file), not by
+    what it says (a launcher's report that quotes `--local_rank=7`)."""
+    return cand.rank is not None and (cand.obs.rank_source or "").startswith(_OWN_OUTPUT)
 
 
 def _uncaught_cpp_exception(cand: Candidate) -> bool:
