@@ -2966,6 +2966,42 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " (exitcode: -9) local_rank: 0 (pid: 18564) of binary: /env/bin/python\n",
         {"category": "oom_host", "rank": 0, "line": 2},
     ),
+    "Lightning's MisconfigurationException is the script's configuration": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/env/lib/python3.11/site-packages/lightning/pytorch/core/optimizer.py", line 214, in'
+        " _configure_optimizers\n"
+        "[rank1]:     raise MisconfigurationException(\n"
+        "[rank1]: lightning.fabric.utilities.exceptions.MisconfigurationException: Unknown configuration for"
+        " model optimizers.\n",
+        {"category": "user_code", "rank": 1},
+    ),
+    "gloo's check that a rank lies inside its group is the world size the processes disagree on": (
+        "[rank2]: RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/context.cc:23] rank < size. 2 vs 2\n",
+        {"category": "rendezvous", "rank": None},
+    ),
+    "a collective that refuses the tensor's data type is the backend's lack": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/sync.py", line 45, in main\n'
+        "[rank0]:     dist.all_reduce(q)\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3252,'
+        " in all_reduce\n"
+        "[rank0]:     work.wait()\n"
+        "[rank0]: RuntimeError: Invalid scalar type\n",
+        {"category": "backend_unsupported"},
+    ),
+    "the script's own wait for its peers' keys timing out is a wait for a peer, not a rendezvous": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/prep.py", line 38, in main\n'
+        "[rank0]:     store.wait(keys)\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /ready/0, /ready/1\n",
+        {"category": "collective_timeout"},
+    ),
+    "a wait for the store host's key while the host waits for a client that never came is the client's": (
+        "[rank1]: torch.distributed.DistStoreError: wait timeout after 20000ms, keys: /default_pg/0//cpu//0/0\n"
+        "[rank0]: torch.distributed.DistStoreError: Timed out after 21 seconds waiting for clients. 3/4 clients"
+        " joined.\n",
+        {"category": "rendezvous", "rank": None, "line": 2},
+    ),
 }
 
 

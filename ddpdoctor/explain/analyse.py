@@ -173,6 +173,8 @@ _PATH_ERRORS = (
 _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
+# A data type refused by name (`Invalid scalar type`, `Unsupported data type`).
+_TYPE_REFUSED = LazyRegex(r"(?i)\b(?:invalid|unsupported|unknown) (?:scalar type|data ?type|dtype)\b")
 _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
 # A message's next lines read with its first one: a terminal's wrap, or a runtime's report under its
 # exception (torch_npu's `NPU function error: ...`, then `[ERROR] ...`, ..., `EE1001: ... Reason: ...`).
@@ -401,8 +403,8 @@ def _named_as_behind(obs: Observation) -> list[int]:
 
 def _store_wait_in_collective(obs: Observation) -> bool:
     """A key-value store's wait timeout raised inside a collective that runs over the store (vLLM's
-    `StatelessProcessGroup.barrier`, an object broadcast, torchelastic's exit barrier), not while the
-    process group is set up."""
+    `StatelessProcessGroup.barrier`, an object broadcast, torchelastic's exit barrier) or by the
+    script's own wait for its peers' keys, not while the process group is set up."""
     entry = obs.known()
     if (
         not isinstance(obs, ExceptionObs)
@@ -418,6 +420,8 @@ def _store_wait_in_collective(obs: Observation) -> bool:
         return False  # (NCCL's communicator is set up at a group's first collective: still setting up)
     if any(_START_UP.search(frame.function) for frame in obs.frames):
         return False
+    if obs.frames[-1].user and ".wait(" in (obs.frames[-1].code or ""):
+        return True  # the script's own wait for keys its peers set (`store.wait(keys)`), the group formed
     return any(_COLLECTIVE_CALL.match(frame.function) for frame in obs.frames[-4:])
 
 
@@ -631,6 +635,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"{short_type} raised while the job assembled its processes (the rendezvous{where})"
         )
+    elif short_type == "MisconfigurationException":
+        # Lightning's check of how the script set it up (a hook's return value, a monitored metric, the
+        # Trainer's arguments); the device requests it rejects are entries of their own.
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(f"{short_type}: the framework rejected how the script configured it")
     elif short_type in _VERSION_TYPES or VERSION_TEXT.search(text):
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(f"{short_type}: a package or symbol is missing or of the wrong version")
@@ -653,6 +662,18 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             " were not the object this rank expected, so the ranks called their collectives out of step"
         )
         cand.disown("it could not read what the others sent; which rank went out of step the logs do not say")
+    elif (
+        exc is not None
+        and exc.frames
+        and exc.frames[-1].posix.endswith(_C10D_API)
+        and _TYPE_REFUSED.search(text)
+    ):
+        # A collective whose backend cannot move this data type (gloo and float8: `Invalid scalar type`).
+        cand.category, cand.strength = "backend_unsupported", 2
+        cand.reasons.append(
+            f"the collective {exc.frames[-1].function} refused the tensor's data type: the process group's"
+            " backend cannot reduce or move it"
+        )
     elif short_type == "MemoryError":
         cand.category, cand.strength = "oom_host", 2
         cand.reasons.append("MemoryError: the process ran out of host memory")

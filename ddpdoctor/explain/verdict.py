@@ -52,6 +52,8 @@ from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
+_CLIENTS_JOINED = re.compile(r"waiting for clients\. \d{1,7}/\d{1,7} clients joined")  # TCPStore's host
+_KEYS_WAITED = re.compile(r"\bwait timeout after \d{1,12}ms, keys: ")
 _NCCL_PROCESS = re.compile(r"\s*([\w.-]{1,200}:\d{1,10}):\d{1,10} \[")  # NCCL's `host:pid:tid [device]`
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
@@ -76,6 +78,7 @@ class Verdict(Record):
 
 def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     """Pick the culprit and the victims."""
+    _waited_for_the_same_client(found)
     _demote_consequences(found)
     _demote_warnings(found)
     if not found:
@@ -199,6 +202,21 @@ def _demote_consequences(found: list[Candidate]) -> None:
                     else "a consequence of "
                     + ("another rank's failure" if cand.consequence == "peer-failure" else "an earlier error")
                 )
+            )
+
+
+def _waited_for_the_same_client(found: list[Candidate]) -> None:
+    """The store's host timed out waiting for its clients (`3/4 clients joined`): a process never
+    reached the store. A rank that timed out waiting for a key the host was to set (gloo's address of
+    rank 0) did not wait for the host: the host was itself waiting for the missing process."""
+    if not any(_CLIENTS_JOINED.search(c.obs.text) for c in found):
+        return
+    for cand in found:
+        if cand.tier == CAUSE and cand.suspects and _KEYS_WAITED.search(cand.obs.text):
+            cand.tier, cand.consequence, cand.suspects = CONSEQUENCE, "peer-failure", []
+            cand.rank, cand.rank_note = cand.obs.rank, None
+            cand.reasons.append(
+                "demoted: the rank it waited for was itself waiting for a process that never joined"
             )
 
 

@@ -367,6 +367,7 @@ _END_OF_DATA = LazyRegex(r"\bOutOfRangeError\b.{0,60}\bEnd of sequence\b")
 _WORLD_DISAGREES = LazyRegex(
     r"(?i)\bworld[_ ]size\b.{0,80}\b(?:does not match|doesn't match|do not match|mismatch|differs?)\b"
     r"|\bInvalid rank requested\b"  # NCCL: a rank at or past the number of ranks the others were given
+    r"|\brank < size\. \d{1,7} vs \d{1,7}"  # gloo's context: a rank at or past the group's size
 )
 # A data loader's worker processes died (Paddle's `DataLoader 1 workers exit unexpectedly`).
 _LOADER_WORKERS = LazyRegex(
