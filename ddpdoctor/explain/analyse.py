@@ -1008,22 +1008,10 @@ def _timeouts_in_exceptions(timeline: Timeline, reports: list[CollectiveObs]) ->
         if facts is None or facts.state != "timeout" or facts.seq is None or (obs.rank, facts.seq) in stated:
             continue
         stated.add((obs.rank, facts.seq))
-        out.append(
-            CollectiveObs(
-                obs.file,
-                obs.file_index,
-                obs.line,
-                obs.text,
-                obs.seq,
-                obs.rank,
-                stamp=obs.stamp,
-                chain=obs.chain,
-                op=facts.op,
-                sequence=facts.seq,
-                numel=facts.numel,
-                timeout_ms=facts.timeout_ms,
-            )
-        )
+        view = CollectiveObs(obs.file, obs.file_index, obs.line, obs.text, obs.seq, obs.rank, stamp=obs.stamp)
+        view.chain, view.op, view.sequence = obs.chain, facts.op, facts.seq
+        view.numel, view.timeout_ms = facts.numel, facts.timeout_ms
+        out.append(view)
     return out
 
 

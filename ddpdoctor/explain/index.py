@@ -176,7 +176,9 @@ ANCHORS: tuple[Anchor, ...] = (
         "world", r"WORLD_SIZE|world_size|[Ww]orld size|n[Rr]anks \d|GLOBAL_RANK: \d|store.based barrier", 0
     ),
     Anchor("usage", r": error: |missing ranks|ready ranks|[Ss]talled ranks|subset of ranks", 3),
-    Anchor("file-section", r"^==> .{1,4096} <==", 0),  # `tail`/`head` of several files: a file's name
+    # `tail`/`head` of several files: a file's name, `==> logs/rank_3.log <==` (by its rarer end: a
+    # progress bar's `=====> ` holds the start)
+    Anchor("file-section", r" <==", 0),
 )
 ANCHOR_DIGEST = repr([(a.name, a.source, a.after) for a in ANCHORS])
 
