@@ -102,6 +102,10 @@ _FIELD_SEPARATOR = LazyRegex(r"(?:[ \t]{0,4}[|:-](?![\w/]))?[ \t]?")
 _CLOSERS = {"[": "]", "(": ")", "<": ">"}
 _LABEL_SPAN = 200  # a line's label region is within its first characters
 
+# NCCL's own label of a record: `host:pid:tid [device] ` (a source location may follow) before `NCCL`.
+NCCL_PROCESS = LazyRegex(
+    r"(?P<host>[^\s:\[\]]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?:\S{1,200} )?NCCL "
+)
 _TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
 # `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`: the rank ends the name.
 _RANK_IN_NAME = LazyRegex(

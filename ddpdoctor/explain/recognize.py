@@ -67,6 +67,7 @@ from ddpdoctor.explain.observations import (
     StopObs,
 )
 from ddpdoctor.explain.ranks import (
+    NCCL_PROCESS,
     bounded_int,
     bounded_rank,
     collector_end,
@@ -577,9 +578,6 @@ _STORE_BARRIER_DONE = LazyRegex(r"Completed store-based barrier for key: ?(\S{1,
 _WORLD = LazyRegex(r"(?:WORLD_SIZE|world_size|[Ww]orld size|n[Rr]anks)\W{1,4}(\d{1,7})\b")
 # NCCL's record label `host:pid:tid [device] NCCL ...`, and its communicator set-up line that says which
 # rank that process is (`ncclCommInitRank comm 0x.. rank 1 nranks 2 cudaDev 1 ...`).
-_NCCL_PROCESS = LazyRegex(
-    r"(?P<host>[^\s:\[\]]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?:\S{1,200} )?NCCL "
-)
 _NCCL_COMM_RANK = LazyRegex(
     r"\brank (\d{1,7}) n[Rr]anks (\d{1,7})\b(?: cudaDev \d{1,4}(?: nvmlDev \d{1,4})? busId ([0-9a-fA-F]{1,16})\b)?"
 )
@@ -871,7 +869,7 @@ class LogReader:
         for obs in self.observations:
             if obs.rank is not None or isinstance(obs, ProgressObs) or "NCCL" not in obs.text:
                 continue
-            m = _NCCL_PROCESS.search(obs.text)
+            m = NCCL_PROCESS.search(obs.text)
             rank = self._nccl_ranks.get((m.group("host"), m.group("pid"))) if m is not None else None
             if rank is not None and m is not None:
                 obs.rank, obs.local_rank = rank, False
@@ -1078,7 +1076,7 @@ class LogReader:
             size = bounded_rank(world.group(1))
             if size:
                 self.world_sizes.add(size)
-        if "NCCL" in rest and (nccl := _NCCL_PROCESS.search(rest)):
+        if "NCCL" in rest and (nccl := NCCL_PROCESS.search(rest)):
             self._nccl_process(nccl, rest, number)
         # The program's own time starts a new record; a collector's time on every line orders the
         # lines but does not end a multi-line message.

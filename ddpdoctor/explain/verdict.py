@@ -38,7 +38,7 @@ import signal
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
-from ddpdoctor.explain.ranks import bounded_rank, rank_list
+from ddpdoctor.explain.ranks import NCCL_PROCESS, bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.explain.wording import (
     CONNECT_FAILED,
@@ -54,7 +54,6 @@ CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
 _CLIENTS_JOINED = re.compile(r"waiting for clients\. \d{1,7}/\d{1,7} clients joined")  # TCPStore's host
 _KEYS_WAITED = re.compile(r"\bwait timeout after \d{1,12}ms, keys: ")
-_NCCL_PROCESS = re.compile(r"\s*([\w.-]{1,200}:\d{1,10}):\d{1,10} \[")  # NCCL's `host:pid:tid [device]`
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
 _STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal
@@ -493,9 +492,9 @@ def _first_nccl_warning(ranked: list[Candidate]) -> Candidate | None:
     return first if later and all(c.kind == "symptom" for c in later) else None
 
 
-def _process_of(cand: Candidate) -> str | None:
-    m = _NCCL_PROCESS.match(cand.obs.text)
-    return m.group(1) if m is not None else None
+def _process_of(cand: Candidate) -> tuple[str, str] | None:
+    m = NCCL_PROCESS.search(cand.obs.text)
+    return (m.group("host"), m.group("pid")) if m is not None else None
 
 
 def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:
