@@ -52,8 +52,6 @@ from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
-_CLIENTS_JOINED = re.compile(r"waiting for clients\. \d{1,7}/\d{1,7} clients joined")  # TCPStore's host
-_KEYS_WAITED = re.compile(r"\bwait timeout after \d{1,12}ms, keys: ")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
 _STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal
@@ -208,10 +206,11 @@ def _waited_for_the_same_client(found: list[Candidate]) -> None:
     """The store's host timed out waiting for its clients (`3/4 clients joined`): a process never
     reached the store. A rank that timed out waiting for a key the host was to set (gloo's address of
     rank 0) did not wait for the host: the host was itself waiting for the missing process."""
-    if not any(_CLIENTS_JOINED.search(c.obs.text) for c in found):
+    # The store entry's captures say which: its host's count of clients, or the keys a rank waited for.
+    if not any("joined" in c.obs.groups() for c in found):
         return
     for cand in found:
-        if cand.tier == CAUSE and cand.suspects and _KEYS_WAITED.search(cand.obs.text):
+        if cand.tier == CAUSE and cand.suspects and "keys" in cand.obs.groups():
             cand.tier, cand.consequence, cand.suspects = CONSEQUENCE, "peer-failure", []
             cand.rank, cand.rank_note = cand.obs.rank, None
             cand.reasons.append(
