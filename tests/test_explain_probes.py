@@ -3002,6 +3002,25 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " joined.\n",
         {"category": "rendezvous", "rank": None, "line": 2},
     ),
+    # --- session 24 -----------------------------------------------------------------------------------
+    "a collective's check that its list does not fit the process group is a size mismatch between ranks": (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/eval.py", line 51, in main\n'
+        "[rank2]:     dist.scatter(shard, scatter_list=shards, src=2)\n"
+        '[rank2]:   File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 4410,'
+        " in scatter\n"
+        "[rank2]:     work = group.scatter(output_tensors, input_tensors, opts)\n"
+        "[rank2]: RuntimeError: ProcessGroupGloo::scatter: Incorrect input list size 3. Input list size should be 4,"
+        " same as size of the process group.\n",
+        {"category": "collective_mismatch", "rank": 2, "line": 6},
+    ),
+    "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/moe.py", line 40, in dispatch\n'
+        "    dist.all_to_all_single(out, tokens, output_split_sizes=recv, input_split_sizes=send)\n"
+        "RuntimeError: Split sizes doesn't match total dim 0 size\n",
+        {"category": "collective_mismatch"},
+    ),
 }
 
 

@@ -55,6 +55,16 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     # ... or accelerate's check of the shapes it gathers (`All shapes on the devices must be valid`)
     r"|(?i:\bshapes? (?:on|across) (?:the |all )?devices must\b)|\bdue to (?:inadequate shapes|shape mismatches)\b"
 )
+# A collective's check that its tensors fit the process group (c10d's `Incorrect input list size 3.
+# Input list size should be 4, same as size of the process group`, `Split sizes doesn't match total
+# dim 0 size`, `output tensor size must be equal to world_size times input tensor size`): the sizes
+# the ranks hand the collective disagree with what the group exchanges.
+_COLLECTIVE_SIZE_CHECK = LazyRegex(
+    r"\bsame as size of the process group\b|\b(?:input|output) tensor list size \d{1,9} does not match world size\b"
+    r"|\bSplit sizes doesn't match total dim 0 size\b|\bNumber of tensor splits not equal to group size\b"
+    r"|\bdim 0 does not divide equally across group size\b"
+    r"|\b(?:output|input) tensor (?:size )?must be (?:equal to|the same size as) (?:world_size times|output size times world size)\b"
+)
 # Two ranks on one device (NCCL's `Duplicate GPU detected`, torch's symmetric memory `detected
 # allocations from overlapping devices from different ranks`).
 _SHARED_DEVICE = LazyRegex(
@@ -444,6 +454,12 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _MISMATCHED_COLLECTIVE,
         "collective_mismatch",
         "the message says the ranks called different collectives",
+    ),
+    (
+        _COLLECTIVE_SIZE_CHECK,
+        "collective_mismatch",
+        "a collective found that the tensors it was given do not fit the process group (a list or a split"
+        " per rank, a size times the world size): the ranks' sizes disagree with what the group exchanges",
     ),
     (
         _BACKEND_LACKS,
