@@ -3014,6 +3014,13 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " same as size of the process group.\n",
         {"category": "collective_mismatch", "rank": 2, "line": 6},
     ),
+    "a death the launcher answers by killing the rest is the culprit, the kills after it its doing": (
+        "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/2\n"
+        "[rank: 1] Child process with PID 4242 terminated with code -9. Forcefully terminating all other"
+        " processes to avoid zombies\n"
+        "Killed\n",
+        {"category": "oom_host", "rank": 1, "line": 2},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -46,6 +46,7 @@ from ddpdoctor.explain.wording import (
     CUDA_SYSTEM_NOT_READY,
     LAYOUT_CHECK,
     NAMES_A_FAILURE,
+    TERMINATES_THE_OTHERS,
     message_category,
 )
 from ddpdoctor.records import Record, field
@@ -507,6 +508,11 @@ def _shared_exit(culprit: Candidate, pool: list[Candidate]) -> Candidate:
         and c.obs.code == code
         and c.rank != culprit.rank
     ]
+    if TERMINATES_THE_OTHERS.search(culprit.obs.text):
+        # The report of this death says the launcher then kills the rest: deaths reported after it are its doing.
+        same = [
+            c for c in same if c.obs.file_index != culprit.obs.file_index or c.obs.line < culprit.obs.line
+        ]
     if not same:
         return culprit
     for cand in [culprit, *same]:

@@ -55,6 +55,9 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     # ... or accelerate's check of the shapes it gathers (`All shapes on the devices must be valid`)
     r"|(?i:\bshapes? (?:on|across) (?:the |all )?devices must\b)|\bdue to (?:inadequate shapes|shape mismatches)\b"
 )
+# A launcher's report of a worker's death that says it now kills the rest (Lightning's `Child process with
+# PID 4242 terminated with code -9. Forcefully terminating all other processes to avoid zombies`).
+TERMINATES_THE_OTHERS = LazyRegex(r"\bterminating all other processes\b")
 # A collective's check that its tensors fit the process group (c10d's `Incorrect input list size 3.
 # Input list size should be 4, same as size of the process group`, `Split sizes doesn't match total
 # dim 0 size`, `output tensor size must be equal to world_size times input tensor size`): the sizes
