@@ -3021,6 +3021,31 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "Killed\n",
         {"category": "oom_host", "rank": 1, "line": 2},
     ),
+    "a silent rank missing from torchrun's failures left cleanly while its peers still ran collectives": (
+        "rank 2: early stopping at epoch 4\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:8351\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:4242\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "Failures:\n"
+        "[1]:\n"
+        "  time      : 2026-12-02_03:00:38\n"
+        "  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : 1 (pid: 21090)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2026-12-02_03:00:38\n"
+        "  host      : localhost\n"
+        "  rank      : 0 (local_rank: 0)\n"
+        "  exitcode  : 1 (pid: 21089)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
+        {"category": "collective_timeout", "rank": 2},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -1295,7 +1295,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     if not silent or len(silent) > max(1, world // 2):
         return None
     if not waiting:
-        return _lost_peer(found, lost, silent)
+        return _lost_peer(timeline, found, lost, silent)
     timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
         c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
     ]
@@ -1425,14 +1425,30 @@ def _named_reporter(cand: Candidate) -> int | None:
     return bounded_rank(groups.get("source_rank") or groups.get("reporter"))
 
 
-def _lost_peer(found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:
-    """Ranks lost their connection to a peer, and one rank said nothing at all: that rank went away first."""
+def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:
+    """Ranks lost their connection to a peer, and one rank said nothing at all: that rank went away first.
+    When torchrun's table of failures lists the ranks that lost it but not that rank, it ended with exit
+    0: it left the job early (an early stop, a shorter shard, a loop it skipped) while its peers still
+    ran collectives, so they waited for a rank that was gone."""
     anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank in lost)
-    cand = Candidate(anchor, INFERRED, "lost-peer", "other", None, silent[0] if len(silent) == 1 else None)
+    tabled = {o.rank for o in timeline.exits if o.reporter == "torchrun-table"}
+    left_cleanly = len(silent) == 1 and lost <= tabled and silent[0] not in tabled
+    category = "collective_timeout" if left_cleanly else "other"
+    cand = Candidate(anchor, INFERRED, "lost-peer", category, None, silent[0] if len(silent) == 1 else None)
     cand.suspects = silent
-    cand.reasons.append(
-        f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank(s) {rank_list(silent)} printed no error: "
-        "it ended first (a crash without a message, a kill, or an early exit)"
-    )
+    if left_cleanly:
+        cand.reasons.append(
+            f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank {silent[0]} printed no error"
+            " and is not among the failures torchrun lists: it ended cleanly (exit 0) while the others still"
+            " ran collectives, so they waited for a rank that had left"
+        )
+        last = timeline.progress.get(silent[0])
+        if last is not None:
+            cand.reasons.append(f"rank {silent[0]}'s last line: {last.text[:200]} ({last.file}:{last.line})")
+    else:
+        cand.reasons.append(
+            f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank(s) {rank_list(silent)} printed"
+            " no error: it ended first (a crash without a message, a kill, or an early exit)"
+        )
     cand.rank_note = "inferred: the rank the others lost their connection to"
     return cand
