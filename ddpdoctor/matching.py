@@ -50,7 +50,7 @@ def segments(line: str) -> Iterator[str]:
     start = line.find('{"', 0, _JSON_PREFIX_CHARS)
     if (
         start >= 0
-        and (not line[:start].strip() or line[start - 1] in " \t|")
+        and (not line[:start].strip() or line[start - 1] in " \t|:")
         and (recorded := _json_record_text(line[start:])) is not None
     ):
         # A collector's own time or label may come before the record (`kubectl logs --timestamps`).
@@ -69,10 +69,17 @@ def segments(line: str) -> Iterator[str]:
 # "stream": "stderr"}`), structured loggers (`message`, `msg`), recorders (`{"event": "line", "data": ...}`).
 _JSON_PREFIX_CHARS = 80  # a JSON record starts this close to its line's start at most
 _JSON_TEXT_KEYS = ("log", "message", "msg", "data", "text", "line")
+# ... and the fields in which structured loggers keep a record's rank, level and formatted exception.
+_JSON_RANK_KEYS = ("rank", "global_rank")
+_JSON_LEVEL_KEYS = ("level", "levelname", "severity")
+_JSON_EXCEPTION_KEYS = ("exc_info", "exc_text", "exception", "traceback", "stack_trace", "stacktrace")
 
 
 def _json_record_text(line: str) -> str | None:
-    """The text field of a JSON object on one line, or None when the line is not such a record."""
+    """The text of a JSON object on one line, or None when the line is not such a record: its text
+    field, with a structured logger's level and formatted exception, each line under the record's rank
+    (`{"rank": 2, "level": "CRITICAL", "msg": "...", "exc_info": "Traceback ..."}` reads as
+    `[rank2]: [CRITICAL] ...` and `[rank2]: Traceback ...`)."""
     stripped = line.strip()
     if not stripped.endswith("}") or '": "' not in stripped or len(stripped) > MAX_MATCH_CHARS:
         return None
@@ -84,11 +91,21 @@ def _json_record_text(line: str) -> str | None:
         return None
     if not isinstance(record, dict):
         return None
-    for key in _JSON_TEXT_KEYS:
-        value = record.get(key)
-        if isinstance(value, str) and value.strip():
-            return value
-    return None
+    text = next((v for k in _JSON_TEXT_KEYS if isinstance(v := record.get(k), str) and v.strip()), None)
+    if text is None:
+        return None
+    level = next((v for k in _JSON_LEVEL_KEYS if isinstance(v := record.get(k), str) and v.isalpha()), None)
+    if level is not None:
+        text = f"[{level.upper()}] {text}"
+    exception = next(
+        (v for k in _JSON_EXCEPTION_KEYS if isinstance(v := record.get(k), str) and v.strip()), None
+    )
+    if exception is not None:
+        text = text.rstrip("\n") + "\n" + exception
+    rank = next((v for k in _JSON_RANK_KEYS if (v := record.get(k)) is not None), None)
+    if isinstance(rank, int) or (isinstance(rank, str) and rank.isdigit()):
+        text = "\n".join(f"[rank{rank}]: {piece}" for piece in text.rstrip("\n").split("\n"))
+    return text
 
 
 def split_lines(text: str) -> Iterator[tuple[int, str]]:

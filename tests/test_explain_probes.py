@@ -3046,6 +3046,15 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
         {"category": "collective_timeout", "rank": 2},
     ),
+    "a structured logger's JSON record carries its rank, level and formatted exception": (
+        '{"ts": 1796183970.3, "level": "INFO", "rank": 2, "msg": "loading shard"}\n'
+        '[default2]:{"ts": 1796183970.4, "level": "CRITICAL", "rank": 2, "msg": "uncaught exception, exiting",'
+        ' "exc_info": "Traceback (most recent call last):\\n  File \\"/work/train.py\\", line 50, in main\\n'
+        '    with open(shard, \\"rb\\") as f:\\nFileNotFoundError: [Errno 2] No such file or directory:'
+        " 'data/shard-2.bin'\"}\n"
+        '{"ts": 1796183971.0, "level": "ERROR", "rank": 0, "msg": "Connection closed by peer [127.0.0.1]:4242"}\n',
+        {"category": "user_code", "rank": 2, "line": 2},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'
