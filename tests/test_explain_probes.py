@@ -3055,6 +3055,39 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         '{"ts": 1796183971.0, "level": "ERROR", "rank": 0, "msg": "Connection closed by peer [127.0.0.1]:4242"}\n',
         {"category": "user_code", "rank": 2, "line": 2},
     ),
+    "a rank stuck in DDP's broadcast of buffers while the others wait in a barrier ran a collective of its own": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 56, in main\n'
+        "[rank0]:     model(val_batch)\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/torch/nn/parallel/distributed.py", line 2425, in _sync_buffers\n'
+        "[rank0]:     self._sync_module_buffers(authoritative_rank)\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/torch/nn/parallel/distributed.py", line 2363, in _distributed_broadcast_coalesced\n'
+        "[rank0]:     dist._broadcast_coalesced(\n"
+        "[rank0]: RuntimeError: Application timeout caused pair closure\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/train.py", line 58, in main\n'
+        "[rank1]:     dist.barrier()\n"
+        '[rank1]:   File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 5356, in barrier\n'
+        "[rank1]:     work.wait()\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 30000ms for recv operation to complete\n"
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 58, in main\n'
+        "[rank2]:     dist.barrier()\n"
+        '[rank2]:   File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 5356, in barrier\n'
+        "[rank2]:     work.wait()\n"
+        "[rank2]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 30000ms for recv operation to complete\n",
+        {"category": "collective_mismatch", "rank": 0, "line": 8},
+    ),
+    "a view of a tensor whose strides do not allow it is the script's error, not a version's": (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/attn.py", line 31, in forward\n'
+        "[rank2]:     q = q.transpose(1, 2).view(b, t, -1)\n"
+        "[rank2]: RuntimeError: view size is not compatible with input tensor's size and stride (at least one"
+        " dimension spans across two contiguous subspaces). Use .reshape(...) instead.\n",
+        {"category": "user_code", "rank": 2},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

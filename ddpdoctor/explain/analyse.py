@@ -157,6 +157,9 @@ _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 # Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
 _IN_BACKWARD = "all_reduce of gradients in backward"
+# ... and from a DDP model's forward: the broadcast of rank 0's buffers (`broadcast_buffers=True`).
+_IN_FORWARD = "broadcast of buffers in DDP's forward"
+_DDP_CODE = "torch/nn/parallel/distributed.py"
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
 # Errors about a value a function was given (a key the data lacks, a value or type it refuses):
@@ -1136,12 +1139,16 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     for obs in timeline.failures:
         if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in ops:
             op = next((f.function for f in obs.frames if f.posix.endswith(_C10D_API)), None)
-            if op is None and _timed_out_in_backward(obs):
+            if op is None and _timed_out_in_ddp(obs, "torch/autograd/__init__.py", "backward"):
                 op = _IN_BACKWARD
+            elif op is None and _timed_out_in_ddp(obs, _DDP_CODE, "_sync_buffers"):
+                op = _IN_FORWARD
             if op is not None:
                 ops[obs.rank] = (op, obs)
     counts = Counter(op for op, _ in ops.values())
-    if _IN_BACKWARD in counts and not any(collective_name(op, _C10D_API) for op in counts):
+    if _IN_BACKWARD in counts and not any(
+        collective_name(op, _C10D_API) or op == _IN_FORWARD for op in counts
+    ):
         return []  # a gradient all-reduce and no other collective: nothing it could mismatch
     if len(counts) < 2:
         return []
@@ -1155,16 +1162,15 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     return [cand]
 
 
-def _timed_out_in_backward(obs: ExceptionObs) -> bool:
-    """Whether a collective's timeout (or lost peer) was raised from `backward()`: DDP's gradient
-    all-reduce, which runs in autograd's hooks, waited there."""
+def _timed_out_in_ddp(obs: ExceptionObs, file: str, function: str) -> bool:
+    """Whether a collective's timeout (or lost peer) was raised where DDP runs a collective of its own:
+    `backward()` (the gradient all-reduce in autograd's hooks) or `_sync_buffers` (the forward's
+    broadcast of buffers)."""
     entry = _chain_entry(obs)
     return (
         entry is not None
         and entry.category == "collective_timeout"
-        and any(
-            f.posix.endswith("torch/autograd/__init__.py") and f.function == "backward" for f in obs.frames
-        )
+        and any(f.posix.endswith(file) and f.function == function for f in obs.frames)
     )
 
 

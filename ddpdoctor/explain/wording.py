@@ -411,7 +411,10 @@ PEER_LOST = LazyRegex(
 )
 VERSION_TEXT = LazyRegex(
     r"undefined symbol|(?i:version[ _]?mismatch)|installed with version .{0,60} but found version|"
-    r"requires [\w.-]+ ?[<>=]=?|is not compatible with|incompatible|"
+    r"requires [\w.-]+ ?[<>=]=?|incompatible|"
+    # ... `is not compatible with` a version or a release, not a tensor's shape (`view size is not compatible
+    # with input tensor's size and stride`)
+    r"\bis not compatible with\b.{0,60}?(?:\bversions?\b|\bv?\d{1,4}\.\d{1,4}|\binstalled\b|\breleases?\b)|"
     r"does not match the version|(?:was|were) compiled (?:with|against)|No module named|version ?>= ?\d|"
     r"(?i:\b(?:minimum|maximum|min|max) (?:supported )?version\b)|\bversion [\d.]{1,20} or (?:higher|newer|later)\b|"
     # a package, a shared library or a build tool missing from the environment
