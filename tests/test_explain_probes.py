@@ -3088,6 +3088,128 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " dimension spans across two contiguous subspaces). Use .reshape(...) instead.\n",
         {"category": "user_code", "rank": 2},
     ),
+    "a store connection logged at every retry and then raised is stated by the raised exception": (
+        "[E1202 04:16:10.999053794 socket.cpp:1028] [c10d] The client socket has timed out after 15000ms while"
+        " trying to connect to (127.0.0.1, 23456).\n"
+        "Exception raised from throwTimeoutError at /pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most"
+        " recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #1: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #2: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #3: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #4: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #5: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #6: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #7: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #8: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #9: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #10: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #11: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #12: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #13: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "[E1202 04:16:11.999053794 socket.cpp:1028] [c10d] The client socket has timed out after 15000ms while"
+        " trying to connect to (127.0.0.1, 23456).\n"
+        "Exception raised from throwTimeoutError at /pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most"
+        " recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #1: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #2: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #3: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #4: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #5: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #6: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #7: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #8: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #9: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #10: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #11: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #12: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #13: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "[E1202 04:16:12.999053794 socket.cpp:1028] [c10d] The client socket has timed out after 15000ms while"
+        " trying to connect to (127.0.0.1, 23456).\n"
+        "Exception raised from throwTimeoutError at /pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most"
+        " recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #1: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #2: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #3: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #4: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #5: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #6: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #7: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #8: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #9: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #10: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #11: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #12: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #13: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "[E1202 04:16:13.999053794 socket.cpp:1028] [c10d] The client socket has timed out after 15000ms while"
+        " trying to connect to (127.0.0.1, 23456).\n"
+        "Exception raised from throwTimeoutError at /pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most"
+        " recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #1: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #2: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #3: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #4: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #5: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #6: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #7: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #8: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #9: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #10: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #11: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #12: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #13: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "[E1202 04:16:14.999053794 socket.cpp:1028] [c10d] The client socket has timed out after 15000ms while"
+        " trying to connect to (127.0.0.1, 23456).\n"
+        "Exception raised from throwTimeoutError at /pytorch/torch/csrc/distributed/c10d/socket.cpp:1030 (most"
+        " recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #1: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #2: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #3: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #4: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #5: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #6: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #7: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #8: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #9: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #10: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #11: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #12: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "frame #13: c10::Error::Error(c10::SourceLocation) + 0x9d (0x7f in libc10.so)\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 20, in main\n'
+        '    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:23456", rank=rank, world_size=3)\n'
+        "torch.distributed.DistNetworkError: The client socket has timed out after 15000ms while trying to connect"
+        " to (127.0.0.1, 23456).\n",
+        {"category": "rendezvous", "line": 84},
+    ),
+    "a port in use that the script's own server binds is the script's, not the job's meeting point": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 33, in start_exporter\n'
+        '    srv = http.server.HTTPServer(("127.0.0.1", port), Handler)\n'
+        '  File "/usr/lib/python3.11/socketserver.py", line 472, in server_bind\n'
+        "    self.socket.bind(self.server_address)\n"
+        "OSError: [Errno 98] Address already in use\n",
+        {"category": "user_code"},
+    ),
+    "an unlabelled error printed once per restart of the one rank the launcher saw fail is that rank's": (
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 38, in <module>\n'
+        "    load_shard(rank)\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: 'shard-2.bin'\n"
+        "E1202 04:20:28.316000 30392 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 2 (pid: 30397) of binary: /usr/bin/python\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 38, in <module>\n'
+        "    load_shard(rank)\n"
+        "FileNotFoundError: [Errno 2] No such file or directory: 'shard-2.bin'\n"
+        "E1202 04:20:31.796000 30392 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 2 (pid: 30493) of binary: /usr/bin/python\n",
+        {"rank": 2},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

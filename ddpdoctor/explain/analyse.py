@@ -47,6 +47,7 @@ from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
     CUDA_OOM,
     PEER_LOST,
+    PORT_IN_USE,
     PROCESS_EXITED,
     PROGRAM_FAILED,
     TIMED_OUT,
@@ -143,6 +144,10 @@ _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py
 # torch's ExceptionWrapper re-raising an error caught in another thread or process.
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
 _SPAWN_CODE = LazyRegex(r"torch/multiprocessing/spawn\.py$")  # where spawn reports a child's failure
+# Code that opens the job's own connections: its store, rendezvous, collectives and launchers.
+_JOB_NETWORK_CODE = LazyRegex(
+    r"torch/distributed/|torch/multiprocessing/|deepspeed/|horovod/|/ray/|accelerate/|lightning/|colossalai/|megatron/"
+)
 _FAILED_TO_RUN = LazyRegex(r"Error: failed to run ")
 _DEFERS_TO_ABOVE = LazyRegex(
     r"(?i)\bsee (?:the )?(?:root cause|(?:original )?(?:error|errors|exception|traceback)) above\b"
@@ -382,6 +387,11 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     )
     cand.reasons.append(kind + (f"; {said[1]}" if said else ""))
     return cand
+
+
+def _own_port(exc: ExceptionObs, text: str) -> bool:
+    """A port already in use, bound by the script's own code (an HTTP exporter, a socket it opens)."""
+    return bool(PORT_IN_USE.search(text)) and not any(_JOB_NETWORK_CODE.search(f.posix) for f in exc.frames)
 
 
 def _said_around(obs: Observation, text: str) -> tuple[str, str] | None:
@@ -627,6 +637,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     if worker:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
+    elif exc is not None and user is not None and _own_port(exc, text):
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(
+            f"the script's own server could not bind its port ({user.where()}): no code of the job's"
+            " store, rendezvous or launcher is in the traceback, so the port is not the processes' meeting point"
+        )
     elif said is not None and not (in_rendezvous and said[0] in _LAYERS):
         cand.category, cand.strength = said[0], 2
         cand.reasons.append(said[1])

@@ -55,6 +55,7 @@ CONFIDENCE = ("high", "medium", "low")
 _DIGITS = re.compile(r"\d+")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
+_PART_START = re.compile(r"^|:\s|\]\s")  # where a logged message's part may start
 _STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal
 # A user's own sentence about the failure (first person and a verb of meeting it), not a log line.
 _PROSE = re.compile(
@@ -417,24 +418,53 @@ def _raised_form(culprit: Candidate, pool: list[Candidate]) -> Candidate:
 
     Libraries log an error and then raise it (`THCudaCheck FAIL ... invalid device ordinal`, then
     `RuntimeError: cuda runtime error (101) : invalid device ordinal`): the raised exception carries
-    the traceback and the user's frame, so it is the one to report."""
+    the traceback and the user's frame, so it is the one to report. A client that logs the error at
+    each of its retries (c10d's store connection) raises it after the last one."""
     if isinstance(culprit.obs, ExceptionObs) or culprit.entry is None:
-        return culprit
-    said = re.split(r":\s", culprit.obs.text.strip())[-1].strip()
-    if len(said) < _RAISED_MIN_TEXT:
         return culprit
     for other in pool:
         obs = other.obs
         if (
-            isinstance(obs, ExceptionObs)
-            and other.entry is culprit.entry
-            and other.rank == culprit.rank
-            and obs.file_index == culprit.obs.file_index
-            and 0 < obs.line - culprit.obs.line <= _RAISED_WITHIN
-            and said in obs.text
+            not isinstance(obs, ExceptionObs)
+            or other.entry is not culprit.entry
+            or other.rank != culprit.rank
+            or obs.file_index != culprit.obs.file_index
+            or obs.line <= culprit.obs.line
+            or not _same_statement(culprit.obs.text, obs.text)
         ):
+            continue
+        logged = [culprit.obs.line]
+        logged += [  # the same record logged again (a retry), seen apart or folded into the culprit
+            c.obs.line
+            for c in pool
+            if c.entry is culprit.entry
+            and c.rank == culprit.rank
+            and c.obs.file_index == obs.file_index
+            and not isinstance(c.obs, ExceptionObs)
+            and _same_statement(c.obs.text, obs.text)
+        ]
+        logged += [
+            number
+            for file, number, line in culprit.obs.evidence
+            if file == culprit.obs.file and _same_statement(line, obs.text)
+        ]
+        if any(0 < obs.line - line <= _RAISED_WITHIN for line in logged):
             return other
     return culprit
+
+
+def _same_statement(logged: str, raised: str) -> bool:
+    """Whether a logged record and a raised exception state one failure: a part of the record (after
+    its header `[E1202 ... socket.cpp:1028] [c10d] ` or a `: `) is all the exception says, or the
+    exception's message is in the record."""
+    logged = logged.strip()
+    if any(
+        len(part := logged[m.end() :].strip()) >= _RAISED_MIN_TEXT and part in raised
+        for m in _PART_START.finditer(logged)
+    ):
+        return True
+    message = raised.split(": ", 1)[-1].strip()
+    return len(message) >= _RAISED_MIN_TEXT and message in logged
 
 
 # Categories that name where a failure surfaced (or nothing), not what caused it.
@@ -676,12 +706,12 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
     printed = sum(message in text for _, _, text in culprit.obs.evidence) + sum(
         message in c.obs.text for c in found if c.obs is not culprit.obs
     )
-    if culprit.obs.count > 1 or printed > 1:
-        return  # printed more than once: several ranks hit it
     if any(c.rank is not None for c in found if not isinstance(c.obs, ExitObs)):
         return  # other ranks speak for themselves
     exits = [c for c in found if isinstance(c.obs, ExitObs) and c.consequence != "launcher" and c.obs.code]
     failed = {c.rank for c in exits}
+    if max(culprit.obs.count, printed) > max(len(exits), 1):
+        return  # printed more often than the launcher saw a rank fail (once per restart): several ranks hit it
     if len(failed) == 1 and None not in failed:
         culprit.rank = failed.pop()
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"

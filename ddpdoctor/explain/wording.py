@@ -243,7 +243,7 @@ _CUDA_FAILURE = LazyRegex(
     r"|(?i:\bcuda has been initiali[sz]ed before\b.{0,80}\bfork)"  # accelerate's notebook_launcher
     r"|" + CUDA_RUNTIME_TEXT  # the runtime's words for a failure (those of a device or a version come first)
 )
-_PORT_IN_USE = LazyRegex(
+PORT_IN_USE = LazyRegex(
     r"Address already in use|\bEADDRINUSE\b|errno: 98\b"
     r"|\bOnly one usage of each socket address\b"  # Windows' words for it (WSAEADDRINUSE)
     # ... or the port could not be opened at all (in use, or below 1024 without root)
@@ -536,7 +536,7 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (_NCCL_FAILURE, "nccl_error", "the message says an NCCL call failed"),
     (_HOST_OOM, "oom_host", "the message says the host ran out of memory (or a process was killed for it)"),
     (
-        _PORT_IN_USE,
+        PORT_IN_USE,
         "rendezvous",
         "the message says a port is already in use: another job or a leftover process holds it",
     ),
