@@ -3210,6 +3210,18 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " local_rank: 2 (pid: 30493) of binary: /usr/bin/python\n",
         {"rank": 2},
     ),
+    "the traceback a logger prints under a rank's error record is that rank's": (
+        "2026-12-02 04:02:07.897 | ERROR    | (rank=2) mae:main:57 - preview rendering failed, aborting run\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/mae.py", line 57, in main\n'
+        "    render(x)\n"
+        "RuntimeError: patch grid of 144 tokens does not match positional embedding of 64\n"
+        "W1202 04:20:28.275000 30392 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 30398"
+        " closing signal SIGTERM\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:4242\n",
+        {"category": "user_code", "rank": 2, "line": 5},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'
@@ -3515,3 +3527,18 @@ def test_an_option_left_alone_by_a_broken_line_continuation_is_not_the_root() ->
 def test_a_cuda_failure_nccl_reports_takes_the_category_of_its_own_words(cuda: str, category: str) -> None:
     root = explain_text(f"node1:4:9 [0] transport/p2p.cc:275 NCCL WARN Cuda failure {cuda}\n").root_cause
     assert root is not None and root.category == category, root
+
+
+def test_a_scripts_own_per_worker_files_give_their_ranks(tmp_path: Path) -> None:
+    for worker in range(3):
+        lines = [f"12:00:0{worker} INFO epoch 0 step 4 loss 0.31\n"]
+        if worker == 2:
+            lines += [
+                "Traceback (most recent call last):\n",
+                '  File "/work/asr.py", line 40, in main\n',
+                "    check(batch)\n",
+                "RuntimeError: feature dim mismatch: batch has 40 features, model expects 80\n",
+            ]
+        (tmp_path / f"worker-{worker}.log").write_text("".join(lines))
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.rank, root.category) == (2, "user_code")

@@ -728,8 +728,9 @@ class LogReader:
         self._kube_master = False
         self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
-        # The last rank-labelled line: (number, rank, local, whether it ended with a colon).
-        self._labelled: tuple[int, int, bool, bool] | None = None
+        # The last rank-labelled line: (number, rank, local, whether it ended with a colon, whether it
+        # was an error-level record).
+        self._labelled: tuple[int, int, bool, bool, bool] | None = None
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
         self._seen: dict[tuple[Any, ...], Observation] = {}
@@ -959,6 +960,15 @@ class LogReader:
 
     # --- dispatch ---------------------------------------------------------------------------
 
+    def _record_traceback(self, labelled: tuple[int, int, bool, bool, bool], segment: str) -> bool:
+        """Whether an unlabelled line goes on a rank's error record as the traceback a logger prints
+        under it (`logger.exception`): its header right after the record, then every line until the
+        traceback ends (its exception line too, which is not indented)."""
+        if not labelled[4]:
+            return False
+        stream = self.streams.get((labelled[1], labelled[2]))
+        return segment.strip() == TRACEBACK_HEAD or (stream is not None and stream.mode == "traceback")
+
     def _stream(self, rank: int | None, local: bool) -> _Stream:
         key = (rank, local)
         stream = self.streams.get(key)
@@ -1028,19 +1038,20 @@ class LogReader:
             rank = None
         labelled = self._labelled
         if rank is not None:
-            self._labelled = (number, rank, local, prefix.rest.rstrip().endswith(":"))
+            self._labelled = (number, rank, local, prefix.rest.rstrip().endswith(":"), prefix.error_level)
         elif (
             not daemon
             and labelled is not None
             and labelled[0] == number - 1
-            and (segment[:1] in (" ", "\t") or labelled[3])
+            and (segment[:1] in (" ", "\t") or labelled[3] or self._record_traceback(labelled, segment))
             and segment.strip()
         ):
             # An indented line right after a labelled one, or any line after a labelled one that
             # ended where its detail starts (`... last error: UNKNOWN:`), without a label of its
-            # own: the rest of that rank's multi-line record (a desync report's list, a wrapped message).
+            # own: the rest of that rank's multi-line record (a desync report's list, a wrapped message,
+            # the traceback a logger prints under its error record).
             rank, local = labelled[1], labelled[2]
-            self._labelled = (number, rank, local, False)
+            self._labelled = (number, rank, local, False, labelled[4])
         if rank is None:
             rank = self.default_rank
         stream = self._stream(rank, local)

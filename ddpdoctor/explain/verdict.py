@@ -153,9 +153,8 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         )
     for other in found:
         if other.tier > culprit.tier and other.consequence is not None and other.rank != culprit.rank:
-            verdict.why.append(
-                f"lost: rank {other.rank}'s {other.kind} is a consequence ({other.consequence})"
-            )
+            whose = f"rank {other.rank}'s" if other.rank is not None else "an unlabelled"
+            verdict.why.append(f"lost: {whose} {other.kind} is a consequence ({other.consequence})")
             break
     verdict.victims = _victims(culprit, found)
     return verdict
