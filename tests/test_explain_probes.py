@@ -3222,6 +3222,19 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " peer [127.0.0.1]:4242\n",
         {"category": "user_code", "rank": 2, "line": 5},
     ),
+    "a lost peer whose message rich wrapped under its bare exception type is still a victim": (
+        "==> logs/rank_0.log <==\n"
+        "RuntimeError: \n"
+        "[/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] \n"
+        "Connection closed by peer [127.0.0.1]:26835. This is typically caused by a \n"
+        "remote worker crashing.\n"
+        "==> logs/rank_3.log <==\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 56, in main\n'
+        '    loss = cross_entropy(logits, batch["labels"])\n'
+        "KeyError: 'labels'\n",
+        {"category": "user_code", "rank": 3},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -394,6 +394,15 @@ def _own_port(exc: ExceptionObs, text: str) -> bool:
     return bool(PORT_IN_USE.search(text)) and not any(_JOB_NETWORK_CODE.search(f.posix) for f in exc.frames)
 
 
+def _wrapped_message(obs: Observation, text: str) -> str:
+    """An exception line with its type alone (`RuntimeError: `, rich's traceback wraps the message onto
+    the lines below it), read with those lines; any other text as it is."""
+    if not text.rstrip().endswith(":") or " " in text.strip():
+        return text
+    following = [t for _, number, t in obs.evidence if 0 < number - obs.line <= _CONTINUATION_LINES]
+    return " ".join([text.strip(), *following]) if following else text
+
+
 def _said_around(obs: Observation, text: str) -> tuple[str, str] | None:
     """What the rest of the observation's line (`... NCCL WARN Error : ...`) or the message's next lines
     (a message wrapped by the terminal, XLA's cause under its status) say of a cause, when the
@@ -560,7 +569,7 @@ def _consequence(entry: IndexEntry) -> str | None:
 
 def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     """An error the knowledge base does not know, classified by what its traceback shows."""
-    text = obs.innermost_text()
+    text = _wrapped_message(obs, obs.innermost_text())
     exc = obs if isinstance(obs, ExceptionObs) else None
     exc_type = (exc.exc_type if exc else None) or text.split(":", 1)[0].strip()
     short_type = exc_type.rsplit(".", 1)[-1]
