@@ -3155,6 +3155,16 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "KeyError: 'labels'\n",
         {"category": "user_code", "rank": 3},
     ),
+    "dmlc's fatal record is an error, however long the native stack printed after it": (
+        "[08:41:20] /opt/mxnet/dmlc-core/include/dmlc/./logging.h:300: [08:41:20] src/kvstore/kvstore.cc:37:"
+        " compile with USE_DIST_KVSTORE=1 to use dist_sync\n"
+        "Stack trace returned 60 entries:\n"
+        + "".join(
+            f"[bt] ({k}) /opt/mxnet/libmxnet.so(_ZN5mxnet7KVStore6CreateEPKc+0x681) [0x2ad12fd3eec1]\n"
+            for k in range(60)
+        ),
+        {"category": "backend_unsupported", "line": 1},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -440,6 +440,8 @@ def _is_error_record(rest: str) -> bool:
         return True
     if _TF_FAILURE.search(rest):
         return True  # TensorFlow's report that an op failed, whatever level it was logged at
+    if "logging.h:" in rest and _DMLC_FATAL.search(rest):
+        return True  # dmlc's fatal record, whatever the paste lost of its level
     if "CUDA_ERROR_" in rest and _CUDA_DRIVER_ERROR.search(rest):
         return True  # a CUDA driver call's error code, whatever level the caller logged it at
     if "Error" in rest and _RUNTIME_STATUS.search(rest):
@@ -507,6 +509,9 @@ def _record_message(text: str) -> str:
 # (`OP_REQUIRES failed at ...`, `BaseCollectiveExecutor::StartAbort Internal: ...`, XLA's
 # `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
 _TF_FAILURE = LazyRegex(TF_FAILURE)
+# dmlc's fatal record (MXNet, XGBoost): `LOG(FATAL)` is written from its `logging.h` with the place that
+# raised it after (`[08:41:20] dmlc-core/include/dmlc/./logging.h:300: [08:41:20] src/kvstore/kvstore.cc:37: ...`).
+_DMLC_FATAL = LazyRegex(r"\blogging\.h:\d{1,6}: \[\d\d:\d\d:\d\d\] \S{1,300}:\d{1,6}: ")
 _MPI_ERROR_LOG = LazyRegex(MPI_ERROR_LOG)
 _ERRNO = LazyRegex(ERRNO_TEXT)
 _CUDA_DRIVER_ERROR = LazyRegex(r"\bCUDA_ERROR_[A-Z_]{3,60}\b")
