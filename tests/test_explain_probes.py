@@ -3165,6 +3165,19 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         ),
         {"category": "backend_unsupported", "line": 1},
     ),
+    "a DataLoader that cannot pickle what it hands the workers it starts has failed, not only the script": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 55, in main\n'
+        "[rank0]:     for batch in loader:\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 1176, in __init__\n'
+        "[rank0]:     w.start()\n"
+        '[rank0]:   File "/usr/lib/python3.11/multiprocessing/process.py", line 121, in start\n'
+        "[rank0]:     self._popen = self._Popen(self)\n"
+        '[rank0]:   File "/usr/lib/python3.11/multiprocessing/reduction.py", line 60, in dump\n'
+        "[rank0]:     ForkingPickler(file, protocol).dump(obj)\n"
+        "[rank0]: AttributeError: Can't pickle local object 'build_transform.<locals>.<lambda>'\n",
+        {"category": "dataloader", "rank": 0},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -119,6 +119,8 @@ _CHILD_BOOTSTRAP = LazyRegex(r"(?<!torch/)multiprocessing/spawn\.py$")  # a chil
 _DATA_CODE = LazyRegex(
     r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
 )
+_LOADER_FILE = "torch/utils/data/dataloader.py"
+_PROCESS_FILE = "multiprocessing/process.py"
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
 # even when the paste starts at its "Original Traceback" and lost the re-raise's words.
 _WORKER_LOOP = LazyRegex(
@@ -330,6 +332,12 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         if cand.category in ("user_code", "other") and _in_dataloader_worker(obs):
             cand.category = "dataloader"
             cand.reasons.append("a DataLoader worker raised it (re-raised in the main process)")
+        elif cand.category in ("user_code", "other") and _starting_loader_workers(obs):
+            cand.category = "dataloader"
+            cand.reasons.append(
+                "the DataLoader could not start its worker processes (what it hands them, the dataset and"
+                " its transforms, must pickle when workers are spawned)"
+            )
         named = _named_as_behind(obs)
         if named:
             # The message names the ranks the others waited for: they are the culprits, not its printer.
@@ -479,6 +487,17 @@ def _in_dataloader_worker(obs: Observation) -> bool:
         any(_DATA_CODE.search(frame.posix) for frame in obs.worker_frames)
         or any(_WORKER_LOOP.search(frame.posix) for frame in obs.frames)
         or _raised_by_loader_reraise(obs)
+    )
+
+
+def _starting_loader_workers(obs: Observation) -> bool:
+    """Whether the error was raised while a DataLoader started its worker processes: its iterator's
+    frames, then Python's `Process.start`."""
+    if not isinstance(obs, ExceptionObs):
+        return False
+    loader = next((i for i, f in enumerate(obs.frames) if f.posix.endswith(_LOADER_FILE)), None)
+    return loader is not None and any(
+        f.function == "start" and f.posix.endswith(_PROCESS_FILE) for f in obs.frames[loader:]
     )
 
 
