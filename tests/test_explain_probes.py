@@ -3178,6 +3178,31 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank0]: AttributeError: Can't pickle local object 'build_transform.<locals>.<lambda>'\n",
         {"category": "dataloader", "rank": 0},
     ),
+    "a traceback printed under the program's warning that it goes on was handled: a later crash is the cause": (
+        "WARNING: could not push metrics, continuing\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/urllib/request.py", line 1348, in do_open\n'
+        "    h.request(req.get_method(), req.selector, req.data, headers)\n"
+        "ConnectionRefusedError: [Errno 111] Connection refused\n"
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 39, in main\n'
+        "[rank2]:     x = torch.stack([b[:, ::2] for b in batch])\n"
+        "[rank2]: TypeError: 'NoneType' object is not subscriptable\n",
+        {"category": "user_code", "rank": 2, "line": 9},
+    ),
+    "a crash dump after torchrun's banner is not timed by the banner, which the launcher printed at the start": (
+        "W1202 04:49:21.035000 16568 torch/distributed/run.py:874] Setting OMP_NUM_THREADS environment variable\n"
+        "2026-12-02 04:49:26,109 | ERROR   | rank 0: training aborted\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 25, in validate\n'
+        "[rank0]:     p99 = torch.quantile(err, 0.99)\n"
+        "[rank0]: RuntimeError: quantile() input tensor must be either float or double dtype\n"
+        "Fatal Python error: Segmentation fault\n"
+        "\n"
+        "Current thread 0x00007fecac493b80 (most recent call first):\n"
+        '  File "/work/train.py", line 18 in close\n',
+        {"category": "user_code", "rank": 0, "line": 6},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

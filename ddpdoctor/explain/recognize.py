@@ -318,6 +318,8 @@ _ERROR_NAMED = LazyRegex(
 )
 # Warning-level records, in the places `_ERROR_LEVEL` reads a level: `[WARNING]`, `WARNING:root:`, glog's
 # `W1231 23:59:58`, torch's C++ `[W socket.cpp:464]`, absl's `W file.cc:12] ` (NCCL's `WARN` is its error level).
+# A program's own warning record (a logger's `WARNING`, not a C++ `[W ...]` of the library it calls).
+_PROGRAM_WARNING = LazyRegex(r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]")
 _WARNING_LEVEL = LazyRegex(
     r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W(?:\d{3,4}|\d{8}) \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
     r"|^(?:\S{0,40}\s){0,3}W [\w./-]{1,300}:\d{1,6}\] "
@@ -509,6 +511,10 @@ def _record_message(text: str) -> str:
 # (`OP_REQUIRES failed at ...`, `BaseCollectiveExecutor::StartAbort Internal: ...`, XLA's
 # `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
 _TF_FAILURE = LazyRegex(TF_FAILURE)
+# torchrun's agent logging in glog's format from its own modules.
+_AGENT_RECORD = LazyRegex(
+    r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,8}\d{1,10} torch/distributed/(?:run\.py|launcher/|elastic/(?:agent|multiprocessing)/)"
+)
 # dmlc's fatal record (MXNet, XGBoost): `LOG(FATAL)` is written from its `logging.h` with the place that
 # raised it after (`[08:41:20] dmlc-core/include/dmlc/./logging.h:300: [08:41:20] src/kvstore/kvstore.cc:37: ...`).
 _DMLC_FATAL = LazyRegex(r"\blogging\.h:\d{1,6}: \[\d\d:\d\d:\d\d\] \S{1,300}:\d{1,6}: ")
@@ -703,6 +709,9 @@ class _Stream:
         self.stalled: CollectiveObs | None = None  # the ranks of Horovod's stall list read so far
         self.ignored_at: int | None = None  # the line of Python's `Exception ignored in: ...`
         self.ignored = False  # the open traceback is that ignored exception's: not a failure
+        self.handled = False  # the open traceback came right after a warning-level record: printed, handled
+        self.agent_stamped = False  # `stamp` is a launcher's record's time ...
+        self.worker_stamp: Stamp | None = None  # ... and this the time the stream had before it
         # glog's `*** Check failure stack trace: ***` and its `@ 0x...` frames: (first line, last line)
         self.check_trace: tuple[int, int] | None = None
 
@@ -1099,7 +1108,15 @@ class LogReader:
         stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
         when = stamp or (find_stamp(collector) if collector else None)
         if when is not None:
-            stream.stamp = stream.years.place(when)
+            # A launcher's own record (torchrun's `W1202 04:49:21.035000 16568 torch/distributed/run.py:874]`)
+            # times its own lines, not the workers' unlabelled output after it (a crash dump at the end
+            # would read as printed when the job started).
+            agent = stamp is not None and rest[:1] in "IWEF" and _AGENT_RECORD.match(rest) is not None
+            if agent and not stream.agent_stamped:
+                stream.worker_stamp = stream.stamp
+            stream.stamp, stream.agent_stamped = stream.years.place(when), agent
+        elif stream.agent_stamped:
+            stream.stamp, stream.agent_stamped = stream.worker_stamp, False
         if "object repr" in rest and (dumped := _OBJECT_REPR.match(rest.strip())) is not None:
             # Python's dump of an exception object it could not print (`_PyObject_Dump`, before a
             # fatal error): the first line of the repr's message is the exception line.
@@ -1206,6 +1223,11 @@ class LogReader:
             if not stream.chain_marker:
                 self._flush_chain(stream)
                 stream.ignored = stream.ignored_at is not None and stream.ignored_at == number - 1
+                stream.handled = (
+                    stream.before is not None
+                    and stream.before[0] == number - 1
+                    and _PROGRAM_WARNING.match(stream.before[1].strip()) is not None
+                )
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
             stream.frames_dropped = 0
@@ -1754,7 +1776,10 @@ class LogReader:
             obs.text = said
         # Python's report of an exception it could not raise (in `__del__`, at exit) and ignored.
         obs.warning = bool(owner.type and owner.type.endswith("Warning")) or stream.ignored
-        stream.ignored = False
+        # A traceback printed under a warning (`WARNING: could not push metrics, continuing`, then
+        # `traceback.print_exc()`): the program went on after it.
+        obs.logged_as_warning = obs.logged_as_warning or stream.handled
+        stream.ignored = stream.handled = False
         _rank_from_chain(obs, named)
         if obs.rank is None:
             _rank_stated_in_message(obs, owner)
