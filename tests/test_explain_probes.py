@@ -3203,6 +3203,13 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         '  File "/work/train.py", line 18 in close\n',
         {"category": "user_code", "rank": 0, "line": 6},
     ),
+    "a name a release took away is a version mismatch, also raised in the script's own line": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/metrics.py", line 20, in write_row\n'
+        "[rank0]:     row = np.asarray(values, dtype=np.float_)\n"
+        "[rank0]: AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.\n",
+        {"category": "version_mismatch", "rank": 0},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -415,6 +415,9 @@ VERSION_TEXT = LazyRegex(
     # ... `is not compatible with` a version or a release, not a tensor's shape (`view size is not compatible
     # with input tensor's size and stride`)
     r"\bis not compatible with\b.{0,60}?(?:\bversions?\b|\bv?\d{1,4}\.\d{1,4}|\binstalled\b|\breleases?\b)|"
+    # ... or a name a release took away (NumPy's `np.float_` was removed in the NumPy 2.0 release`)
+    r"\b(?:was|were|has been|have been) removed in (?:the )?(?:[\w.-]{1,40} )?"
+    r"(?:v(?:ersion)? ?\d{1,4}(?:\.\d{1,4}){0,3}|\d{1,4}(?:\.\d{1,4}){1,3})\b|"
     r"does not match the version|(?:was|were) compiled (?:with|against)|No module named|version ?>= ?\d|"
     r"(?i:\b(?:minimum|maximum|min|max) (?:supported )?version\b)|\bversion [\d.]{1,20} or (?:higher|newer|later)\b|"
     # a package, a shared library or a build tool missing from the environment
