@@ -3208,7 +3208,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         '[rank0]:   File "/work/metrics.py", line 20, in write_row\n'
         "[rank0]:     row = np.asarray(values, dtype=np.float_)\n"
         "[rank0]: AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.\n",
-        {"category": "version_mismatch", "rank": 0},
+        {"category": "version_mismatch"},
     ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
