@@ -3210,6 +3210,19 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank0]: AttributeError: `np.float_` was removed in the NumPy 2.0 release. Use `np.float64` instead.\n",
         {"category": "version_mismatch"},
     ),
+    "a checkpoint's report of one failed rank is that rank's error, whichever rank printed it": (
+        "".join(
+            f"[rank{printer}]: torch.distributed.checkpoint.api.CheckpointException: CheckpointException"
+            " ranks:dict_keys([2])\n"
+            f"[rank{printer}]: Traceback (most recent call last): (RANK 2)\n"
+            f'[rank{printer}]:   File "/env/lib/python3.11/site-packages/torch/distributed/checkpoint/default_planner.py",'
+            " line 495, in create_default_local_load_plan\n"
+            f'[rank{printer}]:     raise RuntimeError(f"Missing key in checkpoint state_dict: {{fqn}}.")\n'
+            f"[rank{printer}]: RuntimeError: Missing key in checkpoint state_dict: rng.rank2.\n"
+            for printer in (0, 1, 2)
+        ),
+        {"category": "user_code", "rank": 2, "line": 5},
+    ),
     "an all-to-all whose split sizes do not add up is a size mismatch between ranks": (
         "Traceback (most recent call last):\n"
         '  File "/work/moe.py", line 40, in dispatch\n'

@@ -512,6 +512,9 @@ def _record_message(text: str) -> str:
 # `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
 _TF_FAILURE = LazyRegex(TF_FAILURE)
 # torchrun's agent logging in glog's format from its own modules.
+_SPAWN_SOURCE = "torch.multiprocessing.spawn (process index)"
+_RANKED_HEAD = LazyRegex(r"Traceback \(most recent call last\): \(RANK (\d{1,7})\)$")
+_CHECKPOINT_RANKS = LazyRegex(r"CheckpointException ranks:dict_keys\(\[([\d, ]{1,200})\]\)")
 _AGENT_RECORD = LazyRegex(
     r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,8}\d{1,10} torch/distributed/(?:run\.py|launcher/|elastic/(?:agent|multiprocessing)/)"
 )
@@ -696,6 +699,8 @@ class _Stream:
         self.mpi_process: tuple[int | None, int, str] | None = None
         self.agent_cut: ExitObs | None = None  # torchrun's agent report cut before its local rank
         self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
+        self.spawn_source = _SPAWN_SOURCE  # what gave it
+        self.failed_ranks: tuple[str, ...] = ()  # the ranks a CheckpointException just listed as failed
         self.dump: _Dump | None = None  # a thread's stack dump being read
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
@@ -1103,6 +1108,8 @@ class LogReader:
                 self.world_sizes.add(size)
         if "NCCL" in rest and (nccl := NCCL_PROCESS.search(rest)):
             self._nccl_process(nccl, rest, number)
+        if "CheckpointException ranks:" in rest and (listed := _CHECKPOINT_RANKS.search(rest)):
+            stream.failed_ranks = tuple(r.strip() for r in listed.group(1).split(",") if r.strip())
         # The program's own time starts a new record; a collector's time on every line orders the
         # lines but does not end a multi-line message.
         stamp = find_stamp(rest) or (find_stamp(segment) if prefix.rank is not None else None)
@@ -1228,6 +1235,17 @@ class LogReader:
                     and stream.before[0] == number - 1
                     and _PROGRAM_WARNING.match(stream.before[1].strip()) is not None
                 )
+            if (
+                stripped.endswith(")")
+                and (ranked := _RANKED_HEAD.search(stripped)) is not None
+                and stream.failed_ranks == (ranked.group(1),)
+            ):
+                # DCP's CheckpointException quotes the failed ranks' tracebacks under `(RANK 2)`: with
+                # one rank failed, that traceback is its error, whichever rank printed the report.
+                stream.spawn_rank = bounded_rank(ranked.group(1))
+                stream.spawn_source = (
+                    "the traceback's header (`(RANK N)`, a checkpoint's report of that rank)"
+                )
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
             stream.frames_dropped = 0
@@ -1249,6 +1267,7 @@ class LogReader:
         if "terminated with the following error" in stripped and (spawn := _SPAWN_ERROR.search(stripped)):
             self._flush_chain(stream)
             stream.spawn_rank = bounded_rank(spawn.group(1))
+            stream.spawn_source = _SPAWN_SOURCE
             return
         if stripped == COMPILED_FRAMES_HEAD and stream.chain and stream.chain[-1].observation is None:
             stream.mode = "compiled"  # after the blank line that ended the compiler's message
@@ -1573,6 +1592,7 @@ class LogReader:
             self._end_exception(stream)
             self._flush_chain(stream)
             stream.spawn_rank = bounded_rank(spawn.group(1))
+            stream.spawn_source = _SPAWN_SOURCE
             return True
         if exc is not None and exc.from_statement and not exc.lines and _raises_the_same(exc, stripped):
             # The exception line under the `raise` statement it came from (the statement's frame
@@ -1765,6 +1785,7 @@ class LogReader:
         if stream.spawn_rank is None and exited is not None and obs.rank is None:
             # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
             stream.spawn_rank = bounded_rank(exited.group(1))
+            stream.spawn_source = _SPAWN_SOURCE
         _take_spawn_rank(stream, obs)
         if _BARE_EXCEPTION.match(obs.text) and obs.frames and obs.frames[-1].code:
             # A bare `AssertionError`: the statement that raised it (`assert x % world_size == 0`) is its message.
@@ -2555,7 +2576,7 @@ def _take_spawn_rank(stream: _Stream, obs: Observation) -> None:
     """The process index torch.multiprocessing.spawn's report gave the traceback after it, as its rank."""
     if stream.spawn_rank is not None:
         obs.rank, obs.local_rank = stream.spawn_rank, False
-        obs.rank_source = "torch.multiprocessing.spawn (process index)"
+        obs.rank_source = stream.spawn_source
         stream.spawn_rank = None
 
 

@@ -441,6 +441,7 @@ PROCESS_EXITED = LazyRegex(
 PROGRAM_FAILED = LazyRegex(r"\bUser program failed with [A-Z]\w{0,100}")
 WRAPPER_EXCEPTIONS = (
     "ChildFailedError",
+    "CheckpointException",  # torch.distributed.checkpoint: the failed ranks' tracebacks follow it
     "ProcessRaisedException",
     "CalledProcessError",
     "ProcessExitedException",
