@@ -71,6 +71,7 @@ _JSON_PREFIX_CHARS = 80  # a JSON record starts this close to its line's start a
 _JSON_TEXT_KEYS = ("log", "message", "msg", "data", "text", "line")
 # ... and the fields in which structured loggers keep a record's rank, level and formatted exception.
 _JSON_RANK_KEYS = ("rank", "global_rank")
+_JSON_RANK_DIGITS = 7
 _JSON_LEVEL_KEYS = ("level", "levelname", "severity")
 _JSON_EXCEPTION_KEYS = ("exc_info", "exc_text", "exception", "traceback", "stack_trace", "stacktrace")
 
@@ -91,21 +92,24 @@ def _json_record_text(line: str) -> str | None:
         return None
     if not isinstance(record, dict):
         return None
-    text = next((v for k in _JSON_TEXT_KEYS if isinstance(v := record.get(k), str) and v.strip()), None)
+    text = _first_text(record, _JSON_TEXT_KEYS)
     if text is None:
         return None
-    level = next((v for k in _JSON_LEVEL_KEYS if isinstance(v := record.get(k), str) and v.isalpha()), None)
-    if level is not None:
+    level = _first_text(record, _JSON_LEVEL_KEYS)
+    if level is not None and level.isalpha():
         text = f"[{level.upper()}] {text}"
-    exception = next(
-        (v for k in _JSON_EXCEPTION_KEYS if isinstance(v := record.get(k), str) and v.strip()), None
-    )
+    exception = _first_text(record, _JSON_EXCEPTION_KEYS)
     if exception is not None:
         text = text.rstrip("\n") + "\n" + exception
-    rank = next((v for k in _JSON_RANK_KEYS if (v := record.get(k)) is not None), None)
-    if isinstance(rank, int) or (isinstance(rank, str) and rank.isdigit()):
+    rank = next((str(v) for k in _JSON_RANK_KEYS if type(v := record.get(k)) in (int, str)), "")
+    if rank.isdigit() and len(rank) <= _JSON_RANK_DIGITS:
         text = "\n".join(f"[rank{rank}]: {piece}" for piece in text.rstrip("\n").split("\n"))
     return text
+
+
+def _first_text(record: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    """The first of these fields of a record that holds non-blank text."""
+    return next((v for k in keys if isinstance(v := record.get(k), str) and v.strip()), None)
 
 
 def split_lines(text: str) -> Iterator[tuple[int, str]]:

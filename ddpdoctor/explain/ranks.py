@@ -107,8 +107,8 @@ NCCL_PROCESS = LazyRegex(
     r"(?P<host>[^\s:\[\]]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?:\S{1,200} )?NCCL "
 )
 _TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
-# `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`: the rank ends the name.
-# A rank in a file's name (`rank3.log`, `log_rank_3.txt`, a script's own `worker-3.log` per process).
+# `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`, a script's own `worker-3.log`
+# per process: the rank ends the name.
 _RANK_IN_NAME = LazyRegex(
     r"(?:^|.*[_.-])(?:local_)?(?:rank|worker)[-_]?(\d{1,5})(?:\.(?:log|txt|out|err|json))*(?:\.gz)?$",
     re.IGNORECASE,

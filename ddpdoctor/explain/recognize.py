@@ -511,10 +511,11 @@ def _record_message(text: str) -> str:
 # (`OP_REQUIRES failed at ...`, `BaseCollectiveExecutor::StartAbort Internal: ...`, XLA's
 # `unsupported op: No registered 'NcclAllReduce' OpKernel for XLA_GPU_JIT devices ...`).
 _TF_FAILURE = LazyRegex(TF_FAILURE)
-# torchrun's agent logging in glog's format from its own modules.
 _SPAWN_SOURCE = "torch.multiprocessing.spawn (process index)"
-_RANKED_HEAD = LazyRegex(r"Traceback \(most recent call last\): \(RANK (\d{1,7})\)$")
+# DCP's CheckpointException: the ranks that failed, then each one's traceback under its number.
 _CHECKPOINT_RANKS = LazyRegex(r"CheckpointException ranks:dict_keys\(\[([\d, ]{1,200})\]\)")
+_RANKED_HEAD = LazyRegex(r"Traceback \(most recent call last\): \(RANK (\d{1,7})\)$")
+# torchrun's agent logging in glog's format from its own modules.
 _AGENT_RECORD = LazyRegex(
     r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,8}\d{1,10} torch/distributed/(?:run\.py|launcher/|elastic/(?:agent|multiprocessing)/)"
 )
@@ -698,8 +699,10 @@ class _Stream:
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
         self.mpi_process: tuple[int | None, int, str] | None = None
         self.agent_cut: ExitObs | None = None  # torchrun's agent report cut before its local rank
-        self.spawn_rank: int | None = None  # `-- Process N terminated with the following error:` seen
-        self.spawn_source = _SPAWN_SOURCE  # what gave it
+        # The rank of the next traceback (spawn's `-- Process N terminated with the following error:`,
+        # DCP's `(RANK N)`) and what gave it.
+        self.spawn_rank: int | None = None
+        self.spawn_source = _SPAWN_SOURCE
         self.failed_ranks: tuple[str, ...] = ()  # the ranks a CheckpointException just listed as failed
         self.dump: _Dump | None = None  # a thread's stack dump being read
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
@@ -1242,9 +1245,10 @@ class LogReader:
             ):
                 # DCP's CheckpointException quotes the failed ranks' tracebacks under `(RANK 2)`: with
                 # one rank failed, that traceback is its error, whichever rank printed the report.
-                stream.spawn_rank = bounded_rank(ranked.group(1))
-                stream.spawn_source = (
-                    "the traceback's header (`(RANK N)`, a checkpoint's report of that rank)"
+                _next_traceback_rank(
+                    stream,
+                    ranked.group(1),
+                    "the traceback's header (`(RANK N)`, a checkpoint's report of that rank)",
                 )
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
@@ -1266,8 +1270,7 @@ class LogReader:
             return
         if "terminated with the following error" in stripped and (spawn := _SPAWN_ERROR.search(stripped)):
             self._flush_chain(stream)
-            stream.spawn_rank = bounded_rank(spawn.group(1))
-            stream.spawn_source = _SPAWN_SOURCE
+            _next_traceback_rank(stream, spawn.group(1))
             return
         if stripped == COMPILED_FRAMES_HEAD and stream.chain and stream.chain[-1].observation is None:
             stream.mode = "compiled"  # after the blank line that ended the compiler's message
@@ -1591,8 +1594,7 @@ class LogReader:
             # process index is the rank of the traceback that follows (not of the report itself).
             self._end_exception(stream)
             self._flush_chain(stream)
-            stream.spawn_rank = bounded_rank(spawn.group(1))
-            stream.spawn_source = _SPAWN_SOURCE
+            _next_traceback_rank(stream, spawn.group(1))
             return True
         if exc is not None and exc.from_statement and not exc.lines and _raises_the_same(exc, stripped):
             # The exception line under the `raise` statement it came from (the statement's frame
@@ -1784,8 +1786,7 @@ class LogReader:
             return
         if stream.spawn_rank is None and exited is not None and obs.rank is None:
             # `ProcessExitedException: process 0 terminated with exit code 1`: the process index is the rank.
-            stream.spawn_rank = bounded_rank(exited.group(1))
-            stream.spawn_source = _SPAWN_SOURCE
+            _next_traceback_rank(stream, exited.group(1))
         _take_spawn_rank(stream, obs)
         if _BARE_EXCEPTION.match(obs.text) and obs.frames and obs.frames[-1].code:
             # A bare `AssertionError`: the statement that raised it (`assert x % world_size == 0`) is its message.
@@ -2570,6 +2571,11 @@ def _rank_from_chain(obs: Observation, links: Iterable[Link] | None = None) -> N
         elif link.entry.framework == "burn" and link.entry.rank_fixed == 0:
             obs.rank_note = "the main worker runs on devices[0], rank 0"
         return
+
+
+def _next_traceback_rank(stream: _Stream, rank: str, source: str = _SPAWN_SOURCE) -> None:
+    """The rank a report gives the traceback that follows it, and what gave it."""
+    stream.spawn_rank, stream.spawn_source = bounded_rank(rank), source
 
 
 def _take_spawn_rank(stream: _Stream, obs: Observation) -> None:
