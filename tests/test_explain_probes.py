@@ -3230,6 +3230,48 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "RuntimeError: Split sizes doesn't match total dim 0 size\n",
         {"category": "collective_mismatch"},
     ),
+    # --- session 25 -----------------------------------------------------------------------------------
+    "the rank the others waited for is pointed at by the line where it went its own way": (
+        "[default0]:INFO [rank=0] step 20 loss 1.1285\n"
+        "[default1]:INFO [rank=1] step 20 loss 1.1285\n"
+        "[default2]:INFO [rank=2] step 20 loss 1.1285\n"
+        "[default1]:WARNING [rank=1] waiting for ckpt/optim-rank1.pt.lock (held by pid=48213, 0s)\n"
+        "[default0]:INFO [rank=0] wrote ckpt/optim-rank0.pt\n"
+        "[default1]:WARNING [rank=1] waiting for ckpt/optim-rank1.pt.lock (held by pid=48213, 5s)\n"
+        + "".join(
+            f"[default{r}]:RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
+            " Timed out waiting 20000ms for recv operation to complete\n"
+            for r in (0, 2)
+        ),
+        {"category": "collective_timeout", "rank": 1, "line": 4},
+    ),
+    "a straggler whose last line is one its peers printed too is pointed at through their timeout": (
+        "[default0]:rank 0 step 2 loss 0.8336\n"
+        "[default1]:rank 1 step 2 loss 1.0053\n"
+        "[default0]:RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 5000ms for recv operation to complete\n",
+        {"category": "collective_timeout", "rank": 1, "line": 3},
+    ),
+    "a rank that left the job cleanly is pointed at by the line that says why it stopped": (
+        "[default0]:epoch 2 train 0.3101\n"
+        "[default1]:epoch 2 train 0.4017\n"
+        "[default1]:early stopping at epoch 2 (best val 26.5645)\n"
+        "[default1]:done\n"
+        "[default0]:RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:8351\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "Failures:\n"
+        "  <NO_OTHER_FAILURES>\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2026-12-02_03:00:38\n"
+        "  host      : localhost\n"
+        "  rank      : 0 (local_rank: 0)\n"
+        "  exitcode  : 1 (pid: 21089)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
+        {"category": "collective_timeout", "rank": 1, "line": 3},
+    ),
 }
 
 

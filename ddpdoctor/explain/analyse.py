@@ -218,6 +218,9 @@ class Candidate(Record):
     reasons: list[str] = field(default_factory=list)
     suspects: list[int] = field(default_factory=list)
     rank_note: str | None = None
+    # The line the report points at when it is not the observation the candidate was found by (a
+    # straggler's own line where it went its way, rather than the timeout its peers report).
+    stated: Observation | None = None
 
     # Where and when, for ordering candidates like observations (see timeline.order).
     @property
@@ -1364,11 +1367,29 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         "never reported it: they were not in the collective (stuck, slow, or on another code path)"
     )
     for rank in silent:
-        last = timeline.progress.get(rank)
-        if last is not None:
-            cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
+        _tell_last_lines(cand, timeline, rank)
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
     return cand
+
+
+def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
+    """Say what the rank the others waited for did last; when it is the only suspect and went its own
+    way (a line its peers never printed), the report points at that line: the timeout is theirs."""
+    departure = timeline.departure(rank)
+    if departure is not None:
+        cand.reasons.append(
+            f"rank {rank} went its own way: {departure.text[:200]} ({departure.file}:{departure.line}),"
+            " a line its peers never printed; they went on into the collective"
+        )
+        if cand.rank == rank:
+            cand.reasons.append(
+                f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})"
+            )
+            cand.stated = departure
+        return
+    last = timeline.progress.get(rank)
+    if last is not None:
+        cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
 
 
 def membership_candidates(timeline: Timeline) -> list[Candidate]:
@@ -1492,9 +1513,7 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
             " and is not among the failures torchrun lists: it ended cleanly (exit 0) while the others still"
             " ran collectives, so they waited for a rank that had left"
         )
-        last = timeline.progress.get(silent[0])
-        if last is not None:
-            cand.reasons.append(f"rank {silent[0]}'s last line: {last.text[:200]} ({last.file}:{last.line})")
+        _tell_last_lines(cand, timeline, silent[0])
     else:
         cand.reasons.append(
             f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank(s) {rank_list(silent)} printed"

@@ -291,3 +291,8 @@ class LeadObs(Observation):
 
 class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""
+
+
+class RecentLineObs(Observation):
+    """One of the last lines a rank printed (warnings and errors too; a run of lines that differ only
+    in their numbers is kept as its first): what the rank did last, to set beside its peers' lines."""

@@ -63,6 +63,7 @@ from ddpdoctor.explain.observations import (
     MembershipObs,
     Observation,
     ProgressObs,
+    RecentLineObs,
     StackDumpObs,
     StopObs,
 )
@@ -79,7 +80,13 @@ from ddpdoctor.explain.ranks import (
     rank_from_path,
     split_prefix,
 )
-from ddpdoctor.explain.wording import NAMES_A_FAILURE, PROCESS_EXITED, WRAPPER_EXCEPTIONS, message_category
+from ddpdoctor.explain.wording import (
+    NAMES_A_FAILURE,
+    PROCESS_EXITED,
+    WRAPPER_EXCEPTIONS,
+    message_category,
+    numberless,
+)
 from ddpdoctor.matching import LazyRegex, clean_line, segments
 from ddpdoctor.records import Record, field
 
@@ -357,7 +364,7 @@ _MAX_WARNED = 256
 _BOX_LINES = 30  # a box's headline speaks for the lines under it up to this far
 _REPEATS_TO_FAIL = 3
 _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
-_DIGITS = re.compile(r"\d+")
+_RECENT_LINES = 8  # a rank's last lines kept to set beside its peers' (runs of one line counted once)
 # A message saying which rank it failed on (`... size 20971520 on rank 0`).
 _ON_RANK = re.compile(r"\bon (?:global )?rank (\d{1,7})\b", re.IGNORECASE)
 _LONE_EXCEPTION_INDENT = 8
@@ -418,6 +425,17 @@ def _explaining_link(links: list[Link]) -> int | None:
         if message_category(links[index].text) is not None:
             return index
     return None
+
+
+def _remember(stream: _Stream, number: int, text: str) -> None:
+    """Keep the line among the stream's last ones; a line that differs from the one before only in its
+    numbers (a retry's attempt, a wait's seconds) is that one again: the run is kept as its first."""
+    shape = numberless(text)
+    if stream.recent and stream.recent[-1][2] == shape:
+        return
+    stream.recent.append((number, text, shape))
+    if len(stream.recent) > _RECENT_LINES:
+        del stream.recent[0]
 
 
 def _margin_shape(margin: str) -> str:
@@ -692,6 +710,7 @@ class _Stream:
         self.banner: str | None = None
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
+        self.recent: list[tuple[int, str, str]] = []  # the last lines (number, text, numberless text)
         self.last_seen = 0  # number of the last line this stream received
         self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
         self.latest: tuple[int, str] | None = None  # that line (number, text) ...
@@ -830,6 +849,10 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
+            if stream.rank is not None:
+                self.observations += [
+                    self._observe(RecentLineObs, n, text, stream) for n, text, _ in stream.recent
+                ]
         self._global_ranks_of_local_labels()
         if self._interface is not None:
             self.observations.append(self._interface)
@@ -1376,6 +1399,7 @@ class LogReader:
                 stream, number, behind, self.matcher.candidates(behind), frames=[], standalone=True
             )
             return
+        _remember(stream, number, stripped)
         worth_a_look = cands or stream.error_level or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return
@@ -1409,7 +1433,7 @@ class LogReader:
     def _repeated_warning(self, stream: _Stream, number: int, text: str) -> None:
         """Count a warning that says something failed (`[W socket.cpp:601] ... failed to connect ...`),
         by its words with the numbers left out: one is a retry, the same one until the end is not."""
-        key = _DIGITS.sub("#", text)[:300]
+        key = numberless(text)[:300]
         seen = self._warned.get(key)
         if seen is not None:
             seen[0] += 1

@@ -23,8 +23,10 @@ from ddpdoctor.explain.observations import (
     InterfaceObs,
     Observation,
     ProgressObs,
+    RecentLineObs,
     StopObs,
 )
+from ddpdoctor.explain.wording import numberless
 
 MAX_WORLD = 1 << 20
 
@@ -40,6 +42,7 @@ class Timeline:
     ) -> None:
         merged: list[Observation] = []
         progress: dict[int, ProgressObs] = {}
+        recent: dict[int, list[RecentLineObs]] = {}
         # NCCL on interfaces other hosts cannot reach: facts that explain failures, not failures.
         self.interfaces: list[InterfaceObs] = []
         # The workers a launcher stopped with a signal (their pids): a death by that signal is its doing.
@@ -48,6 +51,9 @@ class Timeline:
             if isinstance(obs, ProgressObs):
                 if obs.rank is not None:
                     progress[obs.rank] = obs
+            elif isinstance(obs, RecentLineObs):
+                if obs.rank is not None:
+                    recent.setdefault(obs.rank, []).append(obs)
             elif isinstance(obs, InterfaceObs):
                 self.interfaces.append(obs)
             elif isinstance(obs, StopObs):
@@ -60,6 +66,7 @@ class Timeline:
         self.warnings = [o for o in others if o.warning]
         self.failures = [o for o in others if not o.warning]
         self.progress = progress
+        self._recent = recent
         self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
         hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
         self.world_hinted = bool(hints)
@@ -72,6 +79,20 @@ class Timeline:
             if obs.rank is not None:
                 ranks.add(obs.rank)
         return {r for r in ranks if 0 <= r < MAX_WORLD}
+
+    def departure(self, rank: int) -> Observation | None:
+        """The first line a rank printed after the last one its peers printed too (numbers aside): where
+        it went its own way (`waiting for the lock ...`, `early stopping at epoch 2`) while they went on.
+        None when its last line is one they printed too (it stopped mid-routine: a sleep, a hang in a
+        call) or when no peer's lines are known to compare with."""
+        own = self._recent.get(rank, [])
+        shared = {numberless(o.text) for r, lines in self._recent.items() if r != rank for o in lines}
+        if not own or not shared:
+            return None
+        for index in range(len(own) - 1, -1, -1):
+            if numberless(own[index].text) in shared:
+                return own[index + 1] if index + 1 < len(own) else None
+        return None
 
     def all_failures(self) -> list[Observation]:
         """Failures and exit reports together, in input order."""

@@ -48,11 +48,11 @@ from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
     TERMINATES_THE_OTHERS,
     message_category,
+    numberless,
 )
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
-_DIGITS = re.compile(r"\d+")
 _RAISED_WITHIN = 60  # lines between a library's log of an error and the traceback that raises it
 _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one: the same failure
 _PART_START = re.compile(r"^|:\s|\]\s")  # where a logged message's part may start
@@ -268,9 +268,9 @@ def _whole_copy(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     text = culprit.obs.text.strip()
     if text[:1].isupper() or text[:1] in "[(<" or len(text) < _MIN_COPY_CHARS:
         return culprit  # it starts where a message or a label starts
-    cut = _DIGITS.sub("#", text)
+    cut = numberless(text)
     for other in pool:
-        whole = _DIGITS.sub("#", other.obs.text.strip())
+        whole = numberless(other.obs.text.strip())
         if (
             other.obs.file_index == culprit.obs.file_index
             # A copy another rank's label claims is that rank's own error (a victim's rank is decided
@@ -853,7 +853,7 @@ def _printed_by(cand: Candidate) -> bool:
 
 def _error_signature(cand: Candidate) -> tuple[str | None, str]:
     """What makes two ranks' errors the same: the entry and the message with its numbers left out."""
-    text = _DIGITS.sub("#", cand.obs.innermost_text().strip())[:200]
+    text = numberless(cand.obs.innermost_text().strip())[:200]
     return (cand.entry.id if cand.entry is not None else None, text)
 
 

@@ -16,6 +16,8 @@ memory" is memory, "CUDA error: an illegal memory access" is CUDA).
 
 from __future__ import annotations
 
+import re
+
 from ddpdoctor.explain.index import CUDA_RUNTIME_TEXT
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.units import GIB, format_size, parse_size
@@ -607,6 +609,15 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "a check of the job's parallel layout failed: the sizes the job was given do not fit its world size",
     ),
 )
+
+
+_DIGIT_RUN = re.compile(r"\d+")
+
+
+def numberless(text: str) -> str:
+    """The text with every run of digits as `#`: what two lines that differ only in their numbers
+    (a step, a rank, a time, a port) share."""
+    return _DIGIT_RUN.sub("#", text)
 
 
 def message_category(text: str) -> tuple[str, str] | None:
