@@ -3065,7 +3065,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         '{"ts": 1796183971.0, "level": "ERROR", "rank": 0, "msg": "Connection closed by peer [127.0.0.1]:4242"}\n',
         {"category": "user_code", "rank": 2, "line": 2},
     ),
-    "a rank stuck in DDP's broadcast of buffers while the others wait in a barrier ran a collective of its own": (
+    "a rank stuck in DDP's broadcast of buffers while the others wait in a barrier is the one a step apart": (
         "[rank0]: Traceback (most recent call last):\n"
         '[rank0]:   File "/work/train.py", line 56, in main\n'
         "[rank0]:     model(val_batch)\n"
@@ -3088,7 +3088,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank2]:     work.wait()\n"
         "[rank2]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
         " waiting 30000ms for recv operation to complete\n",
-        {"category": "collective_mismatch", "rank": 0, "line": 8},
+        {"category": "collective_timeout", "rank": 0, "line": 8},
     ),
     "a view of a tensor whose strides do not allow it is the script's error, not a version's": (
         "[rank2]: Traceback (most recent call last):\n"
@@ -3272,6 +3272,142 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
         {"category": "collective_timeout", "rank": 1, "line": 3},
     ),
+    "a library's error logged with its own frames, then raised through the script, is the script's call": (
+        "".join(
+            f"[rank2]:E1202 06:27:33.271000 5659 torch/_guards.py:375] [0/1] {line}\n"
+            for line in (
+                "Error while creating guard:",
+                "Traceback (most recent call last):",
+                '  File "/env/lib/python3.11/site-packages/torch/fx/experimental/symbolic_shapes.py", line 6731, in'
+                " produce_guards_verbose",
+                "    raise ConstraintViolationError(",
+                "torch.fx.experimental.symbolic_shapes.ConstraintViolationError: Constraints violated (L['x'].size()[0])!",
+            )
+        )
+        + "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 33, in main\n'
+        "[rank2]:     loss = loss_fn(model(xb), yb)\n"
+        '[rank2]:   File "/env/lib/python3.11/site-packages/torch/fx/experimental/symbolic_shapes.py", line 6731,'
+        " in produce_guards_verbose\n"
+        "[rank2]:     raise ConstraintViolationError(\n"
+        "[rank2]: torch.fx.experimental.symbolic_shapes.ConstraintViolationError: Constraints violated"
+        " (L['x'].size()[0])!\n",
+        {"category": "user_code", "rank": 2},
+    ),
+    "a library's error it raised again as another reaches the script through the later traceback": (
+        "Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.11/site-packages/torch/_dynamo/convert_frame.py", line 2024, in _compile\n'
+        "    raise_unimplemented_cache_limit_exceeded()\n"
+        '  File "/env/lib/python3.11/site-packages/torch/_dynamo/exc.py", line 727, in unimplemented\n'
+        "    raise Unsupported(msg, gb_type, skip_frame)\n"
+        "torch._dynamo.exc.Unsupported: Dynamo recompile limit exceeded\n"
+        "\n"
+        "The above exception was the direct cause of the following exception:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 54, in main\n'
+        "    loss = loss_fn(step_fn(x), y)\n"
+        '  File "/env/lib/python3.11/site-packages/torch/_dynamo/convert_frame.py", line 2027, in _compile\n'
+        "    raise FailOnRecompileLimitHit(\n"
+        "torch._dynamo.exc.FailOnRecompileLimitHit: Hard failure due to fail_on_recompile_limit_hit\n",
+        {"category": "user_code"},
+    ),
+    "a rank at a barrier while the others are in a collective that carries data is a step apart: a hang": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 60, in main\n'
+        "[rank0]:     dist.barrier()\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 4811, in barrier\n'
+        "[rank0]:     work.wait()\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting"
+        " 25000ms for recv operation to complete\n"
+        + "".join(
+            f"[rank{r}]: Traceback (most recent call last):\n"
+            f'[rank{r}]:   File "/work/train.py", line 52, in main\n'
+            f"[rank{r}]:     dist.broadcast(flag, src=0)\n"
+            f'[rank{r}]:   File "/env/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3151,'
+            " in broadcast\n"
+            f"[rank{r}]:     work.wait()\n"
+            f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+            " peer [127.0.0.1]:64715\n"
+            for r in (1, 2)
+        ),
+        {"category": "collective_timeout", "rank": 0},
+    ),
+    "a barrier of the program's own whose wait ran out is a collective timeout": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/train.py", line 40, in store_barrier\n'
+        '[rank1]:     raise TimeoutError(f"store barrier {name!r} timed out after {timeout}s")\n'
+        "[rank1]: TimeoutError: store barrier 'epoch_end' timed out after 15s (1/3 ranks arrived)\n",
+        {"category": "collective_timeout"},
+    ),
+    "an RPC whose remote worker did not answer in time is a collective timeout": (
+        "[rank2]: RuntimeError: RPCErr:1:RPC ran for more than set timeout (5000 ms) and will now be marked with"
+        " an error\n",
+        {"category": "collective_timeout"},
+    ),
+    "an error raised while a loop over any iterable took its next item is the data's": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 31, in <module>\n'
+        "[rank0]:     for step, batch in enumerate(dl):\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/accelerate/data_loader.py", line 886, in __iter__\n'
+        "[rank0]:     next_batch, next_batch_info = self._fetch_batches(main_iterator)\n"
+        '[rank0]:   File "/env/lib/python3.11/site-packages/accelerate/utils/operations.py", line 742, in concatenate\n'
+        "[rank0]:     return torch.cat(data, dim=dim)\n"
+        "[rank0]: TypeError: Can only concatenate tensors but got <class 'str'>\n",
+        {"category": "dataloader", "rank": 0},
+    ),
+    "a traceback under the program's warning is the failure when nothing else ended a rank": (
+        "[rank1]:2026-12-02 06:40:50,065 WARNING long batch (90 tokens) at step 0\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/train.py", line 49, in <module>\n'
+        "[rank1]:     trainer.train()\n"
+        '[rank1]:   File "/env/lib/python3.11/site-packages/accelerate/accelerator.py", line 2851, in backward\n'
+        "[rank1]:     loss = loss / self.gradient_accumulation_steps\n"
+        "[rank1]: TypeError: unsupported operand type(s) for /: 'tuple' and 'int'\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:49065\n",
+        {"category": "user_code", "rank": 1},
+    ),
+    "a command the script ran and checked failing is the script's error, not a launcher's report": (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 20, in provenance\n'
+        '[rank0]:     return subprocess.run(["git", "rev-parse", "HEAD"], check=True, capture_output=True)\n'
+        '[rank0]:   File "/usr/lib/python3.11/subprocess.py", line 571, in run\n'
+        "[rank0]:     raise CalledProcessError(retcode, process.args,\n"
+        "[rank0]: subprocess.CalledProcessError: Command '['git', 'rev-parse', 'HEAD']' returned non-zero exit"
+        " status 128.\n"
+        "E1202 07:18:38.727000 17117 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 0 (pid: 17130) of binary: /env/bin/python\n",
+        {"category": "user_code", "rank": 0, "line": 6},
+    ),
+    "a warning raised with its traceback (warnings as errors) is the failure": (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 41, in main\n'
+        "[rank2]:     loss = F.mse_loss(pred, target)\n"
+        '[rank2]:   File "/env/lib/python3.11/site-packages/torch/nn/functional.py", line 3884, in mse_loss\n'
+        "[rank2]:     warnings.warn(\n"
+        "[rank2]: UserWarning: Using a target size (torch.Size([32])) that is different to the input size"
+        " (torch.Size([32, 1])).\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:51865\n",
+        {"category": "user_code", "rank": 2, "line": 6},
+    ),
+    "a class's name alone after the last frame is an exception raised without a message": (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/train.py", line 40, in main\n'
+        "[rank1]:     breakpoint()\n"
+        '[rank1]:   File "/usr/lib/python3.11/bdb.py", line 115, in dispatch_line\n'
+        "[rank1]:     if self.quitting: raise BdbQuit\n"
+        "[rank1]: bdb.BdbQuit\n"
+        "E1202 07:19:38.490000 17547 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 1 (pid: 17560) of binary: /env/bin/python\n",
+        {"category": "user_code", "rank": 1, "line": 6},
+    ),
+    "a step guard's message that a step did not finish in time is not silence": (
+        "rank 2 step 15 loss 2.0323 step_time 0.120s\n"
+        "[watchdog] rank 2: step 16 did not finish within 4.0s; calling os._exit(17) so the job can be requeued\n",
+        {"category": "collective_timeout", "line": 2},
+    ),
 }
 
 
@@ -3303,6 +3439,45 @@ def test_a_launchers_cut_off_traceback_is_read_as_its_report_of_a_worker() -> No
     ).root_cause
     assert root is not None and root.line == 5
     assert root.why == ("the traceback only reports that a child process failed",)
+
+
+def test_a_store_that_waited_for_clients_follows_from_the_node_that_could_not_start_it(
+    tmp_path: Path,
+) -> None:
+    # Two nodes both started as node 0: the second cannot bind the store's port, the first waits for
+    # the clients that never come. The wait is the echo; the failed bind is the cause, whichever file
+    # is read first.
+    waited = "torch.distributed.DistStoreError: Timed out after 31 seconds waiting for clients. 1/2 clients joined.\n"
+    bind = (
+        "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address."
+        " port: 29731, useIpv6: false, code: -98, name: EADDRINUSE, message: address already in use\n"
+    )
+    (tmp_path / "node0.log").write_text(waited)
+    (tmp_path / "node1.log").write_text(bind)
+    root = explain_paths([str(tmp_path / "node0.log"), str(tmp_path / "node1.log")]).root_cause
+    assert root is not None and root.category == "rendezvous"
+    assert root.entry == "address-already-in-use" and root.file.endswith("node1.log")
+
+
+def test_a_dataloader_workers_own_message_heads_the_report() -> None:
+    # The re-raise names only the type (`Caught ValueError in DataLoader worker process 0.`): the
+    # headline and the first evidence line are the worker's own exception.
+    root = explain_text(
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 30, in main\n'
+        "    for batch in loader:\n"
+        '  File "/env/lib/python3.11/site-packages/torch/utils/data/_utils.py", line 794, in reraise\n'
+        "    raise exception\n"
+        "ValueError: Caught ValueError in DataLoader worker process 0.\n"
+        "Original Traceback (most recent call last):\n"
+        '  File "/work/data.py", line 21, in __call__\n'
+        '    raise ValueError(f"clip has {n} samples, fewer than crop size {size}")\n'
+        "ValueError: clip has 3549 samples, fewer than crop size 4000\n"
+    ).root_cause
+    assert root is not None and root.category == "dataloader"
+    assert root.headline.endswith("ValueError: clip has 3549 samples, fewer than crop size 4000")
+    assert root.evidence[0].text == "ValueError: clip has 3549 samples, fewer than crop size 4000"
+    assert any("Caught ValueError in DataLoader worker process 0." in e.text for e in root.evidence)
 
 
 # --- rules added with batches b26-b29 ---------------------------------------------------------------

@@ -120,6 +120,7 @@ _DATA_CODE = LazyRegex(
     r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
 )
 _LOADER_FILE = "torch/utils/data/dataloader.py"
+_BARRIERS = ("barrier", "monitored_barrier")
 _PROCESS_FILE = "multiprocessing/process.py"
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
 # even when the paste starts at its "Original Traceback" and lost the re-raise's words.
@@ -133,10 +134,12 @@ _PYTHON_STDLIB = LazyRegex(
     r"[/\\]lib(?:64)?[/\\]python\d(?:\.\d{1,2})?[/\\](?!(?:site|dist)-packages[/\\])|^<frozen "
 )
 # A statement that takes the next item of the job's data: a loop over a loader or dataset, or next() on one.
+_LOOP = r"\s*(?:for\b.{1,200}?\bin\b|.{0,200}?\bnext\()"  # a loop's head, or a call of next()
 _ITERATES_DATA = LazyRegex(
-    r"(?i)^\s*(?:for\b.{1,200}?\bin\b|.{0,200}?\bnext\()"
-    r".{0,200}?(?:loader|dataset|data_?iter|train_data|batches|sampler|\bdata\b)"
+    r"(?i)^" + _LOOP + r".{0,200}?(?:loader|dataset|data_?iter|train_data|batches|sampler|\bdata\b)"
 )
+_LOOPS = LazyRegex(_LOOP)
+_ITEM_PRODUCERS = ("__iter__", "__next__")
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
 _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|device_count\(\))")
 _RANK_WORD = LazyRegex(r"(?i)rank\b")
@@ -507,8 +510,14 @@ def _starting_loader_workers(obs: Observation) -> bool:
 def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
     """The frame of the data pipeline's code (torch.utils.data, a data-loading library) that made the
     failing call, looking past Python's own modules it called (`shared_memory.py`, `os.py`), or None."""
-    frame = next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.posix)), None)
+    frame = _innermost_caller(exc)
     return frame if frame is not None and _DATA_CODE.search(frame.posix) else None
+
+
+def _innermost_caller(exc: ExceptionObs) -> Frame | None:
+    """The innermost frame that is not Python's own modules: the code that made the failing call
+    (`subprocess.run(..., check=True)` raises in `subprocess.py` for the frame that called it)."""
+    return next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.posix)), None)
 
 
 def _data_loop(exc: ExceptionObs) -> Frame | None:
@@ -516,9 +525,16 @@ def _data_loop(exc: ExceptionObs) -> Frame | None:
     train_loader:` is the innermost of the user's frames, so only library code is under it): the data
     pipeline failed, not the loop's body. None otherwise."""
     user = exc.user_frame()
-    if user is None or exc.worker_frames or not _ITERATES_DATA.search(user.code or ""):
+    if user is None or exc.worker_frames:
         return None
-    return user
+    if _ITERATES_DATA.search(user.code or ""):
+        return user
+    # A loop over an iterable of any name (`for step, batch in enumerate(dl):`) whose next frame is the
+    # iterable's `__iter__`/`__next__`: the error came from producing the item.
+    below = exc.frames[exc.frames.index(user) + 1 :] if user in exc.frames else []
+    if below and below[0].function in _ITEM_PRODUCERS and _LOOPS.match(user.code or ""):
+        return user
+    return None
 
 
 def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
@@ -636,12 +652,27 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
     exited = PROCESS_EXITED.search(text)
-    if not worker and (
-        short_type in WRAPPER_EXCEPTIONS
-        or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].posix))
-        or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
-        or PROGRAM_FAILED.search(text)
-        or (exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].posix))
+    # A command the script itself ran and checked (`subprocess.run(["git", ...], check=True)` raising
+    # `CalledProcessError` in the script's own call) is the script's failure, not a launcher's report of
+    # a worker.
+    own_command = (
+        short_type == "CalledProcessError"
+        and exc is not None
+        and (caller := _innermost_caller(exc)) is not None
+        and caller.user
+    )
+    if (
+        not worker
+        and not own_command
+        and (
+            short_type in WRAPPER_EXCEPTIONS
+            or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].posix))
+            or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
+            or PROGRAM_FAILED.search(text)
+            or (
+                exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].posix)
+            )
+        )
     ):
         cand.tier, cand.kind = WRAPPER, "wrapper"
         reporter = short_type if exc is None or exc.exc_type else "the traceback"
@@ -1202,10 +1233,18 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     rare = min(counts.values())
     odd = sorted(rank for rank, (op, _) in ops.items() if counts[op] == rare)
     odd_rank = odd[0] if rare * 2 < len(ops) and len(odd) == 1 else None
-    cand = Candidate(ops[odd[0]][1], CAUSE, "mismatch", "collective_mismatch", None, odd_rank, strength=2)
+    # A barrier carries no data: ranks at one while the others are in a collective that does are not
+    # exchanging mismatched data, they are a step apart (one skipped or added a step) and hang there.
+    category = "collective_timeout" if any(op in _BARRIERS for op in counts) else "collective_mismatch"
+    cand = Candidate(ops[odd[0]][1], CAUSE, "mismatch", category, None, odd_rank, strength=2)
     cand.suspects = odd
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(ops.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
+    if category == "collective_timeout":
+        cand.reasons.append(
+            "some wait at a barrier, the others in a collective that carries data: the ranks are a step"
+            " apart, so each side waits for the other until the timeout"
+        )
     return [cand]
 
 
@@ -1337,9 +1376,10 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # Only ranks the logs show exist (an exit report, a line, a WORLD_SIZE) count as silent: an
     # excerpt that shows one rank's timeout says nothing about the ranks it does not show.
     known = set(timeline.ranks) | (set(range(world)) if timeline.world_hinted else set())
-    # A rank whose traceback the excerpt cut off printed an error: it is not a silent one.
-    cut = {c.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.cut_off and c.rank is not None}
-    silent = sorted(known - waiting - lost - failing - cut)
+    # A rank that printed an exception of its own is not a silent one, whatever the verdict makes of it
+    # (a traceback the excerpt cut off, a store wait that names no rank as its culprit).
+    printed = {c.obs.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.rank is not None}
+    silent = sorted(known - waiting - lost - failing - printed)
     if not silent and len(waiting) >= 2:
         # Ranks are numbered from 0: one number below the highest waiting rank that never reported is
         # a rank of the job too (ranks 1-3 time out, rank 0 says nothing).

@@ -176,6 +176,16 @@ class ExceptionObs(Observation):
     thread: str | None = None
     cut_off: bool = False  # the report ended before its message (a traceback, a C++ terminate's what())
     worker_frames: list[Frame] = field(default_factory=list)  # a DataLoader worker's original traceback
+    worker_text: str | None = None  # ... and its exception line, which the re-raise only carries
+
+    def innermost_text(self) -> str:
+        """The message that states the failure: a DataLoader worker's own exception, unless a known root
+        of the chain states it (the re-raise, `Caught KeyError in DataLoader worker process 0.`, and the
+        type it names only carry it)."""
+        primary = self.primary()
+        if self.worker_text and (primary is None or primary.entry is None or primary.entry.kind != "root"):
+            return self.worker_text
+        return primary.text if primary is not None else self.text
 
     def user_frame(self) -> Frame | None:
         """The innermost frame in the user's code (the DataLoader worker's own traceback first)."""
@@ -184,6 +194,13 @@ class ExceptionObs(Observation):
                 if frame.user:
                     return frame
         return None
+
+    def adopt_frames(self, other: ExceptionObs) -> None:
+        """Take another sighting's traceback of this failure when it says more: this one has none, or
+        only the other reaches the user's code (a library logs the error with its own frames, then
+        raises it through the script)."""
+        if not self.frames or (self.user_frame() is None and other.user_frame() is not None):
+            self.frames = other.frames
 
     def raised_in_library(self) -> bool:
         """The innermost frame is library code (the user's code called into it)."""

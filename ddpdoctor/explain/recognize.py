@@ -1516,7 +1516,10 @@ class LogReader:
         ):
             stream.frames[-1].code = stripped[:400]  # a pasted traceback that lost its indentation
             return True
-        if not _looks_like_exception(stripped):
+        # A class's name alone after the last frame's code is an exception raised without a message
+        # (`bdb.BdbQuit`, `StopIteration`), whatever its name says.
+        bare = bool(stream.frames) and stream.frames[-1].code is not None and _BARE_EXCEPTION.match(stripped)
+        if not bare and not _looks_like_exception(stripped):
             # Not an exception line (another process's output run into the frames): the traceback was
             # cut off here; the line is read on its own.
             self._unfinished_traceback(stream)
@@ -1790,14 +1793,23 @@ class LogReader:
         if owner.stamp is not None:
             obs.stamp = owner.stamp
         obs.frames = owner.frames or inner.frames or owner.compiled_frames or inner.compiled_frames
+        if obs.frames and not any(frame.user for frame in obs.frames):
+            # A library caught its own error and raised another (`raise ... from err`): the later
+            # traceback's frames lead from the script into the library, where the first one starts.
+            reaching = (exc.frames for exc in chain[chain.index(owner) + 1 :])
+            path = next((frames for frames in reaching if any(frame.user for frame in frames)), [])
+            obs.frames = path + obs.frames
         worker = next((exc for exc in chain if exc.worker_frames or exc.worker_text), None)
         if worker is not None:
             obs.worker_frames = worker.worker_frames
             if worker.worker_text and not _BARE_EXCEPTION.match(worker.worker_text):
                 # The worker's own exception states the failure; the re-raise only carries it (unless
                 # the worker's is a bare type and the re-raise's "Caught X in DataLoader worker" says more).
-                obs.text, obs.line = worker.worker_text, worker.worker_line
-                obs.evidence.insert(0, (self.label, worker.worker_line, worker.worker_text))
+                obs.text, obs.line, obs.worker_text = (
+                    worker.worker_text,
+                    worker.worker_line,
+                    worker.worker_text,
+                )
         exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
         if (
             exited is not None
@@ -1820,8 +1832,11 @@ class LogReader:
                 for link in obs.chain
             ]
             obs.text = said
+        # A warning printed, not raised (one raised with its traceback, `-W error`, ended the program), or
         # Python's report of an exception it could not raise (in `__del__`, at exit) and ignored.
-        obs.warning = bool(owner.type and owner.type.endswith("Warning")) or stream.ignored
+        obs.warning = (
+            bool(owner.type and owner.type.endswith("Warning") and not owner.frames) or stream.ignored
+        )
         # A traceback printed under a warning (`WARNING: could not push metrics, continuing`, then
         # `traceback.print_exc()`): the program went on after it.
         obs.logged_as_warning = obs.logged_as_warning or stream.handled
@@ -1832,6 +1847,10 @@ class LogReader:
         obs.evidence = [(self.label, exc.line, exc.text) for exc in chain]
         for exc in chain:
             obs.evidence += [(self.label, n, t) for n, t, _ in exc.lines[:5]]
+        if worker is not None and obs.worker_text is not None:
+            # The worker's own exception first, then the re-raise that carried it.
+            reported = (self.label, worker.worker_line, obs.worker_text)
+            obs.evidence = [reported, *(e for e in obs.evidence if e != reported)]
         self._add(obs)
 
     def _bare_traceback_head(self, stream: _Stream) -> None:
@@ -2556,11 +2575,15 @@ class LogReader:
                 # kept open until the end, after torchrun's table quoted it): it keeps its first place.
                 # A sentence that quoted it gives way to the log's own report of it.
                 obs.count = seen.count + 1
+                if isinstance(seen, ExceptionObs) and isinstance(obs, ExceptionObs):
+                    obs.adopt_frames(seen)
                 self.observations[self.observations.index(seen)] = obs
                 self._seen[key] = obs
                 return
             if seen is not None:
                 seen.count += 1
+                if isinstance(seen, ExceptionObs) and isinstance(obs, ExceptionObs):
+                    seen.adopt_frames(obs)
                 return
         if len(self.observations) >= MAX_OBSERVATIONS:
             kind = key[:3] if not obs.warning else ("warning",)

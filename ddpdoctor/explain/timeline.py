@@ -186,7 +186,7 @@ def _absorb(keep: Observation, other: Observation) -> None:
     if keep.stamp is None:
         keep.stamp = other.stamp
     if isinstance(keep, ExceptionObs) and isinstance(other, ExceptionObs):
-        keep.frames = keep.frames or other.frames
+        keep.adopt_frames(other)
         keep.worker_frames = keep.worker_frames or other.worker_frames
         keep.exc_type = keep.exc_type or other.exc_type
     if isinstance(keep, CollectiveObs) and isinstance(other, CollectiveObs):

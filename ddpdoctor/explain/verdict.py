@@ -227,8 +227,11 @@ def _bare_abort(cand: Candidate) -> bool:
 def _demote_warnings(found: list[Candidate]) -> None:
     """A record logged at warning level says the program went on after it (DeepSpeed's `[WARNING]
     FusedAdam CUDA build failed`, then its fallback): it gives way to an exception or an exit that ended a rank."""
-    if not any(c.tier <= INFERRED and isinstance(c.obs, (ExceptionObs, ExitObs)) for c in found):
-        return
+    if not any(
+        c.tier <= INFERRED and isinstance(c.obs, (ExceptionObs, ExitObs)) and not c.obs.logged_as_warning
+        for c in found
+    ):
+        return  # nothing else ended a rank: what was logged as a warning is all the logs say
     for cand in found:
         if cand.tier == CAUSE and cand.obs.logged_as_warning:
             cand.tier = CONSEQUENCE

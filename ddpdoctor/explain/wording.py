@@ -331,6 +331,11 @@ TIMED_OUT = LazyRegex(
     # a device's wait for its collective stream (Ascend: `Stream synchronize timeout`, `hccl ... task timeout`)
     r"|(?i:\b(?:stream|synchroni[sz]e|sync|task) time ?out\b)"
     r"|\btimes out\b"  # Ascend's HCCL (`Getting socket times out`, `The wait execution of ... times out`)
+    # a barrier of the program's own (over a store, a file) whose wait ran out, an RPC whose remote
+    # worker did not answer in time
+    r"|(?i:\bbarrier\b.{0,80}\btimed? ?out\b)|\bRPC ran for more than (?:the )?set timeout\b"
+    # a step guard of the program's own (`step 16 did not finish within 4.0s`)
+    r"|\bdid not (?:finish|complete) within\b"
 )
 # xformers' dispatch: no kernel of an operator supports the inputs on this device (bf16 on a V100).
 _NO_KERNEL_FOR_INPUTS = LazyRegex(

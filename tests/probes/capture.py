@@ -122,7 +122,7 @@ FIXTURE_PROBES = (
     Probe("syncbn-cpu", "backend_unsupported", None),
     Probe("memory-error", "oom_host", 1),
     Probe("recv-deadlock", "collective_timeout", None),
-    Probe("barrier-rank0", "collective_mismatch", None),
+    Probe("barrier-rank0", "collective_timeout", None),
 )
 ALL_PROBES = PROBES + FIXTURE_PROBES
 
