@@ -1340,6 +1340,20 @@ _RETRIED_CONNECT = "".join(
     for attempt in range(5)
 )
 
+
+def _table_entry(index: int, rank: int) -> str:
+    """One entry of torchrun's failure table: rank `rank` exited with code 1, no error file."""
+    return (
+        f"[{index}]:\n"
+        "  time      : 2026-12-02_03:00:38\n"
+        "  host      : localhost\n"
+        f"  rank      : {rank} (local_rank: {rank})\n"
+        f"  exitcode  : 1 (pid: {21089 + rank})\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+    )
+
+
 _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
     "a message wrapped over lines is read whole for its category": (
         "Exception: Unable to unpickle data from other workers. all_gather_list requires all\n"
@@ -3038,22 +3052,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
         " peer [127.0.0.1]:4242\n"
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
-        "Failures:\n"
-        "[1]:\n"
-        "  time      : 2026-12-02_03:00:38\n"
-        "  host      : localhost\n"
-        "  rank      : 1 (local_rank: 1)\n"
-        "  exitcode  : 1 (pid: 21090)\n"
-        "  error_file: <N/A>\n"
-        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
-        "Root Cause (first observed failure):\n"
-        "[0]:\n"
-        "  time      : 2026-12-02_03:00:38\n"
-        "  host      : localhost\n"
-        "  rank      : 0 (local_rank: 0)\n"
-        "  exitcode  : 1 (pid: 21089)\n"
-        "  error_file: <N/A>\n"
-        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
+        "Failures:\n" + _table_entry(1, 1) + "Root Cause (first observed failure):\n" + _table_entry(0, 0),
         {"category": "collective_timeout", "rank": 2},
     ),
     "a structured logger's JSON record carries its rank, level and formatted exception": (
@@ -3262,14 +3261,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
         "Failures:\n"
         "  <NO_OTHER_FAILURES>\n"
-        "Root Cause (first observed failure):\n"
-        "[0]:\n"
-        "  time      : 2026-12-02_03:00:38\n"
-        "  host      : localhost\n"
-        "  rank      : 0 (local_rank: 0)\n"
-        "  exitcode  : 1 (pid: 21089)\n"
-        "  error_file: <N/A>\n"
-        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n",
+        "Root Cause (first observed failure):\n" + _table_entry(0, 0),
         {"category": "collective_timeout", "rank": 1, "line": 3},
     ),
     "a library's error logged with its own frames, then raised through the script, is the script's call": (
