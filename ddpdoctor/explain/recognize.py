@@ -1805,11 +1805,8 @@ class LogReader:
             if worker.worker_text and not _BARE_EXCEPTION.match(worker.worker_text):
                 # The worker's own exception states the failure; the re-raise only carries it (unless
                 # the worker's is a bare type and the re-raise's "Caught X in DataLoader worker" says more).
-                obs.text, obs.line, obs.worker_text = (
-                    worker.worker_text,
-                    worker.worker_line,
-                    worker.worker_text,
-                )
+                obs.text, obs.line = worker.worker_text, worker.worker_line
+                obs.worker_text = worker.worker_text
         exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
         if (
             exited is not None
