@@ -3400,6 +3400,14 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[watchdog] rank 2: step 16 did not finish within 4.0s; calling os._exit(17) so the job can be requeued\n",
         {"category": "collective_timeout", "line": 2},
     ),
+    "of the peers' timeouts, the wait to receive states the hang": (
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out"
+        " waiting 15000ms for send operation to complete\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 15000ms for recv operation to complete\n"
+        "[rank2]: step 3 loss 0.51\n",
+        {"category": "collective_timeout", "rank": 2, "line": 2},
+    ),
 }
 
 

@@ -121,6 +121,7 @@ _DATA_CODE = LazyRegex(
 )
 _LOADER_FILE = "torch/utils/data/dataloader.py"
 _BARRIERS = ("barrier", "monitored_barrier")
+_RECEIVE_WAIT = "for recv operation"
 _PROCESS_FILE = "multiprocessing/process.py"
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
 # even when the paste starts at its "Original Traceback" and lost the re-raise's words.
@@ -1392,7 +1393,10 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
         c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
     ]
-    anchor = next((o for o in timeouts if o.known() is not None), timeouts[0])
+    in_kb = [o for o in timeouts if o.known() is not None] or timeouts
+    # A wait to receive is a rank waiting for the straggler's data (gloo's `... for recv operation to
+    # complete`); a send that timed out is the other end of the same wait.
+    anchor = next((o for o in in_kb if _RECEIVE_WAIT in o.text), in_kb[0])
     cand = Candidate(
         anchor,
         INFERRED,
