@@ -185,7 +185,7 @@ class ExceptionObs(Observation):
         primary = self.primary()
         if self.worker_text and (primary is None or primary.entry is None or primary.entry.kind != "root"):
             return self.worker_text
-        return primary.text if primary is not None else self.text
+        return super().innermost_text()
 
     def user_frame(self) -> Frame | None:
         """The innermost frame in the user's code (the DataLoader worker's own traceback first)."""
