@@ -3760,3 +3760,23 @@ def test_a_scripts_own_per_worker_files_give_their_ranks(tmp_path: Path) -> None
         (tmp_path / f"worker-{worker}.log").write_text("".join(lines))
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and (root.rank, root.category) == (2, "user_code")
+
+
+def test_a_cpp_checks_source_location_is_left_out_of_the_headline() -> None:
+    # gloo's enforce prints its file, line and failed condition before what failed; the headline
+    # is about what failed, and the evidence keeps the line whole.
+    line = (
+        "[rank1]: RuntimeError: [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/"
+        "socket.cc:24] rv != -1. -1 vs -1. socket: Too many open files\n"
+    )
+    root = explain_text(line).root_cause
+    assert root is not None and root.headline == "rank 1: RuntimeError: socket: Too many open files"
+    assert "socket.cc:24" in root.text
+    closed = explain_text(
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
+        " Connection closed by peer [127.0.0.1]:25007\n"
+    ).root_cause
+    assert closed is not None and closed.headline.endswith("RuntimeError: Connection closed by peer [127.0.0.1]:25007")
+    # A message that is only a location keeps it: there is nothing else to show.
+    bare = explain_text("[rank0]: RuntimeError: [/src/gloo/pair.cc:553] \n").root_cause
+    assert bare is None or "pair.cc:553" in bare.headline

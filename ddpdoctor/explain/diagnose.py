@@ -38,6 +38,7 @@ from ddpdoctor.explain.report import (
 )
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.verdict import Verdict, decide, nccl_warn_for
+from ddpdoctor.explain.wording import without_source_preamble
 from ddpdoctor.findings import Evidence, Finding, Severity
 
 REPORT_URL = "https://github.com/ddpdoctor/ddpdoctor/issues"
@@ -208,7 +209,7 @@ def _headline(cand: Candidate) -> str:
             f"two processes claimed each of global ranks {short(', '.join(map(str, obs.duplicated)))}"
             f" and none claimed {short(', '.join(map(str, obs.missing)))}: the process group cannot form"
         )
-    message = _first_sentences(obs.innermost_text().strip())
+    message = _first_sentences(without_source_preamble(obs.innermost_text().strip()))
     return f"{who}: {message}" if who else message
 
 

@@ -625,6 +625,22 @@ def numberless(text: str) -> str:
     return _DIGIT_RUN.sub("#", text)
 
 
+# The source location a C++ check prints before its message (gloo's `[/src/gloo/transport/tcp/pair.cc:553] `,
+# caffe2's `[enforce fail at socket.cc:24] rv != -1. -1 vs -1. `), at the start or after the exception's name.
+_SOURCE_PREAMBLE = re.compile(
+    r"^((?:[\w.]{1,200}: )?)\[(?:enforce fail at )?[^\]\s]{1,300}\.(?:cc|cpp|cu|cuh|h|hpp):\d{1,6}\] "
+    r"(?:[^.\]]{1,200}\. -?\d{1,20} vs -?\d{1,20}\. )?"
+)
+
+
+def without_source_preamble(text: str) -> str:
+    """The message without the source file, line and failed condition a C++ check prints before it."""
+    found = _SOURCE_PREAMBLE.search(text)
+    if found is None or not text[found.end() :].strip():
+        return text
+    return text[: found.end(1)] + text[found.end() :]
+
+
 def message_category(text: str) -> tuple[str, str] | None:
     """What an unknown message says failed, in its own words: (category, reason), or None."""
     number = _cuda_error_number(text)
