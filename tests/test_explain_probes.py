@@ -3408,6 +3408,19 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[rank2]: step 3 loss 0.51\n",
         {"category": "collective_timeout", "rank": 2, "line": 2},
     ),
+    # --- session 26 -----------------------------------------------------------------------------------
+    "a rank's own code raising about a command it ran is the script's error, not a launcher's report": (
+        "tar: rank1: Cannot stat: No such file or directory\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/train.py", line 45, in main\n'
+        '[rank1]:     sh(f"tar -czf {dump_dir}.tar.gz rank{rank}")\n'
+        '[rank1]:   File "/work/train.py", line 17, in sh\n'
+        '[rank1]:     raise RuntimeError(f"shell command failed with exit code {code}: {cmd}")\n'
+        "[rank1]: RuntimeError: shell command failed with exit code 2: tar -czf dumps/rank1.tar.gz rank1\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:18341\n",
+        {"category": "user_code", "rank": 1, "line": 7},
+    ),
 }
 
 

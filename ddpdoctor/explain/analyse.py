@@ -653,14 +653,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     )
     cand = Candidate(obs, CAUSE, "unknown", "other", carried, obs.rank, strength=1)
     exited = PROCESS_EXITED.search(text)
-    # A command the script itself ran and checked (`subprocess.run(["git", ...], check=True)` raising
-    # `CalledProcessError` in the script's own call) is the script's failure, not a launcher's report of
-    # a worker.
-    own_command = (
-        short_type == "CalledProcessError"
-        and exc is not None
-        and (caller := _innermost_caller(exc)) is not None
-        and caller.user
+    # A command the script itself ran and checked is the script's failure, not a launcher's report of a
+    # worker: `CalledProcessError` raised in the script's own `subprocess.run([...], check=True)`, or a
+    # rank's own code raising about a command it ran (`shell command failed with exit code 2`): what a
+    # rank starts is its own command, never another rank.
+    own_command = exc is not None and (
+        (short_type == "CalledProcessError" and (caller := _innermost_caller(exc)) is not None and caller.user)
+        or (raised_by_user and obs.rank is not None and short_type not in WRAPPER_EXCEPTIONS)
     )
     if (
         not worker
