@@ -3421,6 +3421,20 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " [127.0.0.1]:18341\n",
         {"category": "user_code", "rank": 1, "line": 7},
     ),
+    "journald's record header before every line hides neither the rank labels nor a logger's rank field": (
+        "Dec 02 06:51:34 gpu-node07 torchrun[27700]: 2026-12-02 06:51:34,288 | rank 1/3 | INFO    | loaded 256"
+        " frames\n"
+        "Dec 02 06:51:34 gpu-node07 torchrun[27700]: 2026-12-02 06:51:34,291 | rank 2/3 | INFO    | waiting for"
+        " shard marker /cache/shard_02.done (0s elapsed)\n"
+        "Dec 02 06:51:34 gpu-node07 torchrun[27700]: 2026-12-02 06:51:34,293 | rank 0/3 | INFO    | loaded 256"
+        " frames\n"
+        + "".join(
+            f"Dec 02 06:51:54 gpu-node07 torchrun[27700]: [rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/"
+            "transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms for recv operation to complete\n"
+            for r in (0, 1)
+        ),
+        {"category": "collective_timeout", "rank": 2, "line": 2},
+    ),
 }
 
 
@@ -3789,7 +3803,43 @@ def test_a_cpp_checks_source_location_is_left_out_of_the_headline() -> None:
         "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
         " Connection closed by peer [127.0.0.1]:25007\n"
     ).root_cause
-    assert closed is not None and closed.headline.endswith("RuntimeError: Connection closed by peer [127.0.0.1]:25007")
+    assert closed is not None and closed.headline.endswith(
+        "RuntimeError: Connection closed by peer [127.0.0.1]:25007"
+    )
     # A message that is only a location keeps it: there is nothing else to show.
     bare = explain_text("[rank0]: RuntimeError: [/src/gloo/pair.cc:553] \n").root_cause
     assert bare is None or "pair.cc:553" in bare.headline
+
+
+def test_a_log_dir_ranks_last_lines_are_read_though_it_printed_no_error(tmp_path: Path) -> None:
+    # torchrun --log-dir: the rank the others waited for printed no error, so no line of its file is
+    # picked by what it says; its last lines are still read, and the one that says it waits is the root.
+    run = tmp_path / "run" / "attempt_0"
+    timeout = (
+        "[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 20000ms for recv operation to complete\n"
+    )
+    for rank in (0, 1):
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stderr.log").write_text(
+            f"2026-12-02 06:53:17,760 | rank {rank}/3 | INFO    | loaded 256 frames\n"
+            + timeout.format(r=rank)
+        )
+    (run / "2").mkdir(parents=True)
+    (run / "2" / "stderr.log").write_text(
+        "".join(
+            f"2026-12-02 06:53:{17 + 5 * n},752 | rank 2/3 | INFO    | waiting for shard marker"
+            f" /cache/shard_02.done ({5 * n}s elapsed)\n"
+            for n in range(5)
+        )
+    )
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root.rank == 2 and root.category == "collective_timeout"
+    assert "waiting for shard marker" in root.text and root.line == 1
+    # What it was busy with says nothing went wrong: the peers' timeout stays the root line.
+    (run / "2" / "stderr.log").write_text(
+        "2026-12-02 06:53:17,752 | rank 2/3 | INFO    | compiling eval step\n"
+    )
+    busy = explain_paths([str(tmp_path)]).root_cause
+    assert busy is not None and busy.rank == 2 and "Timed out waiting" in busy.text
+    assert any("compiling eval step" in reason for reason in busy.why)

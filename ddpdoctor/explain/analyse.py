@@ -46,10 +46,12 @@ from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
     CUDA_OOM,
+    NAMES_A_FAILURE,
     PEER_LOST,
     PORT_IN_USE,
     PROCESS_EXITED,
     PROGRAM_FAILED,
+    STATES_A_HALT,
     TIMED_OUT,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
@@ -658,7 +660,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     # rank's own code raising about a command it ran (`shell command failed with exit code 2`): what a
     # rank starts is its own command, never another rank.
     own_command = exc is not None and (
-        (short_type == "CalledProcessError" and (caller := _innermost_caller(exc)) is not None and caller.user)
+        (
+            short_type == "CalledProcessError"
+            and (caller := _innermost_caller(exc)) is not None
+            and caller.user
+        )
         or (raised_by_user and obs.rank is not None and short_type not in WRAPPER_EXCEPTIONS)
     )
     if (
@@ -1417,14 +1423,18 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
 
 def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     """Say what the rank the others waited for did last; when it is the only suspect and went its own
-    way (a line its peers never printed), the report points at that line: the timeout is theirs."""
+    way with a line that says it stopped or failed (one its peers never printed: `waiting for
+    ckpt.lock`), the report points at that line: the timeout is theirs. A line of what it was busy
+    with (`compiling eval step`) says nothing went wrong: the peers' timeout stays the root line."""
     departure = timeline.departure(rank)
     if departure is not None:
         cand.reasons.append(
             f"rank {rank} went its own way: {departure.text[:200]} ({departure.file}:{departure.line}),"
             " a line its peers never printed; they went on into the collective"
         )
-        if cand.rank == rank:
+        if cand.rank == rank and (
+            STATES_A_HALT.search(departure.text) or NAMES_A_FAILURE.search(departure.text)
+        ):
             cand.reasons.append(
                 f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})"
             )

@@ -310,6 +310,9 @@ class ProgressObs(Observation):
     """The last ordinary (healthy) line a rank printed: where a silent rank stopped."""
 
 
+RECENT_LINES = 8  # a rank's last lines kept to set beside its peers' (runs of one line counted once)
+
+
 class RecentLineObs(Observation):
     """One of the last lines a rank printed (warnings and errors too; a run of lines that differ only
     in their numbers is kept as its first): what the rank did last, to set beside its peers' lines."""

@@ -73,6 +73,12 @@ _COLLECTOR_LABEL = LazyRegex(
 )
 # (A blank line under a collector's prefix is the prefix alone, its trailing space stripped.)
 _COLLECTOR_TIME = LazyRegex(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: |$)")
+# syslog's and journald's record header (`journalctl -u train`): `Dec 02 06:51:34 gpu-node07 torchrun[27700]: `,
+# or with an RFC 3339 time (`journalctl -o short-iso`).
+_SYSLOG_HEADER = LazyRegex(
+    r"(?:[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d))"
+    r" [\w.-]{1,64} [\w./-]{1,64}\[\d{1,10}\]:(?: |$)"
+)
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
@@ -89,7 +95,7 @@ _NOT_A_HOST = LazyRegex(
 _FIELD_RANK = LazyRegex(
     r"(?i)(?<![a-z])(local[_ ]?)?rank[ :=_#]{0,2}(\d{1,7})(?:\s{0,2}/\s{0,2}\d{1,7})?(?!\w)"
 )
-_BARE_FIELD_RANK = LazyRegex(r"(?i)(local[_ ]?)?rank[ _#]?(\d{1,7})(?=\s{0,4}[:|\]-])")
+_BARE_FIELD_RANK = LazyRegex(r"(?i)(local[_ ]?)?rank[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])")
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
@@ -247,7 +253,8 @@ def split_prefix(
 
 def collector_end(line: str) -> int:
     """Where a log collector's label and time in front of a line end (0 when there are none)."""
-    end = 0
+    header = _SYSLOG_HEADER.match(line) if line[:1].isalnum() else None
+    end = header.end() if header is not None else 0
     for _ in range(2):  # a label then a time (`trainer-1  | 2024-...Z `), or a time then a label
         start = end
         if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:

@@ -52,6 +52,7 @@ from ddpdoctor.explain.index import (
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
     FATAL_WORD_SIGNALS,
+    RECENT_LINES,
     SIGNAL_NAMES,
     CollectiveObs,
     ExceptionObs,
@@ -364,7 +365,6 @@ _MAX_WARNED = 256
 _BOX_LINES = 30  # a box's headline speaks for the lines under it up to this far
 _REPEATS_TO_FAIL = 3
 _WARNED_TAIL_LINES = 5  # ... and the last of them among the input's last lines
-_RECENT_LINES = 8  # a rank's last lines kept to set beside its peers' (runs of one line counted once)
 # A message saying which rank it failed on (`... size 20971520 on rank 0`).
 _ON_RANK = re.compile(r"\bon (?:global )?rank (\d{1,7})\b", re.IGNORECASE)
 _LONE_EXCEPTION_INDENT = 8
@@ -434,7 +434,7 @@ def _remember(stream: _Stream, number: int, text: str) -> None:
     if stream.recent and stream.recent[-1][2] == shape:
         return
     stream.recent.append((number, text, shape))
-    if len(stream.recent) > _RECENT_LINES:
+    if len(stream.recent) > RECENT_LINES:
         del stream.recent[0]
 
 

@@ -35,6 +35,7 @@ _MIN_READ = 64 * 1024
 SMALL_INPUT_BYTES = 32 * 1024
 BEFORE_LINES = 8
 MATCH_AFTER_LINES = 5
+END_LINES = 16  # an input's last lines, always handed over (see Scanner._feed_last_lines)
 
 _SAME_LINE_PROBE = 4096  # a repeated hit this close to the last one is checked for a newline between
 NO_CANDIDATES: frozenset[int] = frozenset()
@@ -354,6 +355,8 @@ class Scanner:
                 tail = end - new_tail
                 break
         self.stats.lines = line_base - 1
+        if not self._long_line:
+            self._feed_last_lines(bytes(buf[:tail]), line_base)
         # The kept tail of the input ends the file: its blank last lines are not the log's end.
         kept = bytes(buf[:tail]).rstrip(b" \t\r\n")
         blank = bytes(buf[len(kept) : tail]).count(b"\n") - (
@@ -470,6 +473,21 @@ class Scanner:
                 self._emit(line_no, bytes(data[pos:end]), NO_CANDIDATES)
             pos, line_no = end + 1, line_no + 1
         return pos, line_no
+
+    def _feed_last_lines(self, kept: bytes, next_line: int) -> None:
+        """Hand over the input's last lines not yet handed over (`kept`: the scanned lines before line
+        `next_line`): where the output ended, for a rank that printed no error its lines were picked
+        by (it hung, or went its own way while its peers waited)."""
+        lines = kept.split(b"\n")
+        if kept.endswith(b"\n"):
+            lines.pop()
+        first = next_line - len(lines)
+        start = max(len(lines) - END_LINES, self._fed_line + 1 - first, 0)
+        for offset in range(start, len(lines)):
+            text = lines[offset]
+            self._emit(
+                first + offset, ANSI_BYTES_RE.sub(b"", text) if b"\x1b" in text else text, NO_CANDIDATES
+            )
 
     def _emit(self, line_no: int, text: bytes, candidates: frozenset[int]) -> None:
         if line_no > self._fed_line + 1:

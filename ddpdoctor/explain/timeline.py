@@ -17,6 +17,7 @@ from typing import Any
 from ddpdoctor.explain.clock import comparable
 from ddpdoctor.explain.collectives import MAX_NAMED
 from ddpdoctor.explain.observations import (
+    RECENT_LINES,
     CollectiveObs,
     ExceptionObs,
     ExitObs,
@@ -84,7 +85,8 @@ class Timeline:
         """The first line a rank printed after the last one its peers printed too (numbers aside): where
         it went its own way (`waiting for the lock ...`, `early stopping at epoch 2`) while they went on.
         None when its last line is one they printed too (it stopped mid-routine: a sleep, a hang in a
-        call) or when no peer's lines are known to compare with."""
+        call) or when no peer's lines are known to compare with. A rank that printed none of its peers'
+        lines went its own way from its first line, when all its lines are kept."""
         own = self._recent.get(rank, [])
         shared = {numberless(o.text) for r, lines in self._recent.items() if r != rank for o in lines}
         if not own or not shared:
@@ -92,7 +94,7 @@ class Timeline:
         for index in range(len(own) - 1, -1, -1):
             if numberless(own[index].text) in shared:
                 return own[index + 1] if index + 1 < len(own) else None
-        return None
+        return own[0] if len(own) < RECENT_LINES else None
 
     def all_failures(self) -> list[Observation]:
         """Failures and exit reports together, in input order."""

@@ -24,6 +24,12 @@ from ddpdoctor.units import GIB, format_size, parse_size
 
 # Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
 NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
+# Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
+# ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
+# (`compiling eval step`, `loading shard 3`).
+STATES_A_HALT = LazyRegex(
+    r"(?i)\bwait(?:s|ing)? (?:for|on|until)\b|\b(?:stopping|stopped|exiting|finished|gave up|giving up|stuck)\b"
+)
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
 _UNUSED_PARAMETERS = LazyRegex(r"\bfind_unused_parameters\b")
