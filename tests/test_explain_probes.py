@@ -3435,6 +3435,30 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         ),
         {"category": "collective_timeout", "rank": 2, "line": 2},
     ),
+    "every rank timed out, and the one that went its own way just before is named by its own line": (
+        "".join(
+            f"2026-12-02 08:58:01,8{r}0 rank={r} zero-train: step 5 loss 2.{r}163 avg 3.4815\n"
+            for r in range(4)
+        )
+        + "2026-12-02 08:58:01,833 rank=3 zero-train: step 7: loss spike 3124923.5 > 5.0 x avg 4.900, skipping"
+        " optimizer step\n"
+        + "".join(
+            f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+            " waiting 30000ms for recv operation to complete\n"
+            for r in range(4)
+        ),
+        {"category": "collective_timeout", "rank": 3, "line": 5},
+    ),
+    "a torch C++ error record a rank printed alone is part of its report, not where it went its own way": (
+        "".join(f"[rank{r}]: epoch 3 step 200 loss 0.4{r}\n" for r in range(2))
+        + "".join(
+            f"[rank{r}]:[E ProcessGroupNCCL.cpp:1316] [PG 0 Rank {r}] Heartbeat monitor timed out! Process will be"
+            " terminated after dumping debug info. workMetaList_.size()=84\n"
+            for r in range(2)
+        )
+        + "[rank1]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 1] ProcessGroupNCCL preparing to dump debug info.\n",
+        {"category": "collective_timeout", "rank": None},
+    ),
 }
 
 

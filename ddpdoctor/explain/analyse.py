@@ -1391,7 +1391,9 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         # a rank of the job too (ranks 1-3 time out, rank 0 says nothing).
         below = set(range(max(waiting))) - waiting - lost - failing
         silent = sorted(below) if len(below) == 1 else []
-    if not silent or len(silent) > max(1, world // 2):
+    if not silent:
+        return None if failing else _departed(timeline, found, sorted(waiting | lost))
+    if len(silent) > max(1, world // 2):
         return None
     if not waiting:
         return _lost_peer(timeline, found, lost, silent)
@@ -1418,6 +1420,34 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     for rank in silent:
         _tell_last_lines(cand, timeline, rank)
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
+    return cand
+
+
+def _departed(timeline: Timeline, found: list[Candidate], ranks: list[int]) -> Candidate | None:
+    """Every rank waited or lost its peer, and one of them had gone its own way just before: after the
+    last line they all printed, it printed one they never did (`step 7: loss spike ..., skipping
+    optimizer step`) while they went on into the collective. The others waited in a collective it
+    skipped or called out of turn; that line is the root line, since no timeout names a rank."""
+    if len(ranks) < 2:
+        return None
+    departures = {
+        rank: line
+        for rank in ranks
+        if (line := timeline.departure(rank, after_shared=True)) is not None
+        and not line.error_record  # a line of the failure's own report (`[E ProcessGroupNCCL.cpp:1153] ...`)
+    }
+    if len(departures) != 1:
+        return None
+    ((rank, line),) = departures.items()
+    anchor = next(c.obs for c in found if c.rank in ranks and c.tier > CAUSE)
+    cand = Candidate(anchor, INFERRED, "straggler", "collective_timeout", anchor.known(), rank)
+    cand.suspects, cand.stated = [rank], line
+    cand.reasons.append(
+        f"rank(s) {rank_list(ranks)} all waited in a collective or lost a peer; rank {rank} had gone its own"
+        f" way just before: {line.text[:200]} ({line.file}:{line.line}), a line its peers never printed"
+    )
+    cand.reasons.append(f"the others' report: {anchor.text[:160]} ({anchor.file}:{anchor.line})")
+    cand.rank_note = "inferred: the only rank whose last lines part from its peers'"
     return cand
 
 

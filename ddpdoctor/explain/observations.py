@@ -316,3 +316,5 @@ RECENT_LINES = 8  # a rank's last lines kept to set beside its peers' (runs of o
 class RecentLineObs(Observation):
     """One of the last lines a rank printed (warnings and errors too; a run of lines that differ only
     in their numbers is kept as its first): what the rank did last, to set beside its peers' lines."""
+
+    error_record: bool = False  # at an error level (`E1202 ...`, `NCCL WARN`): a report, not what it did

@@ -95,7 +95,10 @@ _NOT_A_HOST = LazyRegex(
 _FIELD_RANK = LazyRegex(
     r"(?i)(?<![a-z])(local[_ ]?)?rank[ :=_#]{0,2}(\d{1,7})(?:\s{0,2}/\s{0,2}\d{1,7})?(?!\w)"
 )
-_BARE_FIELD_RANK = LazyRegex(r"(?i)(local[_ ]?)?rank[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])")
+# (`rank 3 | `, `rank 2/4: `, and a `key=value` field: `rank=3 trainer: `)
+_BARE_FIELD_RANK = LazyRegex(
+    r"(?i)(local[_ ]?)?rank(?:[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])|=(\d{1,7})(?=[\s,;|]))"
+)
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
@@ -311,7 +314,7 @@ def _logger_label(text: str) -> tuple[int, bool, int, bool] | None:
         else:
             break
         if field is not None:
-            rank = bounded_rank(field.group(2))
+            rank = bounded_rank(field.group(field.lastindex or 0))  # the number is the last group
             if rank is not None:
                 found = (rank, field.group(1) is not None)
         separator = _FIELD_SEPARATOR.match(text, pos)

@@ -298,7 +298,7 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b")
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`),
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w"
+    r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w|\[[EF] [\w./-]{1,300}:\d{1,6}\] "
     r"|\S{0,40}\]\[(?:ERROR|FATAL|CRITICAL)\]"  # a bracketed level glued to the field before it (`...:31][CRITICAL][RANK 0]`)
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: {1,4}\S"
     # a C library's record: its fields, the source location, the component, the level (UCX's
@@ -850,9 +850,10 @@ class LogReader:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
             if stream.rank is not None:
-                self.observations += [
-                    self._observe(RecentLineObs, n, text, stream) for n, text, _ in stream.recent
-                ]
+                for n, text, _ in stream.recent:
+                    recent = self._observe(RecentLineObs, n, text, stream)
+                    recent.error_record = _is_error_record(text)
+                    self.observations.append(recent)
         self._global_ranks_of_local_labels()
         if self._interface is not None:
             self.observations.append(self._interface)

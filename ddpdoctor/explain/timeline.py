@@ -81,12 +81,13 @@ class Timeline:
                 ranks.add(obs.rank)
         return {r for r in ranks if 0 <= r < MAX_WORLD}
 
-    def departure(self, rank: int) -> Observation | None:
+    def departure(self, rank: int, *, after_shared: bool = False) -> RecentLineObs | None:
         """The first line a rank printed after the last one its peers printed too (numbers aside): where
         it went its own way (`waiting for the lock ...`, `early stopping at epoch 2`) while they went on.
         None when its last line is one they printed too (it stopped mid-routine: a sleep, a hang in a
         call) or when no peer's lines are known to compare with. A rank that printed none of its peers'
-        lines went its own way from its first line, when all its lines are kept."""
+        lines went its own way from its first line, when all its lines are kept (`after_shared`: not
+        then, only after a line its peers printed too)."""
         own = self._recent.get(rank, [])
         shared = {numberless(o.text) for r, lines in self._recent.items() if r != rank for o in lines}
         if not own or not shared:
@@ -94,7 +95,7 @@ class Timeline:
         for index in range(len(own) - 1, -1, -1):
             if numberless(own[index].text) in shared:
                 return own[index + 1] if index + 1 < len(own) else None
-        return own[0] if len(own) < RECENT_LINES else None
+        return own[0] if len(own) < RECENT_LINES and not after_shared else None
 
     def all_failures(self) -> list[Observation]:
         """Failures and exit reports together, in input order."""
