@@ -3459,6 +3459,38 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         + "[rank1]:[E ProcessGroupNCCL.cpp:1153] [PG 0 Rank 1] ProcessGroupNCCL preparing to dump debug info.\n",
         {"category": "collective_timeout", "rank": None},
     ),
+    "an exception group's member is the group's cause, also behind a rank's label": (
+        "[rank1]:   + Exception Group Traceback (most recent call last):\n"
+        '[rank1]:   |   File "/work/train.py", line 43, in main\n'
+        "[rank1]:   |     batch = asyncio.run(prefetch_batch(ids, rank))\n"
+        '[rank1]:   |   File "/usr/lib/python3.11/asyncio/taskgroups.py", line 145, in __aexit__\n'
+        "[rank1]:   |     raise me from None\n"
+        "[rank1]:   | ExceptionGroup: unhandled errors in a TaskGroup (1 sub-exception)\n"
+        "[rank1]:   +-+---------------- 1 ----------------\n"
+        "[rank1]:     | Traceback (most recent call last):\n"
+        '[rank1]:     |   File "/work/train.py", line 20, in fetch\n'
+        "[rank1]:     |     raw = zlib.decompress(record)\n"
+        "[rank1]:     | zlib.error: Error -5 while decompressing data: incomplete or truncated stream\n"
+        "[rank1]:     +------------------------------------\n",
+        {"category": "user_code", "rank": 1, "line": 11},
+    ),
+    "an exception raised while another was handled does not take the root line, however well known": (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/eval.py", line 28, in evaluate\n'
+        "[rank2]:     top = scores.topk(k)\n"
+        "[rank2]: RuntimeError: selected index k out of range\n"
+        "[rank2]: \n"
+        "[rank2]: During handling of the above exception, another exception occurred:\n"
+        "[rank2]: \n"
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/eval.py", line 23, in evaluate\n'
+        "[rank2]:     with ExitStack() as stack:\n"
+        '[rank2]:   File "/usr/lib/python3.11/contextlib.py", line 469, in _exit_wrapper\n'
+        "[rank2]:     callback(*args, **kwds)\n"
+        "[rank2]: FileNotFoundError: [Errno 2] No such file or directory: '/tmp/hard-ep0.json.tmp' ->"
+        " '/tmp/hard-ep0.json'\n",
+        {"category": "user_code", "rank": 2, "line": 4},
+    ),
 }
 
 

@@ -636,6 +636,8 @@ class _Exception(Record):
     in_worker_traceback: bool = False
     compiled_frames: list[Frame] = field(default_factory=list)  # torch.compile's `from user code:`
     from_statement: bool = False  # read from a `raise` statement: its own exception line may follow
+    # Raised while the one before it was being handled (`During handling of the above exception, ...`).
+    during_handling: bool = False
 
 
 class _Failure(Record):
@@ -703,7 +705,8 @@ class _Stream:
         self.ipython = False  # the traceback being read is IPython's (context lines around each frame)
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
-        self.chain_marker: str | None = None
+        self.chain_marker: str | None = None  # "cause", "context", or "group" (an exception group's member)
+        self.group_members = 0  # members of an exception group read so far (they lead the chain)
         self.since_exc = 0
         self.panic: _Panic | None = None
         self.cpp: tuple[str, int] | None = None
@@ -1062,12 +1065,6 @@ class LogReader:
         elif segment[:1] == "E" and (marker := _PYTEST_ERROR.match(segment)):
             # pytest keeps the text's indentation after its margin (8 columns, or the failing line's)
             segment = segment[min(marker.end(), self._pytest_margin) :]
-        box = _GROUP_BOX.match(segment) if segment.lstrip()[:1] in ("+", "|") else None
-        if box is not None:
-            segment = _unbox(segment)
-            if not segment.strip():
-                self._blank(None)
-                return
         prefix = split_prefix(
             segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
         )
@@ -1106,6 +1103,16 @@ class LogReader:
         if in_sentence:
             stream.quoted_line = number
         rest = prefix.rest.rstrip()
+        if rest.lstrip()[:1] in ("+", "|") and _GROUP_BOX.match(rest):
+            # An exception group's box drawing, also behind a rank's label: a numbered separator
+            # (`+-+---- 1 ----`) starts one of the group's sub-exceptions, the causes of the group.
+            separator = _GROUP_SEPARATOR.match(rest)
+            rest = _unbox(rest)
+            if not rest.strip():
+                self._on_blank(stream)
+                if separator is not None:  # the group's closing line has no number
+                    stream.chain_marker = "group" if any(c.isdigit() for c in separator.group()) else None
+                return
         if (
             rest[:1].isupper()
             and (header := _RECORD_HEADER.match(rest))
@@ -1724,13 +1731,20 @@ class LogReader:
             return
         if stream.chain and not stream.chain_marker:
             self._flush_chain(stream)
-        stream.chain.append(exc)
-        stream.chain_marker = None
+        if stream.chain_marker == "group":
+            # A group's sub-exception, printed after the group: it goes inside it, after the ones before.
+            stream.chain.insert(stream.group_members, exc)
+            stream.group_members += 1
+        else:
+            exc.during_handling = stream.chain_marker == "context"
+            stream.chain.append(exc)
+            stream.chain_marker = None
         stream.since_exc = 0
 
     def _flush_chain(self, stream: _Stream) -> None:
         chain, stream.chain = stream.chain, []
         stream.chain_marker = None
+        stream.group_members = 0
         if not chain:
             return
         outer_first = list(reversed(chain))
@@ -1756,7 +1770,10 @@ class LogReader:
         obs.explained_by = _explaining_link(links)
         primary = obs.primary()
         owner = inner
-        for exc in outer_first:
+        # An exception raised while another was handled (a cleanup that failed because the work did
+        # not finish) does not state the failure, however well known its message.
+        handled = chain[: next((i for i, exc in enumerate(chain) if exc.during_handling), len(chain))]
+        for exc in reversed(handled):
             texts = [exc.text, *(t for _, t, _ in exc.lines)]
             if primary is not None and any(primary.text in t or t in primary.text for t in texts):
                 owner = exc

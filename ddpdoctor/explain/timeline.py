@@ -11,6 +11,7 @@ every reading compares (see :mod:`clock`), by line within one input, and by inpu
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -68,6 +69,9 @@ class Timeline:
         self.failures = [o for o in others if not o.warning]
         self.progress = progress
         self._recent = recent
+        # Each rank's last lines numbers aside, and how many ranks printed each such line.
+        self._shapes = {rank: [numberless(o.text) for o in lines] for rank, lines in recent.items()}
+        self._printers = Counter(shape for shapes in self._shapes.values() for shape in set(shapes))
         self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
         hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
         self.world_hinted = bool(hints)
@@ -89,11 +93,11 @@ class Timeline:
         lines went its own way from its first line, when all its lines are kept (`after_shared`: not
         then, only after a line its peers printed too)."""
         own = self._recent.get(rank, [])
-        shared = {numberless(o.text) for r, lines in self._recent.items() if r != rank for o in lines}
-        if not own or not shared:
+        if not own or len(self._recent) < 2:
             return None
+        shapes = self._shapes[rank]
         for index in range(len(own) - 1, -1, -1):
-            if numberless(own[index].text) in shared:
+            if self._printers[shapes[index]] > 1:  # another rank printed it too
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
 
