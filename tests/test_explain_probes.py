@@ -3491,6 +3491,24 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " '/tmp/hard-ep0.json'\n",
         {"category": "user_code", "rank": 2, "line": 4},
     ),
+    "a collective the backend cannot run on one rank's tensor is that rank's, when the others went on": (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 31, in main\n'
+        "[rank2]:     dist.all_reduce(grad, op=dist.ReduceOp.MAX)\n"
+        "[rank2]: RuntimeError: ProcessGroupGloo::allreduce: unsupported reduction operation (allreduce of sparse"
+        " tensors only works with ReduceOp.SUM)\n"
+        + "".join(
+            f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+            " peer [127.0.0.1]:4193\n"
+            for r in (0, 1)
+        ),
+        {"category": "backend_unsupported", "rank": 2, "line": 4},
+    ),
+    "gloo's check of a variable-size collective's lengths is a mismatch of the ranks' sizes": (
+        "[rank0]: RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/alltoallv.cc:138]"
+        " inLengthPerRank[myRank] == outLengthPerRank[myRank]. 96 vs 128\n",
+        {"category": "collective_mismatch", "rank": 0},
+    ),
 }
 
 

@@ -133,8 +133,13 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # Versions are a property of the environment every rank of it shares: unless another rank
         # is seen getting past the failing step, they all fail alike.
         culprit.disown("the environment it runs in is every rank's")
-    if culprit.category == "backend_unsupported" and culprit.tier == CAUSE:
-        # The build or the backend lacks what the job asks for: every rank asks for it alike.
+    if (
+        culprit.category == "backend_unsupported"
+        and culprit.tier == CAUSE
+        and not _others_got_further(culprit, found)
+    ):
+        # The build or the backend lacks what the job asks for: every rank asks for it alike, unless
+        # the others are seen past that point (only this rank's path asked for it).
         culprit.disown("the backend or build lacks it on every rank")
     _two_parties(culprit, found)
     culprit = _unreachable_interface(culprit, timeline, found)

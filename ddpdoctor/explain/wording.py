@@ -124,6 +124,9 @@ _BACKEND_LACKS = LazyRegex(
     # a build without the backend's process group (`module 'paddle.base.libpaddle' has no attribute
     # 'ProcessGroupNCCL'` on Windows, torch's `_distributed_c10d` on macOS)
     r"|\bhas no attribute '_?ProcessGroup(?:NCCL|Nccl|Gloo|MPI|Mpi|UCC|HCCL|XCCL)'"
+    # ... or a process group refusing an operation its backend lacks (`ProcessGroupGloo::allreduce:
+    # unsupported reduction operation (allreduce of sparse tensors only works with ReduceOp.SUM)`)
+    r"|\bProcessGroup\w{1,10}::\w{1,40}: unsupported\b"
 )
 # Memory the device could not give: CUDA's and the allocators' words, TensorFlow's `OOM when
 # allocating`, and the canonical RESOURCE_EXHAUSTED of JAX/XLA/TensorFlow/Paddle.
@@ -350,7 +353,12 @@ _NO_KERNEL_FOR_INPUTS = LazyRegex(
     # device's backend (`Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend`,
     # `The operator 'aten::_fused_adam_' is not currently implemented for the MPS device`)
     r"|\bnot implemented for '(?:Half|BFloat16|Float\w{0,12}|Double|Bool|Byte|Char|Short|Int|Long|Complex\w{1,10})'"
-    r"|\bCould not run '[\w:.]{1,200}' with arguments from the '\w{1,60}' backend"
+    # (a collective's for any backend; an operator's for a device's, not for a tensor layout the model chose:
+    # `aten::bernoulli_` on a `SparseCsrCPU` tensor is the model's call)
+    r"|\bCould not run '(?:c10d::[\w.]{1,200}' with arguments from the '\w{1,60}"
+    r"|[\w:.]{1,200}' with arguments from the '(?!Sparse|Quantized|Mkldnn|Nested)\w{1,60})' backend"
+    # ... or no handler of a tensor subclass implements a collective (a MaskedTensor in all_reduce)
+    r"|\bMultiple dispatch failed for 'torch\._ops\.c10d\."
     r"|\bis not (?:currently )?implemented for the \w{1,20} device\b"
     # ... or a kernel built only for newer GPUs (`FlashAttention only supports Ampere GPUs or newer`,
     # `Bfloat16 is only supported on GPUs with compute capability of at least 8.0`)
