@@ -3509,6 +3509,16 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " inLengthPerRank[myRank] == outLengthPerRank[myRank]. 96 vs 128\n",
         {"category": "collective_mismatch", "rank": 0},
     ),
+    "a logger's one-word rank field names the printer of the line where the straggler went its own way": (
+        "".join(f"2026-12-02 09:50:59,047 INFO rank{r} MainThread step 2 loss 1.51{r}\n" for r in range(3))
+        + "2026-12-02 09:50:59,148 WARNING rank0 MainThread activation tap queue full (4 items), waiting for writer\n"
+        + "".join(
+            f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+            " waiting 20000ms for recv operation to complete\n"
+            for r in (1, 2)
+        ),
+        {"category": "collective_timeout", "rank": 0, "line": 4},
+    ),
 }
 
 
