@@ -1439,7 +1439,9 @@ def _departed(timeline: Timeline, found: list[Candidate], ranks: list[int]) -> C
     if len(departures) != 1:
         return None
     ((rank, line),) = departures.items()
-    anchor = next(c.obs for c in found if c.rank in ranks and c.tier > CAUSE)
+    anchor = next((c.obs for c in found if c.rank in ranks and c.tier > CAUSE), None)
+    if anchor is None:  # the waits are known only from collective reports, not from a candidate
+        return None
     cand = Candidate(anchor, INFERRED, "straggler", "collective_timeout", anchor.known(), rank)
     cand.suspects, cand.stated = [rank], line
     cand.reasons.append(

@@ -476,8 +476,8 @@ class Scanner:
 
     def _feed_last_lines(self, kept: bytes, next_line: int) -> None:
         """Hand over the input's last lines not yet handed over (`kept`: the scanned lines before line
-        `next_line`): where the output ended, for a rank that printed no error its lines were picked
-        by (it hung, or went its own way while its peers waited)."""
+        `next_line`): where its output ended, also when it printed no error to pick its lines by (a
+        rank that hung, or went its own way while its peers waited)."""
         lines = kept.split(b"\n")
         if kept.endswith(b"\n"):
             lines.pop()
