@@ -1771,8 +1771,15 @@ class LogReader:
         primary = obs.primary()
         owner = inner
         # An exception raised while another was handled (a cleanup that failed because the work did
-        # not finish) does not state the failure, however well known its message.
-        handled = chain[: next((i for i, exc in enumerate(chain) if exc.during_handling), len(chain))]
+        # not finish) does not state the failure, however well known its message, unless the handler
+        # raised it on purpose to say what the first one means (`raise Exception("Unable to unpickle
+        # data from other workers ...")`).
+        cleanup = (
+            i
+            for i, exc in enumerate(chain)
+            if exc.during_handling and not (exc.frames and (exc.frames[-1].code or "").startswith("raise "))
+        )
+        handled = chain[: next(cleanup, len(chain))]
         for exc in reversed(handled):
             texts = [exc.text, *(t for _, t, _ in exc.lines)]
             if primary is not None and any(primary.text in t or t in primary.text for t in texts):
