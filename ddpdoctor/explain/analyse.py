@@ -25,6 +25,7 @@ candidate only when that other failure is in the logs.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts
@@ -1392,18 +1393,14 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         below = set(range(max(waiting))) - waiting - lost - failing
         silent = sorted(below) if len(below) == 1 else []
     if not silent:
-        return None if failing else _departed(timeline, found, sorted(waiting | lost))
+        return None if failing else _departed(timeline, found, reports, sorted(waiting | lost))
     if len(silent) > max(1, world // 2):
         return None
     if not waiting:
         return _lost_peer(timeline, found, lost, silent)
-    timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
-        c.obs for c in found if c.rank in waiting and c.category == "collective_timeout"
-    ]
-    in_kb = [o for o in timeouts if o.known() is not None] or timeouts
-    # A wait to receive is a rank waiting for the straggler's data (gloo's `... for recv operation to
-    # complete`); a send that timed out is the other end of the same wait.
-    anchor = next((o for o in in_kb if _RECEIVE_WAIT in o.text), in_kb[0])
+    anchor = _wait_report(found, reports, waiting)
+    if anchor is None:  # waits known only from reports that name no timeout
+        return None
     cand = Candidate(
         anchor,
         INFERRED,
@@ -1423,7 +1420,22 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     return cand
 
 
-def _departed(timeline: Timeline, found: list[Candidate], ranks: list[int]) -> Candidate | None:
+def _wait_report(
+    found: list[Candidate], reports: list[CollectiveObs], ranks: Iterable[int]
+) -> Observation | None:
+    """The report that states the others' wait best: a collective's timeout (a known message first; a
+    wait to receive, gloo's `... for recv operation to complete`, before the send at its other end)."""
+    waited = set(ranks)
+    timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
+        c.obs for c in found if c.rank in waited and c.category == "collective_timeout"
+    ]
+    in_kb = [o for o in timeouts if o.known() is not None] or timeouts
+    return next((o for o in in_kb if _RECEIVE_WAIT in o.text), in_kb[0] if in_kb else None)
+
+
+def _departed(
+    timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs], ranks: list[int]
+) -> Candidate | None:
     """Every rank waited or lost its peer, and one of them had gone its own way just before: after the
     last line they all printed, it printed one they never did (`step 7: loss spike ..., skipping
     optimizer step`) while they went on into the collective. The others waited in a collective it
@@ -1439,8 +1451,8 @@ def _departed(timeline: Timeline, found: list[Candidate], ranks: list[int]) -> C
     if len(departures) != 1:
         return None
     ((rank, line),) = departures.items()
-    anchor = next((c.obs for c in found if c.rank in ranks and c.tier > CAUSE), None)
-    if anchor is None:  # the waits are known only from collective reports, not from a candidate
+    anchor = _wait_report(found, reports, ranks)
+    if anchor is None:  # the ranks only lost a peer, no report of a collective's wait
         return None
     cand = Candidate(anchor, INFERRED, "straggler", "collective_timeout", anchor.known(), rank)
     cand.suspects, cand.stated = [rank], line
