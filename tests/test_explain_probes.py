@@ -3927,3 +3927,66 @@ def test_a_log_dir_ranks_last_lines_are_read_though_it_printed_no_error(tmp_path
     busy = explain_paths([str(tmp_path)]).root_cause
     assert busy is not None and busy.rank == 2 and "Timed out waiting" in busy.text
     assert any("compiling eval step" in reason for reason in busy.why)
+
+
+_AGENT_FAILED = (
+    "E1202 09:5{m}:07.496000 {agent} torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+    " (exitcode: 1) local_rank: {r} (pid: {pid}) of binary: /venv/bin/python\n"
+)
+
+
+def _attempt(rank: int, error: str) -> str:
+    return (
+        f"[rank{rank}]: Traceback (most recent call last):\n"
+        f'[rank{rank}]:   File "/work/train.py", line 40, in <module>\n'
+        f"[rank{rank}]:     main()\n"
+        f"[rank{rank}]: {error}\n"
+    )
+
+
+def test_a_restarted_job_keeps_its_first_failure_and_tells_how_the_last_attempt_failed() -> None:
+    # torchrun --max-restarts 1: the first attempt's ValueError set everything off; the restarted
+    # workers then failed on the metrics folder the first attempt had left.
+    log = (
+        _attempt(3, "ValueError: time mask of 20 frames does not fit a clip of 12 frames")
+        + _AGENT_FAILED.format(m=0, agent=22137, r=3, pid=22170)
+        + _attempt(1, "FileExistsError: [Errno 17] File exists: '/tmp/metrics/rank1'")
+        + _AGENT_FAILED.format(m=1, agent=22137, r=1, pid=22319)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.rank == 3 and root.text.startswith("ValueError: time mask")
+    said = [w for w in root.why if "restarted the workers" in w]
+    assert said and "1 time(s)" in said[0] and "FileExistsError" in said[0] and "(rank 1)" in said[0]
+    # The same failure again after the restart is said to be so, numbers aside.
+    again = (
+        _attempt(2, "FloatingPointError: loss exploded to 4.1e+08 at step 9")
+        + _AGENT_FAILED.format(m=0, agent=501, r=2, pid=600)
+        + _attempt(2, "FloatingPointError: loss exploded to 4.8e+08 at step 9")
+        + _AGENT_FAILED.format(m=1, agent=501, r=2, pid=700)
+    )
+    root = explain_text(again).root_cause
+    assert root is not None and any("the last attempt failed the same way" in w for w in root.why)
+
+
+def test_two_nodes_agents_each_reporting_a_failure_are_not_a_restart() -> None:
+    # One attempt of a two-node job in one capture: each node's agent reports its own first failure.
+    log = (
+        _attempt(1, "KeyError: 'targets'")
+        + _AGENT_FAILED.format(m=0, agent=4100, r=1, pid=4120)
+        + _attempt(2, "RuntimeError: Connection closed by peer [10.0.0.1]:29500")
+        + _AGENT_FAILED.format(m=0, agent=9300, r=0, pid=9320)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.text == "KeyError: 'targets'"
+    assert not any("restarted" in w for w in root.why)
+
+
+def test_a_log_dirs_attempt_folders_are_attempts(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    for attempt, error in ((0, "KeyError: 'targets'"), (1, "OSError: [Errno 98] Address already in use")):
+        folder = run / f"attempt_{attempt}" / "0"
+        folder.mkdir(parents=True)
+        (folder / "stderr.log").write_text(_attempt(0, error))
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root.text == "KeyError: 'targets'"
+    assert any("last attempt then failed with: OSError" in w for w in root.why)

@@ -7,12 +7,14 @@ This module only assembles: the reasoning lives in :mod:`timeline` (merging and 
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from ddpdoctor.explain import advice
 from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates
+from ddpdoctor.explain.attempts import attempts
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
@@ -38,7 +40,7 @@ from ddpdoctor.explain.report import (
 )
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.verdict import Verdict, decide, nccl_warn_for
-from ddpdoctor.explain.wording import without_source_preamble
+from ddpdoctor.explain.wording import numberless, without_source_preamble
 from ddpdoctor.findings import Evidence, Finding, Severity
 
 REPORT_URL = "https://github.com/ddpdoctor/ddpdoctor/issues"
@@ -64,11 +66,42 @@ def diagnose(
 ) -> tuple[Timeline, Verdict]:
     """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read).
 
+    When the launcher restarted the workers, the first failure still set everything off (the restarted
+    attempts fail again, or on what the failed attempt left behind: a lock file, a half-written
+    checkpoint, a port still taken); how the last attempt failed is told among the reasons."""
+    observations = list(observations)
+    world_hints, input_ranks = list(world_hints), list(input_ranks)
+    numbers = attempts(observations)
+    if numbers is None:
+        return _diagnose_one(observations, world_hints, index, input_ranks)
+    last = max(numbers)
+    # (copies: reading observations merges and marks them, and the whole verdict reads them next)
+    final = [copy.deepcopy(obs) for obs, n in zip(observations, numbers, strict=True) if n == last]
+    ended = _diagnose_one(final, world_hints, index, input_ranks)[1].culprit
+    timeline, verdict = _diagnose_one(observations, world_hints, index, input_ranks)
+    if verdict.culprit is None:
+        return timeline, verdict
+    said = f"the launcher restarted the workers {last} time(s)"
+    if ended is None or numberless(ended.obs.text) == numberless(verdict.culprit.obs.text):
+        said += ": the last attempt failed the same way"
+    else:
+        whose = f"rank {ended.rank}" if ended.rank is not None else "no rank named"
+        said += f"; the last attempt then failed with: {short(ended.obs.text)} ({whose})"
+    verdict.why.append(said)
+    return timeline, verdict
+
+
+def _diagnose_one(
+    observations: list[Observation],
+    world_hints: list[int],
+    index: KbIndex,
+    input_ranks: list[int],
+) -> tuple[Timeline, Verdict]:
+    """The timeline and verdict of one attempt's observations (or of all, when read as one).
+
     Lines that only say something failed (:class:`LeadObs`) are weighed only when nothing else is a
     failure, and after them warnings whose words the knowledge base knows as a failure: a log with a
     failure in it never gets "no failure found"."""
-    observations = list(observations)
-    world_hints, input_ranks = list(world_hints), list(input_ranks)
     leads = [obs for obs in observations if isinstance(obs, LeadObs)]
     timeline = Timeline(
         [obs for obs in observations if not isinstance(obs, LeadObs)], world_hints, input_ranks

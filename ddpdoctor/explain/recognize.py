@@ -778,6 +778,9 @@ class LogReader:
         self.streams: dict[tuple[int | None, bool], _Stream] = {}
         self.observations: list[Observation] = []
         self._seen: dict[tuple[Any, ...], Observation] = {}
+        # torchrun agents' reports of a failed attempt so far: a failure repeated after one (by restarted
+        # workers) is not folded into its earlier sighting, which belongs to another attempt.
+        self._attempt_reports = 0
         self._kinds_kept: set[tuple[Any, ...]] = set()
         self.dropped = 0
         self._seq = 0
@@ -2397,6 +2400,8 @@ class LogReader:
         if reporter == "torchrun-agent" and local is None:
             stream.agent_cut = obs  # its local rank may follow on the next line
         self._add(obs)
+        if reporter == "torchrun-agent":
+            self._attempt_reports += 1
         return True
 
     def _check_before_abort(self, stream: _Stream, number: int) -> ExceptionObs | None:
@@ -2586,7 +2591,13 @@ class LogReader:
             obs.rank, obs.local_rank = bounded_rank(m.group(1)), True
             obs.rank_source = "--local_rank argument of the launched command"
         known = obs.known()
-        key = (type(obs).__name__, obs.rank, known.id if known else None, obs.innermost_text()[:300])
+        key = (
+            type(obs).__name__,
+            obs.rank,
+            known.id if known else None,
+            obs.innermost_text()[:300],
+            self._attempt_reports,
+        )
         if dedupe:
             seen = self._seen.get(key)
             if seen is not None and (
