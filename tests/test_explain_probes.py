@@ -2329,7 +2329,7 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         " [127.0.0.1]:24217\n"
         "E1201 19:19:03.156000 3037 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
         " local_rank: 1 (pid: 3054) of binary: /usr/bin/python\n",
-        {"category": "other", "rank": 1, "line": 2},
+        {"category": "user_code", "rank": 1, "line": 2},
     ),
     "an abort while only its peer lost the connection is the rank's own crash": (
         "[rank0]: RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
@@ -3990,3 +3990,56 @@ def test_a_log_dirs_attempt_folders_are_attempts(tmp_path: Path) -> None:
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and root.text == "KeyError: 'targets'"
     assert any("last attempt then failed with: OSError" in w for w in root.why)
+
+
+_LOST = (
+    "[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
+    " by peer [127.0.0.1]:25482. This is typically caused by a remote worker crashing.\n"
+)
+
+
+def test_a_rank_that_said_why_it_exits_is_named_by_that_line_not_by_the_launchers_sigterms() -> None:
+    # Rank 1 stops itself with os._exit(3) after saying why; torchrun then SIGTERMs ranks 0 and 3.
+    log = (
+        "".join(f"[rank {r}] step 0 mse 3.{r}\n" for r in range(4))
+        + "[rank 1] non-finite loss (inf) at step 2; exiting with code 3\n"
+        + _LOST.format(r=2)
+        + "E1202 12:06:06.873000 11832 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+        " (exitcode: 3) local_rank: 1 (pid: 12021) of binary: /venv/bin/python\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "Failures:\n"
+        + "".join(
+            f"[{n}]:\n  rank      : {r} (local_rank: {r})\n  exitcode  : -15 (pid: {12000 + r})  (SIGTERM)\n"
+            f"  traceback : Signal 15 (SIGTERM) received by PID {12000 + r}\n"
+            for n, r in ((1, 0), (2, 2), (3, 3))
+        )
+        + "Root Cause (first observed failure):\n[0]:\n  rank      : 1 (local_rank: 1)\n"
+        "  exitcode  : 3 (pid: 12021)\n  error_file: <N/A>\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert "exiting with code 3" in root.text
+    # Its words may say what failed: the host's memory.
+    memory = log.replace("non-finite loss (inf) at step 2", "out of host memory while packing the buffer")
+    root = explain_text(memory).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+
+
+def test_of_two_silent_log_dir_ranks_the_one_that_said_why_it_ended_is_named(tmp_path: Path) -> None:
+    # No launcher lines: ranks 0 and 2 lost their peer; rank 3 was still going when it was stopped,
+    # rank 1 said it was exiting.
+    run = tmp_path / "run" / "attempt_0"
+    lines = {r: f"[rank {r}] step 0 mse 3.{r}\n" for r in range(4)}
+    lines[1] += "[rank 1] non-finite loss (inf) at step 2; exiting with code 3\n"
+    for r in (0, 2):
+        lines[r] += _LOST.format(r=r)
+    for r, text in lines.items():
+        (run / str(r)).mkdir(parents=True)
+        (run / str(r) / "stderr.log").write_text(text)
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert "exiting with code 3" in root.text
+    # Without that line no rank is named: either silent rank may have gone first.
+    (run / "1" / "stderr.log").write_text(lines[3].replace("3", "1"))
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root.rank is None

@@ -40,6 +40,7 @@ from ddpdoctor.explain.observations import (
     LeadObs,
     MembershipObs,
     Observation,
+    RecentLineObs,
     StackDumpObs,
     ranks_by_collective,
 )
@@ -1007,6 +1008,7 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         elif sig is not None:
             cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} crashed with {name}")
+            _own_account(cand, timeline)
         elif silent and unlabelled:
             cand = Candidate(obs, CONSEQUENCE, "exit", _exit_category(entry), entry, obs.rank)
             cand.reasons.append(
@@ -1015,10 +1017,43 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         elif silent:
             cand = Candidate(obs, INFERRED, "exit", _exit_category(entry), entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} exited with code {code} and printed no error in these logs")
+            _own_account(cand, timeline)
         else:
             continue
         out.append(cand)
     return out
+
+
+def _own_account(cand: Candidate, timeline: Timeline) -> None:
+    """A rank that ended of its own accord with no error (an exit code, a signal the launcher did not
+    send) and whose last lines part from its peers' with one that says it stops or failed (`non-finite
+    loss at step 2; exiting with code 3`): the script said why it ended itself, and the report points
+    at that line. It is the training code's own decision unless its words say otherwise."""
+    if cand.tier == INFERRED and cand.rank is not None and cand.category == "other":
+        line = _account(timeline, cand.rank)
+        if line is not None:
+            _point_at_account(cand, line)
+
+
+def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
+    """The line where a rank went its own way, when it says the rank stopped or failed (or is an
+    error-level record)."""
+    line = timeline.departure(rank)
+    if line is None or not (
+        line.error_record or STATES_A_HALT.search(line.text) or NAMES_A_FAILURE.search(line.text)
+    ):
+        return None
+    return line
+
+
+def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
+    """The report points at the rank's own account of why it ended."""
+    said = message_category(line.text)
+    cand.category = said[0] if said else "user_code"
+    cand.stated = line
+    cand.reasons.append(
+        f"rank {line.rank}'s own last word before it ended: {line.text[:200]} ({line.file}:{line.line})"
+    )
 
 
 def _stopped_from_outside(obs: ExitObs, timeline: Timeline) -> bool:
@@ -1397,7 +1432,9 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     if len(silent) > max(1, world // 2):
         return None
     if not waiting:
-        return _lost_peer(timeline, found, lost, silent)
+        # A rank that failed of its own accord (an exit code, a signal not the launcher's) is the one
+        # its peers lost; ranks the launcher stopped after it were alive until then.
+        return None if failing else _lost_peer(timeline, found, lost, silent)
     anchor = _wait_report(found, reports, waiting)
     if anchor is None:  # waits known only from reports that name no timeout
         return None
@@ -1599,11 +1636,21 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     0: it left the job early (an early stop, a shorter shard, a loop it skipped) while its peers still
     ran collectives, so they waited for a rank that was gone."""
     anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank in lost)
+    # Of several ranks that printed no exception, the one whose last lines part from its peers' with
+    # one that says it stopped or failed (or with an error line) ended itself; the others were still
+    # going when the launcher stopped them (a `--log-dir` folder does not say how each ended).
+    accounts = {rank: line for rank in silent if (line := _account(timeline, rank)) is not None}
+    erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
+    spoke = set(accounts) | (erred & set(silent))
+    if len(silent) > 1 and len(spoke) == 1:
+        silent = sorted(spoke)
     tabled = {o.rank for o in timeline.exits if o.reporter == "torchrun-table"}
     left_cleanly = len(silent) == 1 and lost <= tabled and silent[0] not in tabled
     category = "collective_timeout" if left_cleanly else "other"
     cand = Candidate(anchor, INFERRED, "lost-peer", category, None, silent[0] if len(silent) == 1 else None)
     cand.suspects = silent
+    if not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
+        _point_at_account(cand, said)
     if left_cleanly:
         cand.reasons.append(
             f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank {silent[0]} printed no error"

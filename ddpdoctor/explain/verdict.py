@@ -62,6 +62,8 @@ _PROSE = re.compile(
     r"(?:^|[\s,.])(?:I|we)(?:'ve| have| had)? (?:caught|got|get|met|meet|encounter(?:ed)?|faced?|hit|see|saw|"
     r"found|receive[d]?|am getting|keep getting|ran into|run into)\b"
 )
+# A library's record names the source file and line it was logged from (`ProcessGroupGloo.cpp:67]`).
+_SOURCE_LOCATION = re.compile(r"\.(?:h|hpp|c|cc|cpp|cu|cxx|py|rs):\d{1,6}\b")
 _ENQUEUED = re.compile(r"workMetaList_\.size\(\)=(\d{1,9})")
 
 
@@ -401,6 +403,11 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
         cause.rank_note = f"the line carries no rank label; rank {culprit.rank} alone ended on its own"
     cause.tier = CAUSE
     cause.reasons.append(f"rank {culprit.rank}'s own error line before it ended ({obs.text[:80]})")
+    if cause.category == "other" and culprit.kind in _ENDS and not _SOURCE_LOCATION.search(cause.obs.text):
+        # A line of the script's own (no library's source location) and then the process ended itself:
+        # the training code's own check stopped it.
+        cause.category = "user_code"
+        cause.reasons.append("the script printed it and then ended its own process: its own check failed")
     if killed and cause.category in _NO_CAUSE:
         # The line says what the process was doing; how it ended still says why.
         cause.category = culprit.category

@@ -28,7 +28,7 @@ NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
 # (`compiling eval step`, `loading shard 3`).
 STATES_A_HALT = LazyRegex(
-    r"(?i)\bwait(?:s|ing)? (?:for|on|until)\b|\b(?:stopping|stopped|exiting|finished|gave up|giving up|stuck)\b"
+    r"(?i)\bwait(?:s|ing)? (?:for|on|until)\b|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
 )
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
@@ -154,6 +154,7 @@ _HOST_OOM = LazyRegex(
     r"\bCannot allocate memory\b|\bstd::bad_alloc\b|\bENOMEM\b|\bOOMKilled\b|\boom[-_]kill(?:er)?\b"
     r"|Out of memory: Killed process|(?i:exceeded (?:its |the )?memory limit)"
     r"|(?i:\b(?:memory map|mmap)\b.{0,40}\bfailed\b.{0,40}\bshared memory\b)"
+    r"|(?i:\bout of (?:host|system|cpu|ram) memory\b)"  # a script's own words (`out of host memory while ...`)
     r"|\bkilled due to memory pressure\b"  # Ray's memory monitor (`2 Workers (tasks / actors) killed due to ...`)
 )
 _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")

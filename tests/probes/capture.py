@@ -114,7 +114,7 @@ FIXTURE_PROBES = (
     Probe("spawn-local-target", "user_code", None, spawn=True),
     Probe("restart-raise", "user_code", 1, launcher=("--max-restarts", "1")),
     Probe("sigterm-rank", "other", 1),
-    Probe("sys-exit-message", "other", 1),
+    Probe("sys-exit-message", "user_code", 1),
     Probe("thread-exception", "user_code", 1),
     Probe("lightning-raise", "user_code", 1, spawn=True),
     Probe("lightning-sleep", "collective_timeout", 1, spawn=True),
