@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddpdoctor.explain import explain_paths, explain_text
+from ddpdoctor.explain.wording import message_category
 from ddpdoctor.matching import clean_line
 
 SITE = "/opt/conda/lib/python3.11/site-packages"
@@ -4042,4 +4043,58 @@ def test_of_two_silent_log_dir_ranks_the_one_that_said_why_it_ended_is_named(tmp
     # Without that line no rank is named: either silent rank may have gone first.
     (run / "1" / "stderr.log").write_text(lines[3].replace("3", "1"))
     root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root.rank is None
+
+
+def _agent_failed(code: int, rank: int) -> str:
+    return (
+        f"E1202 12:53:46.299000 775 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: {code})"
+        f" local_rank: {rank} (pid: 781) of binary: /venv/bin/python\n"
+    )
+
+
+def test_a_killed_rank_that_said_it_was_over_its_memory_budget_is_named_by_that_line() -> None:
+    log = (
+        "[rank 0] step 0 loss 1.2\n[rank 1] step 0 loss 1.3\n"
+        "[rank 0] memory guard: 64 MB held (sharded 16 MB + staged 48 MB) over budget 40 MB, killing this worker\n"
+        + _LOST.format(r=1)
+        + _agent_failed(-9, 0)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 0)
+    assert "over budget 40 MB" in root.text
+    # A budget of memory is the host's memory; a budget of time is not.
+    said = message_category("feature cache at 9.9 MB exceeds the 8 MB budget; killing self")
+    assert said is not None and said[0] == "oom_host"
+    said = message_category("decode for step 1 took 9.1s, over the 3.0s budget")
+    assert said is None or said[0] != "oom_host"
+
+
+def test_an_aborted_rank_whose_only_line_says_it_aborts_is_named_by_that_line() -> None:
+    # Only the aborting rank printed anything besides its peer's lost connection.
+    log = "[rank1]:watchdog: rollout on gridworld-64 exceeded 3.0s, aborting actor\n" + _LOST.format(r=0)
+    log += _agent_failed(-6, 1)
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert "aborting actor" in root.text
+
+
+def test_two_ranks_in_different_collectives_name_the_one_that_printed_a_line_the_other_did_not() -> None:
+    def stuck(rank: int, op: str) -> str:
+        return (
+            f"[rank{rank}]: Traceback (most recent call last):\n"
+            f'[rank{rank}]:   File "/work/train.py", line 31, in <module>\n'
+            f'[rank{rank}]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",'
+            f" line 2799, in {op}\n"
+            f"[rank{rank}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129]"
+            " Timed out waiting 15000ms for send operation to complete\n"
+        )
+
+    steps = "".join(f"[rank{r}]: step {s} loss 1.{s}{r}\n" for s in range(3) for r in (0, 1))
+    skipped = "[rank1]: step 2: non-finite loss, skipping batch (1 skipped so far)\n"
+    root = explain_text(steps + skipped + stuck(0, "all_gather") + stuck(1, "all_reduce")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    assert any("rank 1 alone printed" in w for w in root.why)
+    # Neither printed anything of its own: which of the two is odd, the logs do not say.
+    root = explain_text(steps + stuck(0, "all_gather") + stuck(1, "all_reduce")).root_cause
     assert root is not None and root.rank is None

@@ -973,6 +973,7 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
                 + (" and printed no error: most likely the kernel's out-of-memory killer" if silent else "")
             )
             cand.strength = 2
+            _own_account(cand, timeline)
         elif sig == 7:
             cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "oom_host", entry, obs.rank)
             cand.reasons.append(
@@ -1005,6 +1006,7 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
                 f"{_who(obs)} aborted (SIGABRT)"
                 + (": the NCCL watchdog aborts a rank whose collective timed out" if watchdog else "")
             )
+            _own_account(cand, timeline)
         elif sig is not None:
             cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} crashed with {name}")
@@ -1029,16 +1031,16 @@ def _own_account(cand: Candidate, timeline: Timeline) -> None:
     send) and whose last lines part from its peers' with one that says it stops or failed (`non-finite
     loss at step 2; exiting with code 3`): the script said why it ended itself, and the report points
     at that line. It is the training code's own decision unless its words say otherwise."""
-    if cand.tier == INFERRED and cand.rank is not None and cand.category == "other":
+    if cand.tier == INFERRED and cand.rank is not None and cand.category in ("other", "oom_host"):
         line = _account(timeline, cand.rank)
         if line is not None:
             _point_at_account(cand, line)
 
 
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
-    """The line where a rank went its own way, when it says the rank stopped or failed (or is an
-    error-level record)."""
-    line = timeline.departure(rank)
+    """The line where a rank went its own way (its last, when no other rank printed any), when it says
+    the rank stopped or failed (or is an error-level record)."""
+    line = timeline.departure(rank, alone=True)
     if line is None or not (
         line.error_record or STATES_A_HALT.search(line.text) or NAMES_A_FAILURE.search(line.text)
     ):
@@ -1049,7 +1051,8 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
 def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
     """The report points at the rank's own account of why it ended."""
     said = message_category(line.text)
-    cand.category = said[0] if said else "user_code"
+    # (a kill's inferred cause, the host's memory, stands unless the words say another)
+    cand.category = said[0] if said else ("user_code" if cand.category == "other" else cand.category)
     cand.stated = line
     cand.reasons.append(
         f"rank {line.rank}'s own last word before it ended: {line.text[:200]} ({line.file}:{line.line})"
@@ -1275,6 +1278,11 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     rare = min(counts.values())
     odd = sorted(rank for rank, (op, _) in ops.items() if counts[op] == rare)
     odd_rank = odd[0] if rare * 2 < len(ops) and len(odd) == 1 else None
+    departed = [rank for rank in sorted(ops) if timeline.own_lines(rank)]
+    if odd_rank is None and len(departed) == 1:
+        # As many ranks in one call as in the other (two ranks): the only one that printed a line its
+        # peers did not took the other path (`step 2: non-finite loss, skipping batch`).
+        odd_rank, odd = departed[0], departed
     # A barrier carries no data: ranks at one while the others are in a collective that does are not
     # exchanging mismatched data, they are a step apart (one skipped or added a step) and hang there.
     category = "collective_timeout" if any(op in _BARRIERS for op in counts) else "collective_mismatch"
@@ -1282,6 +1290,11 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     cand.suspects = odd
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(ops.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
+    if odd_rank is not None and odd == departed and rare * 2 >= len(ops):
+        line = timeline.own_lines(odd_rank)[0]
+        cand.reasons.append(
+            f"rank {odd_rank} alone printed: {line.text[:200]} ({line.file}:{line.line}): it took the other path"
+        )
     if category == "collective_timeout":
         cand.reasons.append(
             "some wait at a barrier, the others in a collective that carries data: the ranks are a step"
@@ -1429,6 +1442,8 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         silent = sorted(below) if len(below) == 1 else []
     if not silent:
         return None if failing else _departed(timeline, found, reports, sorted(waiting | lost))
+    if not waiting and len(silent) > 1:
+        silent = _ended_itself(timeline, found, silent)
     if len(silent) > max(1, world // 2):
         return None
     if not waiting:
@@ -1630,20 +1645,23 @@ def _named_reporter(cand: Candidate) -> int | None:
     return bounded_rank(groups.get("source_rank") or groups.get("reporter"))
 
 
+def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int]) -> list[int]:
+    """Of several ranks that printed no exception while their peers lost a connection, the one whose
+    last lines part from its peers' with one that says it stopped or failed (or with an error line)
+    ended itself; the others were still going when the launcher stopped them (a `--log-dir` folder
+    does not say how each ended)."""
+    erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
+    spoke = {rank for rank in silent if rank in erred or _account(timeline, rank) is not None}
+    return sorted(spoke) if len(spoke) == 1 else silent
+
+
 def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:
     """Ranks lost their connection to a peer, and one rank said nothing at all: that rank went away first.
     When torchrun's table of failures lists the ranks that lost it but not that rank, it ended with exit
     0: it left the job early (an early stop, a shorter shard, a loop it skipped) while its peers still
     ran collectives, so they waited for a rank that was gone."""
     anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank in lost)
-    # Of several ranks that printed no exception, the one whose last lines part from its peers' with
-    # one that says it stopped or failed (or with an error line) ended itself; the others were still
-    # going when the launcher stopped them (a `--log-dir` folder does not say how each ended).
     accounts = {rank: line for rank in silent if (line := _account(timeline, rank)) is not None}
-    erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
-    spoke = set(accounts) | (erred & set(silent))
-    if len(silent) > 1 and len(spoke) == 1:
-        silent = sorted(spoke)
     tabled = {o.rank for o in timeline.exits if o.reporter == "torchrun-table"}
     left_cleanly = len(silent) == 1 and lost <= tabled and silent[0] not in tabled
     category = "collective_timeout" if left_cleanly else "other"

@@ -85,21 +85,38 @@ class Timeline:
                 ranks.add(obs.rank)
         return {r for r in ranks if 0 <= r < MAX_WORLD}
 
-    def departure(self, rank: int, *, after_shared: bool = False) -> RecentLineObs | None:
+    def departure(
+        self, rank: int, *, after_shared: bool = False, alone: bool = False
+    ) -> RecentLineObs | None:
         """The first line a rank printed after the last one its peers printed too (numbers aside): where
         it went its own way (`waiting for the lock ...`, `early stopping at epoch 2`) while they went on.
         None when its last line is one they printed too (it stopped mid-routine: a sleep, a hang in a
         call) or when no peer's lines are known to compare with. A rank that printed none of its peers'
         lines went its own way from its first line, when all its lines are kept (`after_shared`: not
-        then, only after a line its peers printed too)."""
+        then, only after a line its peers printed too). With no peer's lines to compare, its last line
+        when `alone`."""
         own = self._recent.get(rank, [])
-        if not own or len(self._recent) < 2:
+        if not own:
             return None
+        if len(self._recent) < 2:
+            return own[-1] if alone else None
         shapes = self._shapes[rank]
         for index in range(len(own) - 1, -1, -1):
             if self._printers[shapes[index]] > 1:  # another rank printed it too
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
+
+    def own_lines(self, rank: int) -> list[RecentLineObs]:
+        """The rank's last lines that no other rank printed (numbers aside): what it did that they did
+        not (`step 2: non-finite loss, skipping batch`). None are known when no peer's lines are."""
+        if len(self._recent) < 2:
+            return []
+        own = self._recent.get(rank, [])
+        return [
+            line
+            for line, shape in zip(own, self._shapes.get(rank, []), strict=True)
+            if self._printers[shape] == 1
+        ]
 
     def all_failures(self) -> list[Observation]:
         """Failures and exit reports together, in input order."""
