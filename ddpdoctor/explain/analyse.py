@@ -1278,11 +1278,11 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     rare = min(counts.values())
     odd = sorted(rank for rank, (op, _) in ops.items() if counts[op] == rare)
     odd_rank = odd[0] if rare * 2 < len(ops) and len(odd) == 1 else None
-    departed = [rank for rank in sorted(ops) if timeline.own_lines(rank)]
-    if odd_rank is None and len(departed) == 1:
+    peculiar = [rank for rank in sorted(ops) if timeline.own_lines(rank)]
+    if odd_rank is None and len(peculiar) == 1:
         # As many ranks in one call as in the other (two ranks): the only one that printed a line its
         # peers did not took the other path (`step 2: non-finite loss, skipping batch`).
-        odd_rank, odd = departed[0], departed
+        odd_rank, odd = peculiar[0], peculiar
     # A barrier carries no data: ranks at one while the others are in a collective that does are not
     # exchanging mismatched data, they are a step apart (one skipped or added a step) and hang there.
     category = "collective_timeout" if any(op in _BARRIERS for op in counts) else "collective_mismatch"
@@ -1290,7 +1290,7 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
     cand.suspects = odd
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(ops.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
-    if odd_rank is not None and odd == departed and rare * 2 >= len(ops):
+    if odd_rank is not None and odd == peculiar and rare * 2 >= len(ops):
         line = timeline.own_lines(odd_rank)[0]
         cand.reasons.append(
             f"rank {odd_rank} alone printed: {line.text[:200]} ({line.file}:{line.line}): it took the other path"
