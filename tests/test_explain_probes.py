@@ -4098,3 +4098,126 @@ def test_two_ranks_in_different_collectives_name_the_one_that_printed_a_line_the
     # Neither printed anything of its own: which of the two is odd, the logs do not say.
     root = explain_text(steps + stuck(0, "all_gather") + stuck(1, "all_reduce")).root_cause
     assert root is not None and root.rank is None
+
+
+def _table(root: tuple[int, int], others: Iterable[tuple[int, int]] = ()) -> str:
+    """torchrun's failure table: `others` are (rank, exit code) listed as failures, `root` its root cause."""
+    listed = "".join(
+        f"[{n}]:\n  rank      : {r} (local_rank: {r})\n  exitcode  : {code} (pid: {9000 + r})\n"
+        for n, (r, code) in enumerate(others, 1)
+    )
+    return (
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "Failures:\n" + (listed or "  <NO_OTHER_FAILURES>\n") + "Root Cause (first observed failure):\n[0]:\n"
+        f"  rank      : {root[0]} (local_rank: {root[0]})\n  exitcode  : {root[1]} (pid: {9000 + root[0]})\n"
+        "  error_file: <N/A>\n"
+    )
+
+
+def test_a_rank_left_in_a_collective_after_every_peer_ended_cleanly_had_more_batches() -> None:
+    steps = "".join(f"[rank {r}] step {s} loss 0.{s}{r}\n" for s in range(5) for r in range(4))
+    log = steps + "[rank 3] step 5 loss 0.53\n" + _LOST.format(r=3) + _table((3, 1))
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("dataloader", 3)
+    assert root.headline.startswith("rank 3 was still in a collective after every other rank had finished")
+    assert any("same number of steps" in a for a in root.advice)
+    # When torchrun lists the others as failures too, they did not end cleanly: no such inference.
+    log = steps + _LOST.format(r=3) + _table((3, 1), [(0, 1), (1, 1), (2, 1)])
+    root = explain_text(log).root_cause
+    assert root is None or root.category != "dataloader"
+
+
+def test_an_unlabelled_line_that_says_a_process_aborts_belongs_to_the_only_rank_that_ended_itself() -> None:
+    log = (
+        "watchdog: rollout on gridworld-64 exceeded 3.0s, aborting actor\n"
+        + _LOST.format(r=0)
+        + _agent_failed(-6, 1)
+        + _table((1, -6), [(0, -15), (2, -15)])
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert "aborting actor" in root.text
+    # A line that only names an error may be anyone's (a user's note pasted above the log).
+    noted = log.replace(
+        "watchdog: rollout on gridworld-64 exceeded 3.0s, aborting actor", "note: it failed twice"
+    )
+    root = explain_text(noted).root_cause
+    assert root is not None and "failed twice" not in root.text
+    # Two ranks that ended of their own accord: the line could be either's.
+    both = log.replace("(0, -15)", "(0, -6)").replace(
+        "  exitcode  : -15 (pid: 9000)", "  exitcode  : -6 (pid: 9000)"
+    )
+    root = explain_text(both).root_cause
+    assert root is None or "aborting actor" not in root.text
+
+
+def test_the_rank_that_never_waited_for_the_store_key_the_others_timed_out_on_owed_it() -> None:
+    waits = "".join(
+        f"[rank{r}]: torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /default_pg/0//halo/p3/count\n"
+        for r in range(3)
+    )
+    gloo = (
+        "[rank3]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 15000ms for recv operation to complete\n"
+    )
+    root = explain_text(waits + gloo).root_cause
+    assert root is not None and (root.category, root.rank) == ("rendezvous", 3)
+    assert "DistStoreError" in root.text and any("never waited for it" in w for w in root.why)
+    # Every rank waited for it: no rank owed it more than another.
+    every = waits + waits.splitlines(keepends=True)[0].replace("rank0", "rank3")
+    root = explain_text(every).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_the_rank_every_other_rank_names_in_ddps_parameter_count_check_is_the_odd_one() -> None:
+    def said(rank: int, mine: int, other: int, theirs: int) -> str:
+        return (
+            f"[rank{rank}]: RuntimeError: DDP expects same model across all ranks, but Rank {rank} has {mine}"
+            f" params, while rank {other} has inconsistent {theirs} params.\n"
+        )
+
+    root = explain_text(said(1, 9, 0, 8) + said(2, 9, 0, 8) + said(0, 8, 1, 9)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)
+    # Two ranks name each other: either may be the odd one.
+    root = explain_text(said(1, 9, 0, 8) + said(0, 8, 1, 9)).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_ranks_stopped_in_different_collectives_because_a_peer_raised_are_not_a_mismatch(
+    tmp_path: Path,
+) -> None:
+    def lost_in(rank: int, op: str) -> str:
+        return (
+            f"[rank{rank}]: Traceback (most recent call last):\n"
+            f'[rank{rank}]:   File "/work/pipe.py", line 40, in main\n'
+            f'[rank{rank}]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",'
+            f" line 2799, in {op}\n" + _LOST.format(r=rank)
+        )
+
+    raised = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/work/pipe.py", line 50, in main\n'
+        "[rank1]: ValueError: micro-batch 5: rows [0, 1, 2, 3] have no unmasked tokens\n"
+    )
+    for rank, text in ((0, lost_in(0, "barrier")), (1, raised), (2, lost_in(2, "recv"))):
+        (tmp_path / str(rank)).mkdir()
+        (tmp_path / str(rank) / "stderr.log").write_text(text)
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+
+
+def test_a_memory_guard_that_refuses_to_allocate_is_a_host_memory_failure(tmp_path: Path) -> None:
+    said = message_category("cross table needs 143.0 GiB > budget 4.0 GiB, refusing to allocate")
+    assert said is not None and said[0] == "oom_host"
+    said = message_category("teacher cache needs 55.85 GiB but the host budget is 8.00 GiB per rank")
+    assert said is not None and said[0] == "oom_host"
+    # A log-dir folder with no exit codes and that line alone is not "no failure found".
+    run = tmp_path / "run" / "attempt_0"
+    for rank, text in (
+        (0, "host memory guard: needs 143.0 GiB > budget 4.0 GiB, refusing to allocate\n"),
+        (1, ""),
+    ):
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stderr.log").write_text(text)
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 0)

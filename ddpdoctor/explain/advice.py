@@ -117,6 +117,15 @@ def collective_advice(cand: Candidate, timeline: Timeline) -> list[str]:
     return out
 
 
+def uneven_advice(cand: Candidate) -> list[str]:
+    """A rank left in a collective after its peers finished: it had more steps than they did."""
+    return [
+        f"Rank(s) {rank_list(cand.suspects)} had more batches (or one more collective) than the others:"
+        " give every rank the same number of steps - filter the data before the sampler splits it, use"
+        " `DistributedSampler(drop_last=True)`, or wrap the loop in `Join` for uneven inputs."
+    ]
+
+
 def interface_advice(cand: Candidate) -> list[str]:
     """NCCL on an interface other hosts cannot reach: which one, and what that does."""
     obs = cand.obs

@@ -217,7 +217,7 @@ class Candidate(Record):
 
     obs: Observation
     tier: int
-    kind: str  # root, unknown, straggler, mismatch, host-kill, crash, exit, symptom, wrapper, error-line, interface
+    kind: str  # root, unknown, straggler, left-behind, mismatch, host-kill, crash, exit, symptom, wrapper, error-line, interface
     category: str
     entry: IndexEntry | None
     rank: int | None
@@ -1032,9 +1032,30 @@ def _own_account(cand: Candidate, timeline: Timeline) -> None:
     loss at step 2; exiting with code 3`): the script said why it ended itself, and the report points
     at that line. It is the training code's own decision unless its words say otherwise."""
     if cand.tier == INFERRED and cand.rank is not None and cand.category in ("other", "oom_host"):
-        line = _account(timeline, cand.rank)
+        line = _account(timeline, cand.rank) or _unlabelled_account(timeline, cand)
         if line is not None:
             _point_at_account(cand, line)
+
+
+def _unlabelled_account(timeline: Timeline, cand: Candidate) -> RecentLineObs | None:
+    """In a console whose prints carry no rank label, the last such line before the candidate's
+    exit report that says a process stops (an error word alone may be anyone's), when that rank is the only one that ended of its
+    own accord (the others lost it, or the launcher stopped them): no other process could have said it."""
+    ended = {
+        o.rank
+        for o in timeline.exits
+        if o.code and (o.signal not in _COLLATERAL_SIGNALS or _stopped_from_outside(o, timeline))
+    }
+    if ended != {cand.rank}:
+        return None
+    said = [
+        line
+        for line in timeline.unlabelled
+        if line.file_index == cand.obs.file_index
+        and line.line < cand.obs.line
+        and STATES_A_HALT.search(line.text)
+    ]
+    return said[-1] if said else None
 
 
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
@@ -1056,6 +1077,9 @@ def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
     cand.stated = line
     cand.reasons.append(
         f"rank {line.rank}'s own last word before it ended: {line.text[:200]} ({line.file}:{line.line})"
+        if line.rank is not None
+        else f"a line without a rank label says a process stopped, and rank {cand.rank} alone ended of its"
+        f" own accord: {line.text[:200]} ({line.file}:{line.line})"
     )
 
 
@@ -1099,7 +1123,7 @@ def collective_candidates(timeline: Timeline, found: list[Candidate]) -> list[Ca
     out += _named_ranks(reports)
     out += _op_mismatch(reports + _timeouts_in_exceptions(timeline, reports), timeline.world_size)
     if not out:
-        out += _call_site_mismatch(timeline)
+        out += _call_site_mismatch(timeline, found)
     if not out:
         straggler = _straggler(timeline, found, reports)
         if straggler is not None:
@@ -1255,9 +1279,11 @@ def _call_signature(obs: CollectiveObs) -> str:
     return op
 
 
-def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
+def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Candidate]:
     """Ranks whose tracebacks stop in different collectives of torch.distributed (rank 0 in
-    `all_reduce`, rank 1 in `broadcast`): each waits for a partner in a call the other never makes."""
+    `all_reduce`, rank 1 in `broadcast`): each waits for a partner in a call the other never makes.
+    Not when another rank raised an error of its own outside any collective: the others stopped
+    wherever they were when it died."""
     ops: dict[int, tuple[str, ExceptionObs]] = {}
     for obs in timeline.failures:
         if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in ops:
@@ -1268,6 +1294,12 @@ def _call_site_mismatch(timeline: Timeline) -> list[Candidate]:
                 op = _IN_FORWARD
             if op is not None:
                 ops[obs.rank] = (op, obs)
+    if any(
+        c.tier == CAUSE and c.consequence is None and c.rank is not None and c.rank not in ops
+        for c in found
+        if isinstance(c.obs, ExceptionObs)
+    ):
+        return []
     counts = Counter(op for op, _ in ops.values())
     if _IN_BACKWARD in counts and not any(
         collective_name(op, _C10D_API) or op == _IN_FORWARD for op in counts
@@ -1445,7 +1477,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     if not waiting and len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)
     if len(silent) > max(1, world // 2):
-        return None
+        return None if waiting or failing else _left_behind(timeline, found, lost, silent)
     if not waiting:
         # A rank that failed of its own accord (an exit code, a signal not the launcher's) is the one
         # its peers lost; ranks the launcher stopped after it were alive until then.
@@ -1653,6 +1685,29 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
     erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
     spoke = {rank for rank in silent if rank in erred or _account(timeline, rank) is not None}
     return sorted(spoke) if len(spoke) == 1 else silent
+
+
+def _left_behind(
+    timeline: Timeline, found: list[Candidate], lost: set[int], silent: list[int]
+) -> Candidate | None:
+    """One rank lost its connection and torchrun's table lists it alone: every other rank had ended
+    with exit 0 before it, so it was the odd one, still in a collective after its peers had finished
+    their loop. It had a step more than they did (uneven inputs: a longer shard, an extra batch)."""
+    tabled = {o.rank for o in timeline.exits if o.reporter == "torchrun-table"}
+    if len(lost) != 1 or tabled != lost:
+        return None
+    rank = next(iter(lost))
+    anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank == rank)
+    cand = Candidate(anchor, INFERRED, "left-behind", "dataloader", None, rank)
+    cand.suspects = [rank]
+    cand.reasons.append(
+        f"rank {rank} lost the connection to its peers and is the only failure torchrun lists: rank(s)"
+        f" {rank_list(silent)} printed no error and had ended cleanly (exit 0) while it was still in a"
+        " collective, so it had a step more than they did (uneven batches across ranks)"
+    )
+    _tell_last_lines(cand, timeline, rank)
+    cand.rank_note = "inferred: the only rank still running collectives when its peers had finished"
+    return cand
 
 
 def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:

@@ -226,6 +226,9 @@ def _headline(cand: Candidate) -> str:
     if cand.kind == "straggler":
         subject = who or "a rank"
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
+    if cand.kind == "left-behind":
+        subject = who or "a rank"
+        return f"{subject} was still in a collective after every other rank had finished: it had more batches"
     if cand.kind == "interface" and isinstance(obs, InterfaceObs):
         return f"NCCL connects over {obs.interface} ({obs.address}), which ranks on other hosts cannot reach"
     if cand.kind == "mismatch":
@@ -351,6 +354,8 @@ def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
         out += advice.collective_advice(cand, timeline)
     if cand.kind == "host-kill":
         out += advice.kill_advice(cand)
+    if cand.kind == "left-behind":
+        out += advice.uneven_advice(cand)
     out += advice.interface_advice(cand)
     if cand.kind == "exit":
         out += advice.exit_advice(cand, timeline)

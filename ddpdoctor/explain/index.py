@@ -49,7 +49,7 @@ class Anchor:
 # Words of a line that says something failed without an error level (`sudo: torchrun: command not found`).
 LEAD_WORDS = (
     r"\b(?:[Ff]ailed|FAILED|[Cc]annot|[Cc]ould not|[Uu]nable to|not found|[Nn]o such file|undefined symbol|"
-    r"[Aa]borted|[Tt]imed out|[Rr]efused|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred|"
+    r"[Aa]borted|[Tt]imed out|[Rr]efus(?:ed|ing)|[Dd]enied|[Ss]talled|[Cc]rashed|[Dd]ied|[Ee]rror occurred|"
     r"[Rr]etry(?:ing)? to connect|did not (?:finish|complete|respond) (?:with)?in)\b"
     r"|\b(?:CUDA|Cuda|HIP|NCCL|RCCL|cuDNN|CUDNN|cuBLAS|CUBLAS) failure\b"  # a runtime's check (`Test CUDA failure x.cu:253 '...'`)
     r"|\b(?:cuda|hip)Error\w{0,40}[ :(]"  # a runtime's status by name (`cudaError error: 1 (invalid argument)`)

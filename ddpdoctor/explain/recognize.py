@@ -855,11 +855,12 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
-            if stream.rank is not None:
-                for n, text, _ in stream.recent:
-                    recent = self._observe(RecentLineObs, n, text, stream)
-                    recent.error_record = _is_error_record(text)
-                    self.observations.append(recent)
+            for n, text, _ in stream.recent:
+                if stream.rank is None and _RECORD_HEADER.match(text):
+                    continue  # a library's record (torchrun's agent), not a line of the script's
+                recent = self._observe(RecentLineObs, n, text, stream)
+                recent.error_record = _is_error_record(text)
+                self.observations.append(recent)
         self._global_ranks_of_local_labels()
         if self._interface is not None:
             self.observations.append(self._interface)

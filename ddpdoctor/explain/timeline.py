@@ -45,6 +45,7 @@ class Timeline:
         merged: list[Observation] = []
         progress: dict[int, ProgressObs] = {}
         recent: dict[int, list[RecentLineObs]] = {}
+        unlabelled: list[RecentLineObs] = []
         # NCCL on interfaces other hosts cannot reach: facts that explain failures, not failures.
         self.interfaces: list[InterfaceObs] = []
         # The workers a launcher stopped with a signal (their pids): a death by that signal is its doing.
@@ -56,6 +57,8 @@ class Timeline:
             elif isinstance(obs, RecentLineObs):
                 if obs.rank is not None:
                     recent.setdefault(obs.rank, []).append(obs)
+                else:
+                    unlabelled.append(obs)
             elif isinstance(obs, InterfaceObs):
                 self.interfaces.append(obs)
             elif isinstance(obs, StopObs):
@@ -69,6 +72,8 @@ class Timeline:
         self.failures = [o for o in others if not o.warning]
         self.progress = progress
         self._recent = recent
+        # The last lines no rank label claims (a plain console's prints), in input order.
+        self.unlabelled = unlabelled
         # Each rank's last lines numbers aside, and how many ranks printed each such line.
         self._shapes = {rank: [numberless(o.text) for o in lines] for rank, lines in recent.items()}
         self._printers = Counter(shape for shapes in self._shapes.values() for shape in set(shapes))

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import re
 import signal
+from collections import Counter
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
@@ -105,6 +106,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _sole_rank_of_its_kind(culprit, found)
         _sole_aborted_rank(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
+        _named_by_the_others(culprit, pool)
         _job_configuration(culprit)
     warn = nccl_warn_for(culprit, timeline)
     said = warn.known() if warn is not None else None
@@ -124,6 +126,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # The generic NCCL error carries NCCL's own, more specific report (`Duplicate GPU detected`).
         culprit.category = said.category
         culprit.reasons.append(f"NCCL's own report says what went wrong: {said.id} ({said.category})")
+    _key_owed(culprit, found, timeline)
     if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
         # A rank that prints a start-up failure is not at fault unless the message names another.
         culprit.disown("the job as a whole could not assemble")
@@ -165,6 +168,25 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
             break
     verdict.victims = _victims(culprit, found)
     return verdict
+
+
+def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) -> None:
+    """Every rank of the job but one timed out waiting for the same store key: that one never waited
+    for it (it set another key, or went elsewhere), so it is the rank that should have written it."""
+    keys = culprit.obs.groups().get("keys")
+    if culprit.category != "rendezvous" or culprit.tier != CAUSE or not keys or timeline.world_size is None:
+        return
+    waited = {c.obs.rank for c in found if c.obs.rank is not None and c.obs.groups().get("keys") == keys}
+    known = set(timeline.ranks) | (set(range(timeline.world_size)) if timeline.world_hinted else set())
+    owing = sorted(known - waited)
+    if len(waited) < 2 or len(owing) != 1:
+        return
+    culprit.rank, culprit.suspects = owing[0], owing
+    culprit.rank_note = f"inferred: every other rank waited for the key {keys[:120]}; rank {owing[0]} did not"
+    culprit.reasons.append(
+        f"rank(s) {rank_list(sorted(waited))} timed out waiting for the store key {keys[:120]}, rank"
+        f" {owing[0]} never waited for it: it is the rank that should have set it"
+    )
 
 
 def _unreachable_interface(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
@@ -840,6 +862,34 @@ def _every_rank_alike(
         f" (the code, the data or the configuration), not one rank's; rank {culprit.rank} printed it first"
     )
     culprit.rank = None
+
+
+def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> None:
+    """Ranks raised one known message that names another rank (`but Rank 1 has 9 params, while rank
+    0 has inconsistent 8 params`), and every one of them but the rank named names that same rank: the
+    others agree it is the odd one (its own message can only name one of them)."""
+    entry = culprit.entry
+    if entry is None or entry.rank_group in (None, "rank") or entry.rank_fixed is not None:
+        return
+    named = {
+        c.obs.rank: entry.rank_from(c.obs.groups())
+        for c in pool
+        if c.entry is not None and c.entry.id == entry.id and c.obs.rank is not None
+    }
+    votes = Counter(rank for rank in named.values() if rank is not None)
+    if not votes:
+        return
+    odd, count = votes.most_common(1)[0]
+    if count < 2 or any(named[printer] != odd for printer in named if printer != odd):
+        return
+    culprit.rank, culprit.suspects = odd, [odd]
+    culprit.rank_note = (
+        f"named by every other rank that raised it ({rank_list(sorted(p for p in named if p != odd))})"
+    )
+    culprit.reasons.append(
+        f"ranks {rank_list(sorted(p for p in named if p != odd))} each name rank {odd} in this message:"
+        " it is the one that differs from them"
+    )
 
 
 def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:

@@ -26,10 +26,11 @@ from ddpdoctor.units import GIB, format_size, parse_size
 NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
-# (`compiling eval step`, `loading shard 3`).
+# (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
 STATES_A_HALT = LazyRegex(
     r"(?i)\bwait(?:s|ing)? (?:for|on|until)\b|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
-    r"|(?i:\bkilling (?:self|itself|myself|this (?:worker|process|rank))\b)"  # a guard of the script's own
+    r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
+    r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
@@ -156,8 +157,9 @@ _HOST_OOM = LazyRegex(
     r"|Out of memory: Killed process|(?i:exceeded (?:its |the )?memory limit)"
     r"|(?i:\b(?:memory map|mmap)\b.{0,40}\bfailed\b.{0,40}\bshared memory\b)"
     r"|(?i:\bout of (?:host|system|cpu|ram) memory\b)"  # a script's own words (`out of host memory while ...`)
-    # ... or its memory guard's (`cache at 9.9 MB exceeds the 8 MB budget`, `64 MB held ... over budget 40 MB`)
-    r"|(?i:\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b[^;]{0,60}\b(?:over|exceeds?|exceeded|above)\b[^;]{0,20}\bbudget\b)"
+    # ... or its memory guard's (`cache at 9.9 MB exceeds the 8 MB budget`, `64 MB held ... over budget 40 MB`,
+    # `needs 55.85 GiB but the host budget is 8.00 GiB`, `needs 143.0 GiB > budget 4.0 GiB`)
+    r"|(?i:\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b[^;]{0,60}(?:\b(?:over|exceeds?|exceeded|above|but)\b| >)[^;]{0,20}\bbudget\b)"
     r"|\bkilled due to memory pressure\b"  # Ray's memory monitor (`2 Workers (tasks / actors) killed due to ...`)
 )
 _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
