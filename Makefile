@@ -33,8 +33,9 @@ kb-lint: $(BIN)/.installed
 # that waiting with work even on 2 cores; tests/conftest.py schedules the worker groups.
 PYTEST_WORKERS ?= 2
 
+# The slowest tests are listed at the end of each run: the suite's time budget is about ten minutes.
 pytest: $(BIN)/.installed
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --durations=25
 
 test: lint typecheck kb-lint pytest
 

@@ -4221,3 +4221,45 @@ def test_a_memory_guard_that_refuses_to_allocate_is_a_host_memory_failure(tmp_pa
         (run / str(rank) / "stderr.log").write_text(text)
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 0)
+
+
+def test_an_unlabelled_helper_threads_exception_belongs_to_the_one_rank_that_failed_of_its_own() -> None:
+    helper = (
+        "Exception in thread snapshot-writer:\nTraceback (most recent call last):\n"
+        '  File "/work/train.py", line 40, in write\n'
+        "RuntimeError: dictionary changed size during iteration\n"
+    )
+    own = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 77, in main\n'
+        "[rank0]: RuntimeError: snapshot writer did not acknowledge epoch 0 within 5s\n"
+    )
+    log = helper + own + _LOST.format(r=1) + _LOST.format(r=2)
+    root = explain_text(log).root_cause
+    assert root is not None and root.rank == 0
+    assert "dictionary changed size" in root.text
+    # Two ranks failed of their own: the helper could be either's.
+    other = own.replace("rank0", "rank2").replace("epoch 0", "epoch 1")
+    root = explain_text(helper + own + other).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_a_rank_that_alone_waited_for_a_store_key_while_its_peers_went_on_is_named() -> None:
+    log = (
+        "INFO [0] hier: published topology under topology/fmt-v1\n"
+        + "".join(
+            f"INFO [{r}] hier: waiting for topology key topology/fmt-v{2 if r == 1 else 1}\n"
+            for r in range(4)
+        )
+        + "[rank1]: torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /default_pg/0//topology/fmt-v2\n"
+        + _agent_failed(1, 1)
+        + _table((1, 1), [(0, -15), (2, -15), (3, -15)])
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("rendezvous", 1)
+    assert any("alone timed out waiting for the store key" in w for w in root.why)
+    # Alone in the logs, a store timeout says nothing of whom the job waited for.
+    root = explain_text(
+        "[rank1]: torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /default_pg/0//cpu//0\n"
+    ).root_cause
+    assert root is not None and root.rank is None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from functools import cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -70,6 +71,7 @@ def _sidecars() -> list[Path]:
     return sorted(LOGS.glob("*.yaml"))
 
 
+@cache  # six tests read each sidecar; none changes what it reads
 def _load(sidecar: Path) -> dict[str, Any]:
     data = yaml.safe_load(sidecar.read_text(encoding="utf-8"))
     assert isinstance(data, dict), f"{sidecar.name}: the sidecar must be a mapping"

@@ -101,6 +101,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
         _sole_failing_rank(culprit, found)
+        _helper_of_the_one_rank(culprit, found)
         _rank_in_its_own_report(culprit, found)
         _awaited_rank(culprit, found)
         _sole_rank_of_its_kind(culprit, found)
@@ -177,6 +178,9 @@ def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) ->
     if culprit.category != "rendezvous" or culprit.tier != CAUSE or not keys or timeline.world_size is None:
         return
     waited = {c.obs.rank for c in found if c.obs.rank is not None and c.obs.groups().get("keys") == keys}
+    if len(waited) == 1 and culprit.obs.rank in waited:
+        _alone_waited(culprit, found, timeline, keys)
+        return
     known = set(timeline.ranks) | (set(range(timeline.world_size)) if timeline.world_hinted else set())
     owing = sorted(known - waited)
     if len(waited) < 2 or len(owing) != 1:
@@ -186,6 +190,25 @@ def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) ->
     culprit.reasons.append(
         f"rank(s) {rank_list(sorted(waited))} timed out waiting for the store key {keys[:120]}, rank"
         f" {owing[0]} never waited for it: it is the rank that should have set it"
+    )
+
+
+def _alone_waited(culprit: Candidate, found: list[Candidate], timeline: Timeline, keys: str) -> None:
+    """One rank timed out waiting for a store key while its peers failed of nothing of their own
+    (the launcher stopped them): they had gone on, so the key it waited for was its own mistake (a
+    name no peer writes) rather than a job that could not assemble."""
+    rank = culprit.obs.rank
+    if rank is None or any(
+        c.rank not in (None, rank) and c.tier == CAUSE and c.consequence is None for c in found
+    ):
+        return
+    if not set(timeline.ranks) - {rank}:
+        return  # no other rank is seen at all: nothing says the others went on
+    culprit.rank, culprit.suspects = rank, [rank]
+    culprit.rank_note = f"inferred: rank {rank} alone waited for the key {keys[:120]}; its peers went on"
+    culprit.reasons.append(
+        f"rank {rank} alone timed out waiting for the store key {keys[:120]}; the other ranks failed of"
+        " nothing of their own (the launcher stopped them): no peer ever wrote that key"
     )
 
 
@@ -751,6 +774,32 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
     if len(failed) == 1 and None not in failed:
         culprit.rank = failed.pop()
         culprit.rank_note = "the only rank the launcher reported as failed; the error itself carries no rank"
+
+
+def _helper_of_the_one_rank(culprit: Candidate, found: list[Candidate]) -> None:
+    """An exception with no rank label (a helper thread's or worker process's traceback, which the
+    launcher's prefix does not reach) while exactly one rank raised an error of its own that is no
+    peer's consequence (`checkpoint writer stopped`, `BrokenProcessPool`): the helper was that rank's,
+    and its failure is what the rank's own error followed from."""
+    if culprit.rank is not None or culprit.obs.rank is not None or not isinstance(culprit.obs, ExceptionObs):
+        return
+    owners = {
+        c.rank
+        for c in found
+        if c is not culprit
+        and c.rank is not None
+        and c.consequence is None
+        and c.tier == CAUSE
+        and c.kind in ("root", "unknown")  # raised whole, not inferred of a rank others lost
+        and isinstance(c.obs, ExceptionObs)
+    }
+    if len(owners) != 1:
+        return
+    culprit.rank = owners.pop()
+    culprit.rank_note = (
+        f"inferred: rank {culprit.rank} is the only rank that raised an error of its own; this one carries no"
+        " rank label (a helper thread's or process's), so it was that rank's"
+    )
 
 
 # Lines after an error's first line that may still be the same report (DDP's list of the parameters
