@@ -4263,3 +4263,28 @@ def test_a_rank_that_alone_waited_for_a_store_key_while_its_peers_went_on_is_nam
         "[rank1]: torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /default_pg/0//cpu//0\n"
     ).root_cause
     assert root is not None and root.rank is None
+
+
+def test_a_store_key_numbered_for_another_rank_names_that_rank_as_its_writer() -> None:
+    log = (
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 10000ms, keys: /stats/val/1\n"
+        + _LOST.format(r=1)
+        + _LOST.format(r=2)
+        + _agent_failed(1, 0)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("rendezvous", 1)
+    assert "rank 1's to write" in (root.rank_note or "")
+    # A coordinator's wait for one key of each rank says nothing of whose key is missing.
+    every = log.replace("keys: /stats/val/1", "keys: /ready/0, /ready/1, /ready/2")
+    root = explain_text(every).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_a_layout_check_that_one_rank_failed_while_its_peers_went_on_is_that_ranks_own() -> None:
+    check = "[rank1]: ValueError: num_heads (6) must be divisible by the sequence parallel size (4)\n"
+    root = explain_text(check + _LOST.format(r=0) + _LOST.format(r=2)).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    # Seen alone, it is the job's configuration, which every rank checks alike.
+    root = explain_text(check).root_cause
+    assert root is not None and (root.category, root.rank) == ("other", None)

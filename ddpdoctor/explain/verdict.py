@@ -108,7 +108,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _sole_aborted_rank(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
         _named_by_the_others(culprit, pool)
-        _job_configuration(culprit)
+        _job_configuration(culprit, found)
     warn = nccl_warn_for(culprit, timeline)
     said = warn.known() if warn is not None else None
     stated = warn or culprit.obs.nccl_detail() or culprit.obs  # NCCL's own report, or its `Last error:`
@@ -175,11 +175,13 @@ def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) ->
     """Every rank of the job but one timed out waiting for the same store key: that one never waited
     for it (it set another key, or went elsewhere), so it is the rank that should have written it."""
     keys = culprit.obs.groups().get("keys")
-    if culprit.category != "rendezvous" or culprit.tier != CAUSE or not keys or timeline.world_size is None:
+    if culprit.tier != CAUSE or not keys or timeline.world_size is None:
         return
     waited = {c.obs.rank for c in found if c.obs.rank is not None and c.obs.groups().get("keys") == keys}
     if len(waited) == 1 and culprit.obs.rank in waited:
         _alone_waited(culprit, found, timeline, keys)
+        return
+    if culprit.category != "rendezvous":
         return
     known = set(timeline.ranks) | (set(range(timeline.world_size)) if timeline.world_hinted else set())
     owing = sorted(known - waited)
@@ -193,23 +195,41 @@ def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) ->
     )
 
 
+_LAST_NUMBER = re.compile(r"/(\d{1,7})$")  # a store key's last part when it is a number
+
+
 def _alone_waited(culprit: Candidate, found: list[Candidate], timeline: Timeline, keys: str) -> None:
     """One rank timed out waiting for a store key while its peers failed of nothing of their own
-    (the launcher stopped them): they had gone on, so the key it waited for was its own mistake (a
-    name no peer writes) rather than a job that could not assemble."""
+    (they lost it, or the launcher stopped them): they had gone on, so the key it waited for was its
+    own mistake (a name no peer writes), neither a job that could not assemble nor a peer that died
+    before writing it. A store failure, then, not a wait for a peer. Not a wait for several keys (a
+    coordinator's for one key of each rank): one of them missing says nothing of whose it was."""
     rank = culprit.obs.rank
-    if rank is None or any(
-        c.rank not in (None, rank) and c.tier == CAUSE and c.consequence is None for c in found
+    if (
+        rank is None
+        or "," in keys
+        or any(c.rank not in (None, rank) and c.tier <= INFERRED and c.consequence is None for c in found)
     ):
         return
     if not set(timeline.ranks) - {rank}:
         return  # no other rank is seen at all: nothing says the others went on
-    culprit.rank, culprit.suspects = rank, [rank]
-    culprit.rank_note = f"inferred: rank {rank} alone waited for the key {keys[:120]}; its peers went on"
+    culprit.category, culprit.consequence = "rendezvous", None
     culprit.reasons.append(
         f"rank {rank} alone timed out waiting for the store key {keys[:120]}; the other ranks failed of"
-        " nothing of their own (the launcher stopped them): no peer ever wrote that key"
+        " nothing of their own (they lost it, or the launcher stopped them): no peer ever wrote that key"
     )
+    # A key whose last part is another rank's number (`/stats/val/1`) is that rank's to write: it
+    # wrote it under another name. Otherwise the waiter asked for a name no peer writes.
+    numbered = _LAST_NUMBER.search(keys)
+    owner = bounded_rank(numbered.group(1)) if numbered else None
+    if owner is not None and owner != rank and owner in timeline.ranks:
+        culprit.rank, culprit.suspects = owner, [owner]
+        culprit.rank_note = (
+            f"inferred: the key {keys[:120]} is rank {owner}'s to write; rank {rank} waited for it"
+        )
+        return
+    culprit.rank, culprit.suspects = rank, [rank]
+    culprit.rank_note = f"inferred: rank {rank} alone waited for the key {keys[:120]}; its peers went on"
 
 
 def _unreachable_interface(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
@@ -952,11 +972,22 @@ def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:
     return any((frame.file, frame.line) == (last.file, last.line) for frame in raised.frames)
 
 
-def _job_configuration(culprit: Candidate) -> None:
+def _job_configuration(culprit: Candidate, found: list[Candidate]) -> None:
     """A check of the job's parallel layout (sizes that must divide the world size, batch sizes that
-    must multiply out) gives the same answer on every rank: the rank that printed it is not at fault."""
-    if LAYOUT_CHECK.search(culprit.obs.innermost_text()):
-        culprit.disown("it is a check of the job's configuration that every rank fails alike")
+    must multiply out) gives the same answer on every rank: the rank that printed it is not at fault.
+    Unless the other ranks are seen past it (waiting for that rank, or losing it): then the sizes it
+    checked were that rank's own (read from its shard or its config), an error of the training code."""
+    if not LAYOUT_CHECK.search(culprit.obs.innermost_text()):
+        return
+    if _others_got_further(culprit, found):
+        if culprit.category == "other" and culprit.entry is None:
+            culprit.category = "user_code"
+        culprit.reasons.append(
+            "the other ranks got past this check (they waited for this rank, or lost it): the sizes it"
+            " checked were this rank's own"
+        )
+        return
+    culprit.disown("it is a check of the job's configuration that every rank fails alike")
 
 
 def _printed_by(cand: Candidate) -> bool:
