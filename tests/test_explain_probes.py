@@ -4288,3 +4288,38 @@ def test_a_layout_check_that_one_rank_failed_while_its_peers_went_on_is_that_ran
     # Seen alone, it is the job's configuration, which every rank checks alike.
     root = explain_text(check).root_cause
     assert root is not None and (root.category, root.rank) == ("other", None)
+
+
+def test_a_rank_that_said_it_stopped_early_and_left_its_peers_waiting_is_a_timeout(tmp_path: Path) -> None:
+    # Only the rank that stopped labels its lines (`rank 3: ...`); the others' are bare prints.
+    lines = "".join(f"rank {r} epoch 5 val 0.{r}\n" for r in range(4))
+    ended = "rank 3: early stopping at epoch 6, best val 4.9964\nrank 3: training finished\n"
+    log = lines + ended + _LOST.format(r=0) + _LOST.format(r=1) + _table((0, 1), [(1, 1)])
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert "early stopping at epoch 6" in root.text
+    # In a --log-dir folder no exit code says how it ended; its words say it ended as planned.
+    run = tmp_path / "run" / "attempt_0"
+    files = {0: _LOST.format(r=0), 1: _LOST.format(r=1), 2: "", 3: ended.replace("rank 3: ", "")}
+    for rank, text in files.items():
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stderr.log").write_text(text)
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    # A rank that said it was aborting failed on purpose: the training code's decision.
+    (run / "3" / "stderr.log").write_text("non-finite loss at step 2, aborting\n")
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3)
+
+
+def test_an_object_collective_that_read_a_negative_size_is_a_mismatch_of_that_rank() -> None:
+    log = (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/work/train.py", line 30, in main\n'
+        '[rank2]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 4039,'
+        " in broadcast_object_list\n"
+        "[rank2]: RuntimeError: Trying to create tensor with negative dimension -719746878514265224:"
+        " [-719746878514265224]\n" + _LOST.format(r=0) + _LOST.format(r=1)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)

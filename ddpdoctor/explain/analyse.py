@@ -48,6 +48,7 @@ from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
     CUDA_OOM,
+    ENDS_NORMALLY,
     NAMES_A_FAILURE,
     PEER_LOST,
     PORT_IN_USE,
@@ -466,6 +467,16 @@ def _store_wait_in_collective(obs: Observation) -> bool:
     return any(_COLLECTIVE_CALL.match(frame.function) for frame in obs.frames[-4:])
 
 
+def _misread_sizes_in_object_collective(exc: ExceptionObs, text: str) -> bool:
+    """An object collective that allocated what the other ranks announced and got a size no object
+    has (`Trying to create tensor with negative dimension`): it read bytes that were not sizes."""
+    return (
+        "negative dimension" in text
+        and bool(exc.frames)
+        and bool(_OBJECT_COLLECTIVE.search(exc.frames[-1].function))
+    )
+
+
 def _unpickled_in_object_collective(exc: ExceptionObs, short_type: str, text: str) -> bool:
     """An unpickling failure raised in an object collective (`all_gather_object`, fairseq's
     `all_gather_list`): what arrived from the other ranks was not the pickle this rank expected."""
@@ -751,6 +762,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             " were not the object this rank expected, so the ranks called their collectives out of step"
         )
         cand.disown("it could not read what the others sent; which rank went out of step the logs do not say")
+    elif exc is not None and _misread_sizes_in_object_collective(exc, text):
+        cand.category, cand.strength = "collective_mismatch", 2
+        cand.reasons.append(
+            f"{exc.frames[-1].function} made a buffer of the sizes the other ranks sent, and they did not fit"
+            " what this rank passed (another number of objects): its call differs from theirs"
+        )
     elif (
         exc is not None
         and exc.frames
@@ -1072,8 +1089,16 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
 def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
     """The report points at the rank's own account of why it ended."""
     said = message_category(line.text)
-    # (a kill's inferred cause, the host's memory, stands unless the words say another)
-    cand.category = said[0] if said else ("user_code" if cand.category == "other" else cand.category)
+    if said:
+        cand.category = said[0]
+    elif (
+        cand.kind == "lost-peer" and ENDS_NORMALLY.search(line.text) and not NAMES_A_FAILURE.search(line.text)
+    ):
+        # No exit code is known, and its words say it ended as planned (`early stopping at epoch 6`):
+        # it left the job while its peers still ran collectives.
+        cand.category = "collective_timeout"
+    elif cand.category == "other":  # (a kill's inferred cause, the host's memory, stands)
+        cand.category = "user_code"
     cand.stated = line
     cand.reasons.append(
         f"rank {line.rank}'s own last word before it ended: {line.text[:200]} ({line.file}:{line.line})"
@@ -1554,7 +1579,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     way with a line that says it stopped or failed (one its peers never printed: `waiting for
     ckpt.lock`), the report points at that line: the timeout is theirs. A line of what it was busy
     with (`compiling eval step`) says nothing went wrong: the peers' timeout stays the root line."""
-    departure = timeline.departure(rank)
+    departure = timeline.departure(rank) or timeline.first_halt(rank)
     if departure is not None:
         cand.reasons.append(
             f"rank {rank} went its own way: {departure.text[:200]} ({departure.file}:{departure.line}),"

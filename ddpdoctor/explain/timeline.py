@@ -28,7 +28,7 @@ from ddpdoctor.explain.observations import (
     RecentLineObs,
     StopObs,
 )
-from ddpdoctor.explain.wording import numberless
+from ddpdoctor.explain.wording import STATES_A_HALT, numberless
 
 MAX_WORLD = 1 << 20
 
@@ -110,6 +110,13 @@ class Timeline:
             if self._printers[shapes[index]] > 1:  # another rank printed it too
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
+
+    def first_halt(self, rank: int) -> RecentLineObs | None:
+        """With no peer's lines to set beside the rank's, the first of its last lines that says it
+        stops (`early stopping at epoch 6`, before `training finished`)."""
+        if len(self._recent) >= 2:
+            return None
+        return next((line for line in self._recent.get(rank, []) if STATES_A_HALT.search(line.text)), None)
 
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did

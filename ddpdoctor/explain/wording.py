@@ -32,6 +32,11 @@ STATES_A_HALT = LazyRegex(
     r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
+# Words that say a process ended its work as planned, not that it failed (`early stopping at epoch
+# 6`, `training finished`): a rank that left the job this way left its peers waiting.
+ENDS_NORMALLY = LazyRegex(
+    r"(?i)\b(?:early[- ]stop(?:ping|ped)?|stopp(?:ing|ed) early|finished|done|completed?)\b"
+)
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
 _UNUSED_PARAMETERS = LazyRegex(r"\bfind_unused_parameters\b")
