@@ -3993,6 +3993,15 @@ def test_a_log_dirs_attempt_folders_are_attempts(tmp_path: Path) -> None:
     assert any("last attempt then failed with: OSError" in w for w in root.why)
 
 
+def _log_dir(root: Path, stderr: dict[int, str]) -> Path:
+    """A torchrun `--log-dir` folder of one attempt: each rank's stderr as given (the folder, returned)."""
+    run = root / "run" / "attempt_0"
+    for rank, text in stderr.items():
+        (run / str(rank)).mkdir(parents=True, exist_ok=True)
+        (run / str(rank) / "stderr.log").write_text(text)
+    return run
+
+
 _LOST = (
     "[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
     " by peer [127.0.0.1]:25482. This is typically caused by a remote worker crashing.\n"
@@ -4029,14 +4038,11 @@ def test_a_rank_that_said_why_it_exits_is_named_by_that_line_not_by_the_launcher
 def test_of_two_silent_log_dir_ranks_the_one_that_said_why_it_ended_is_named(tmp_path: Path) -> None:
     # No launcher lines: ranks 0 and 2 lost their peer; rank 3 was still going when it was stopped,
     # rank 1 said it was exiting.
-    run = tmp_path / "run" / "attempt_0"
     lines = {r: f"[rank {r}] step 0 mse 3.{r}\n" for r in range(4)}
     lines[1] += "[rank 1] non-finite loss (inf) at step 2; exiting with code 3\n"
     for r in (0, 2):
         lines[r] += _LOST.format(r=r)
-    for r, text in lines.items():
-        (run / str(r)).mkdir(parents=True)
-        (run / str(r) / "stderr.log").write_text(text)
+    run = _log_dir(tmp_path, lines)
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     assert "exiting with code 3" in root.text
@@ -4212,13 +4218,9 @@ def test_a_memory_guard_that_refuses_to_allocate_is_a_host_memory_failure(tmp_pa
     said = message_category("teacher cache needs 55.85 GiB but the host budget is 8.00 GiB per rank")
     assert said is not None and said[0] == "oom_host"
     # A log-dir folder with no exit codes and that line alone is not "no failure found".
-    run = tmp_path / "run" / "attempt_0"
-    for rank, text in (
-        (0, "host memory guard: needs 143.0 GiB > budget 4.0 GiB, refusing to allocate\n"),
-        (1, ""),
-    ):
-        (run / str(rank)).mkdir(parents=True)
-        (run / str(rank) / "stderr.log").write_text(text)
+    _log_dir(
+        tmp_path, {0: "host memory guard: needs 143.0 GiB > budget 4.0 GiB, refusing to allocate\n", 1: ""}
+    )
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 0)
 
@@ -4299,11 +4301,9 @@ def test_a_rank_that_said_it_stopped_early_and_left_its_peers_waiting_is_a_timeo
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
     assert "early stopping at epoch 6" in root.text
     # In a --log-dir folder no exit code says how it ended; its words say it ended as planned.
-    run = tmp_path / "run" / "attempt_0"
-    files = {0: _LOST.format(r=0), 1: _LOST.format(r=1), 2: "", 3: ended.replace("rank 3: ", "")}
-    for rank, text in files.items():
-        (run / str(rank)).mkdir(parents=True)
-        (run / str(rank) / "stderr.log").write_text(text)
+    run = _log_dir(
+        tmp_path, {0: _LOST.format(r=0), 1: _LOST.format(r=1), 2: "", 3: ended.replace("rank 3: ", "")}
+    )
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
     # A rank that said it was aborting failed on purpose: the training code's decision.
