@@ -218,7 +218,8 @@ class Candidate(Record):
 
     obs: Observation
     tier: int
-    kind: str  # root, unknown, straggler, left-behind, mismatch, host-kill, crash, exit, symptom, wrapper, error-line, interface
+    # root, unknown, straggler, left-behind, mismatch, host-kill, crash, exit, symptom, wrapper, error-line, interface
+    kind: str
     category: str
     entry: IndexEntry | None
     rank: int | None
@@ -1055,9 +1056,10 @@ def _own_account(cand: Candidate, timeline: Timeline) -> None:
 
 
 def _unlabelled_account(timeline: Timeline, cand: Candidate) -> RecentLineObs | None:
-    """In a console whose prints carry no rank label, the last such line before the candidate's
-    exit report that says a process stops (an error word alone may be anyone's), when that rank is the only one that ended of its
-    own accord (the others lost it, or the launcher stopped them): no other process could have said it."""
+    """In a console whose prints carry no rank label, the last such line before the candidate's exit
+    report that says a process stops (an error word alone may be anyone's), when that rank is the only
+    one that ended of its own accord (the others lost it, or the launcher stopped them): no other
+    process could have said it."""
     ended = {
         o.rank
         for o in timeline.exits

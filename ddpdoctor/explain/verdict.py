@@ -951,13 +951,11 @@ def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> None:
     odd, count = votes.most_common(1)[0]
     if count < 2 or any(named[printer] != odd for printer in named if printer != odd):
         return
+    others = rank_list(sorted(printer for printer in named if printer != odd))
     culprit.rank, culprit.suspects = odd, [odd]
-    culprit.rank_note = (
-        f"named by every other rank that raised it ({rank_list(sorted(p for p in named if p != odd))})"
-    )
+    culprit.rank_note = f"named by every other rank that raised it ({others})"
     culprit.reasons.append(
-        f"ranks {rank_list(sorted(p for p in named if p != odd))} each name rank {odd} in this message:"
-        " it is the one that differs from them"
+        f"ranks {others} each name rank {odd} in this message: it is the one that differs from them"
     )
 
 
