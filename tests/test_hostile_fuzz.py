@@ -165,7 +165,7 @@ def check_cases(tmp_path: Path, name: str, seeds: range, make: Callable[[random.
 
 
 def test_unmutated_fixtures_fail_under_the_limit(tmp_path: Path) -> None:
-    # An evenly spread third of them: tests/test_explain_fixtures.py explains every one (in-process).
+    # About 400 of them, evenly spread: tests/test_explain_fixtures.py explains every one in-process.
     logs = LOGS[:: max(1, len(LOGS) // 400)]
     results = run_explain_capped(logs)
     assert [(Path(p).name, code) for p, code, _size, _err in results] == [(p.name, 1) for p in logs]
