@@ -4130,7 +4130,7 @@ def test_a_rank_left_in_a_collective_after_every_peer_ended_cleanly_had_more_bat
     # When torchrun lists the others as failures too, they did not end cleanly: no such inference.
     log = steps + _LOST.format(r=3) + _table((3, 1), [(0, 1), (1, 1), (2, 1)])
     root = explain_text(log).root_cause
-    assert root is None or root.category != "dataloader"
+    assert root is not None and root.kind != "left-behind" and root.category != "dataloader"
 
 
 def test_an_unlabelled_line_that_says_a_process_aborts_belongs_to_the_only_rank_that_ended_itself() -> None:
@@ -4154,7 +4154,7 @@ def test_an_unlabelled_line_that_says_a_process_aborts_belongs_to_the_only_rank_
         "  exitcode  : -15 (pid: 9000)", "  exitcode  : -6 (pid: 9000)"
     )
     root = explain_text(both).root_cause
-    assert root is None or "aborting actor" not in root.text
+    assert root is not None and "aborting actor" not in root.text
 
 
 def test_the_rank_that_never_waited_for_the_store_key_the_others_timed_out_on_owed_it() -> None:

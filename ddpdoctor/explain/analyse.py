@@ -468,21 +468,23 @@ def _store_wait_in_collective(obs: Observation) -> bool:
     return any(_COLLECTIVE_CALL.match(frame.function) for frame in obs.frames[-4:])
 
 
+def _raised_in_object_collective(exc: ExceptionObs) -> bool:
+    """Whether the innermost frame is an object collective (`all_gather_object`, fairseq's
+    `all_gather_list`, `broadcast_object_list`), which turns what the other ranks sent into objects."""
+    return bool(exc.frames) and bool(_OBJECT_COLLECTIVE.search(exc.frames[-1].function))
+
+
 def _misread_sizes_in_object_collective(exc: ExceptionObs, text: str) -> bool:
     """An object collective that allocated what the other ranks announced and got a size no object
     has (`Trying to create tensor with negative dimension`): it read bytes that were not sizes."""
-    return (
-        "negative dimension" in text
-        and bool(exc.frames)
-        and bool(_OBJECT_COLLECTIVE.search(exc.frames[-1].function))
-    )
+    return "negative dimension" in text and _raised_in_object_collective(exc)
 
 
 def _unpickled_in_object_collective(exc: ExceptionObs, short_type: str, text: str) -> bool:
-    """An unpickling failure raised in an object collective (`all_gather_object`, fairseq's
-    `all_gather_list`): what arrived from the other ranks was not the pickle this rank expected."""
+    """An unpickling failure raised in an object collective: what arrived from the other ranks was
+    not the pickle this rank expected."""
     unpickling = short_type == "UnpicklingError" or "unpickl" in text.lower() or "invalid load key" in text
-    return unpickling and bool(exc.frames) and bool(_OBJECT_COLLECTIVE.search(exc.frames[-1].function))
+    return unpickling and _raised_in_object_collective(exc)
 
 
 def _raised_setting_up(exc: ExceptionObs) -> bool:
