@@ -4323,3 +4323,58 @@ def test_an_object_collective_that_read_a_negative_size_is_a_mismatch_of_that_ra
     )
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+_GLOO_WAIT = (
+    "[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+    " waiting 15000ms for recv operation to complete\n"
+)
+
+
+def _waiting(rank: int, calls: list[tuple[int, str, str]], collective: str | None) -> str:
+    """A rank's traceback: the script's frames (line, function, code), then torch.distributed's
+    `collective` when there is one (otherwise the script's own last line waited), then gloo's wait."""
+    frames = "".join(
+        f'[rank{rank}]:   File "/work/ring.py", line {line}, in {function}\n[rank{rank}]:     {code}\n'
+        for line, function, code in calls
+    )
+    if collective is not None:
+        frames += (
+            f'[rank{rank}]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",'
+            f" line 2500, in {collective}\n[rank{rank}]:     work.wait()\n"
+        )
+    return f"[rank{rank}]: Traceback (most recent call last):\n" + frames + _GLOO_WAIT.format(r=rank)
+
+
+def test_a_rank_that_skipped_its_turn_in_a_ring_of_requests_is_named() -> None:
+    # Ranks 0-2 wait on their own isend/irecv requests; rank 3 skipped the ring and is in all_reduce.
+    ring = [(47, "main", "out = ring_attention(q, k, v)"), (32, "ring_attention", "r.wait()")]
+    log = "".join(_waiting(r, ring, None) for r in range(3)) + _waiting(
+        3, [(49, "main", "dist.all_reduce(stat)")], "all_reduce"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert any("wait on a request they started earlier" in w for w in root.why)
+    # Every rank waiting on the same request names no one: the ring stalled as a whole.
+    root = explain_text("".join(_waiting(r, ring, None) for r in range(4))).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_a_rank_that_receives_from_another_line_than_its_peers_is_a_step_apart() -> None:
+    # A pipeline: ranks 0-2 wait for the gradient from the next stage; the last stage skipped its
+    # backward (saying why) and waits for the next forward activation.
+    backward = [(55, "main", "dist.recv(grad, src=rank + 1)")]
+    forward = [(41, "main", "dist.recv(x, src=rank - 1)")]
+    shared = "".join(f"[rank{r}]: step 2 done\n" for r in range(4))
+    skipped = "[rank3]: step 3: micro-batch has no labelled tokens, skipping backward\n"
+    waits = "".join(_waiting(r, backward, "recv") for r in range(3)) + _waiting(3, forward, "recv")
+    root = explain_text(shared + waits).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert any("rank 3 alone is at another step" in w for w in root.why)
+    # Its own line after the last one they shared says why: that is the root line.
+    root = explain_text(shared + skipped + waits).root_cause
+    assert root is not None and root.rank == 3 and "skipping backward" in root.text
+    # Two ranks, one at each line: neither is the odd one.
+    two = _waiting(0, backward, "recv") + _waiting(1, forward, "recv")
+    root = explain_text(two).root_cause
+    assert root is not None and root.rank is None

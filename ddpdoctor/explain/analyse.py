@@ -175,6 +175,10 @@ _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script 
 _IN_BACKWARD = "all_reduce of gradients in backward"
 # ... and from a DDP model's forward: the broadcast of rank 0's buffers (`broadcast_buffers=True`).
 _IN_FORWARD = "broadcast of buffers in DDP's forward"
+# ... and from the script's own line, with no frame of torch.distributed: a wait on a request it holds.
+_REQUEST_WAIT = "wait on a request"
+_POINT_TO_POINT = frozenset(("send", "recv", "isend", "irecv"))
+_CALLED_AT = " called at "
 _DDP_CODE = "torch/nn/parallel/distributed.py"
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
 _LOOKUP_ERRORS = ("IndexError", "KeyError")
@@ -1311,31 +1315,27 @@ def _call_signature(obs: CollectiveObs) -> str:
 def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Candidate]:
     """Ranks whose tracebacks stop in different collectives of torch.distributed (rank 0 in
     `all_reduce`, rank 1 in `broadcast`): each waits for a partner in a call the other never makes.
-    Not when another rank raised an error of its own outside any collective: the others stopped
-    wherever they were when it died."""
-    ops: dict[int, tuple[str, ExceptionObs]] = {}
+    When they all stop in one point-to-point call (`recv`), the script's lines that made it tell them
+    apart: the one rank at another line is a step apart from its peers. Not when another rank raised
+    an error of its own outside any collective: the others stopped wherever they were when it died."""
+    sites: dict[int, tuple[str, ExceptionObs]] = {}
     for obs in timeline.failures:
-        if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in ops:
-            op = next((f.function for f in obs.frames if f.posix.endswith(_C10D_API)), None)
-            if op is None and _timed_out_in_ddp(obs, "torch/autograd/__init__.py", "backward"):
-                op = _IN_BACKWARD
-            elif op is None and _timed_out_in_ddp(obs, _DDP_CODE, "_sync_buffers"):
-                op = _IN_FORWARD
-            if op is not None:
-                ops[obs.rank] = (op, obs)
+        if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in sites:
+            site = _waited_in(obs)
+            if site is not None:
+                sites[obs.rank] = (site, obs)
     if any(
-        c.tier == CAUSE and c.consequence is None and c.rank is not None and c.rank not in ops
+        c.tier == CAUSE and c.consequence is None and c.rank is not None and c.rank not in sites
         for c in found
         if isinstance(c.obs, ExceptionObs)
     ):
         return []
+    ops = {rank: (site.split(_CALLED_AT)[0], obs) for rank, (site, obs) in sites.items()}
     counts = Counter(op for op, _ in ops.values())
-    if _IN_BACKWARD in counts and not any(
-        collective_name(op, _C10D_API) or op == _IN_FORWARD for op in counts
-    ):
+    if not _differ(counts):
         return []  # a gradient all-reduce and no other collective: nothing it could mismatch
     if len(counts) < 2:
-        return []
+        return _point_to_point_apart(timeline, sites)
     rare = min(counts.values())
     odd = sorted(rank for rank, (op, _) in ops.items() if counts[op] == rare)
     odd_rank = odd[0] if rare * 2 < len(ops) and len(odd) == 1 else None
@@ -1346,22 +1346,93 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
         odd_rank, odd = peculiar[0], peculiar
     # A barrier carries no data: ranks at one while the others are in a collective that does are not
     # exchanging mismatched data, they are a step apart (one skipped or added a step) and hang there.
-    category = "collective_timeout" if any(op in _BARRIERS for op in counts) else "collective_mismatch"
+    # So are ranks that wait on a request of their own (`req.wait()` after `isend`) while another is in
+    # a collective: the partner the request waits for is elsewhere.
+    at_barrier = any(op in _BARRIERS for op in counts)
+    on_request = _REQUEST_WAIT in counts
+    category = "collective_timeout" if at_barrier or on_request else "collective_mismatch"
     cand = Candidate(ops[odd[0]][1], CAUSE, "mismatch", category, None, odd_rank, strength=2)
     cand.suspects = odd
-    detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(ops.items()))
+    detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(sites.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
     if odd_rank is not None and odd == peculiar and rare * 2 >= len(ops):
         line = timeline.own_lines(odd_rank)[0]
         cand.reasons.append(
             f"rank {odd_rank} alone printed: {line.text[:200]} ({line.file}:{line.line}): it took the other path"
         )
-    if category == "collective_timeout":
+    if at_barrier:
         cand.reasons.append(
             "some wait at a barrier, the others in a collective that carries data: the ranks are a step"
             " apart, so each side waits for the other until the timeout"
         )
+    elif on_request:
+        cand.reasons.append(
+            "some wait on a request they started earlier (an `isend`, an `irecv` or a collective with"
+            " `async_op=True`), another is in a collective: the partner the request waits for is"
+            " elsewhere, so it waits until the timeout"
+        )
     return [cand]
+
+
+def _differ(counts: Counter[str]) -> bool:
+    """Whether the collectives the ranks stopped in could be at odds: not a gradient all-reduce in
+    backward alone beside calls that are no collective."""
+    return _IN_BACKWARD not in counts or any(
+        collective_name(op, _C10D_API) or op in (_IN_FORWARD, _REQUEST_WAIT) for op in counts
+    )
+
+
+def _point_to_point_apart(timeline: Timeline, sites: dict[int, tuple[str, ExceptionObs]]) -> list[Candidate]:
+    """Every rank stopped in the same point-to-point call, all but one from the same line of the
+    script: that one is a step apart (it waits to receive a forward activation while its peers wait
+    for the gradient it never sent back). Its own line after the last one they shared, if any, says
+    why it went its own way."""
+    counts = Counter(site for site, _ in sites.values())
+    if len(counts) < 2 or not any(_CALLED_AT in site for site in counts):
+        return []
+    odd = [rank for rank, (site, _) in sites.items() if counts[site] == 1]
+    if len(odd) != 1 or len(sites) < 3:
+        return []
+    (rank,) = odd
+    cand = Candidate(sites[rank][1], CAUSE, "mismatch", "collective_timeout", None, rank, strength=2)
+    cand.suspects = odd
+    detail = ", ".join(f"rank {r}: {site}" for r, (site, _) in sorted(sites.items()))
+    cand.reasons.append(
+        f"the ranks wait in point-to-point transfers that the script calls from different lines ({detail}):"
+        f" rank {rank} alone is at another step, so the transfers its peers wait for never come"
+    )
+    line = timeline.departure(rank, after_shared=True)
+    if line is not None and not line.error_record:
+        cand.reasons.append(f"rank {rank} had gone its own way: {line.text[:200]} ({line.file}:{line.line})")
+        cand.stated = line
+    return [cand]
+
+
+def _waited_in(obs: ExceptionObs) -> str | None:
+    """Where a rank's traceback shows it waiting for its peers, or None: the collective of
+    torch.distributed it called (a point-to-point one with the script's line that called it: two
+    `recv`s from different lines wait for different sends), DDP's own collectives in backward or
+    forward, or a request the script waits on itself (`req.wait()` after `isend`)."""
+    for index, frame in enumerate(obs.frames):
+        if frame.posix.endswith(_C10D_API):
+            caller = next((f for f in reversed(obs.frames[:index]) if f.user), None)
+            if frame.function not in _POINT_TO_POINT or caller is None:
+                return frame.function
+            return f"{frame.function}{_CALLED_AT}{caller.where()}"
+    if _timed_out_in_ddp(obs, "torch/autograd/__init__.py", "backward"):
+        return _IN_BACKWARD
+    if _timed_out_in_ddp(obs, _DDP_CODE, "_sync_buffers"):
+        return _IN_FORWARD
+    innermost = obs.frames[-1] if obs.frames else None
+    entry = _chain_entry(obs)
+    if (
+        innermost is not None
+        and innermost.user
+        and entry is not None
+        and entry.category == "collective_timeout"
+    ):
+        return _REQUEST_WAIT
+    return None
 
 
 def _timed_out_in_ddp(obs: ExceptionObs, file: str, function: str) -> bool:
