@@ -4331,9 +4331,12 @@ _GLOO_WAIT = (
 )
 
 
-def _waiting(rank: int, calls: list[tuple[int, str, str]], collective: str | None) -> str:
+def _waiting(
+    rank: int, calls: list[tuple[int, str, str]], collective: str | None, error: str = _GLOO_WAIT
+) -> str:
     """A rank's traceback: the script's frames (line, function, code), then torch.distributed's
-    `collective` when there is one (otherwise the script's own last line waited), then gloo's wait."""
+    `collective` when there is one (otherwise the script's own last line waited), then gloo's `error`
+    (a timeout unless told)."""
     frames = "".join(
         f'[rank{rank}]:   File "/work/ring.py", line {line}, in {function}\n[rank{rank}]:     {code}\n'
         for line, function, code in calls
@@ -4343,7 +4346,7 @@ def _waiting(rank: int, calls: list[tuple[int, str, str]], collective: str | Non
             f'[rank{rank}]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",'
             f" line 2500, in {collective}\n[rank{rank}]:     work.wait()\n"
         )
-    return f"[rank{rank}]: Traceback (most recent call last):\n" + frames + _GLOO_WAIT.format(r=rank)
+    return f"[rank{rank}]: Traceback (most recent call last):\n" + frames + error.format(r=rank)
 
 
 def test_a_rank_that_skipped_its_turn_in_a_ring_of_requests_is_named() -> None:
@@ -4378,3 +4381,13 @@ def test_a_rank_that_receives_from_another_line_than_its_peers_is_a_step_apart()
     two = _waiting(0, backward, "recv") + _waiting(1, forward, "recv")
     root = explain_text(two).root_cause
     assert root is not None and root.rank is None
+
+
+def test_the_odd_collective_of_a_rank_that_lost_its_connection_still_names_it() -> None:
+    # The rank in the odd collective reports a closed connection: its peer is an address, not a rank.
+    step = [(61, "train_step", "loss = model(batch)")]
+    log = "".join(_waiting(r, step, "reduce_scatter_tensor") for r in (0, 2, 3)) + _waiting(
+        1, step, "all_gather_into_tensor", _LOST
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)

@@ -705,8 +705,12 @@ def _two_parties(culprit: Candidate, found: list[Candidate]) -> None:
     groups = culprit.obs.groups()
     peer = groups.get("peer") or groups.get("other_rank")
     entry = culprit.entry
-    if note is None or not peer or (entry is not None and entry.rank_group not in (None, "rank")):
-        return
+    if (
+        note is None
+        or bounded_rank(peer) is None
+        or (entry is not None and entry.rank_group not in (None, "rank"))
+    ):
+        return  # the peer of a lost connection is an address, not a rank
     named = {bounded_rank(groups.get(key)) for key in ("rank", "peer", "other_rank")}
     culprit.suspects = sorted(
         {c.rank for c in found if c.rank is not None and c.category == culprit.category}
