@@ -4391,3 +4391,24 @@ def test_the_odd_collective_of_a_rank_that_lost_its_connection_still_names_it() 
     )
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+
+
+def test_an_unlabelled_crash_is_the_only_failed_rank_s_when_its_peers_only_lost_it() -> None:
+    # faulthandler writes past torchrun's rank prefix; ranks 0 and 1 then lose their peer.
+    log = (
+        "Fatal Python error: Segmentation fault\n"
+        + _LOST.format(r=0)
+        + _LOST.format(r=1)
+        + _table((2, -11), [(0, -15), (1, -15)])
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.rank == 2
+    # An unlabelled wait for peers was printed by the rank that waited, not by the one at fault.
+    wait = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/prep.py", line 31, in main\n'
+        "    store.wait([f'/ready/{r}' for r in range(3)])\n"
+        "torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /ready/0, /ready/1, /ready/2\n"
+    )
+    root = explain_text(wait + _LOST.format(r=1) + _table((0, 1), [(1, -15), (2, -15)])).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank is None

@@ -781,16 +781,23 @@ def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None
     culprit.rank = None
 
 
+# Categories whose report says nothing of the rank that printed it: a job that could not assemble, a
+# device two ranks share, a wait for peers.
+_NOT_THE_PRINTERS = ("rendezvous", "duplicate_device", "collective_timeout")
+
+
 def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
-    """An error with no rank label, and the launcher saw exactly one rank fail: the error is that rank's."""
-    if culprit.rank is not None or culprit.suspects or culprit.category in ("rendezvous", "duplicate_device"):
+    """An error with no rank label, and the launcher saw exactly one rank fail: the error is that rank's.
+    Not a wait for peers (`collective_timeout`): its printer is the one that waited, not the one that
+    failed."""
+    if culprit.rank is not None or culprit.suspects or culprit.category in _NOT_THE_PRINTERS:
         return
     message = culprit.obs.innermost_text().strip(" :")[-40:]  # the tail survives interleaved output
     printed = sum(message in text for _, _, text in culprit.obs.evidence) + sum(
         message in c.obs.text for c in found if c.obs is not culprit.obs
     )
-    if any(c.rank is not None for c in found if not isinstance(c.obs, ExitObs)):
-        return  # other ranks speak for themselves
+    if any(c.rank is not None and c.consequence is None for c in found if not isinstance(c.obs, ExitObs)):
+        return  # other ranks speak for themselves (not when all they say is that they lost a peer)
     exits = [c for c in found if isinstance(c.obs, ExitObs) and c.consequence != "launcher" and c.obs.code]
     failed = {c.rank for c in exits}
     if max(culprit.obs.count, printed) > max(len(exits), 1):
