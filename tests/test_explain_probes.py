@@ -4412,3 +4412,37 @@ def test_an_unlabelled_crash_is_the_only_failed_rank_s_when_its_peers_only_lost_
     )
     root = explain_text(wait + _LOST.format(r=1) + _table((0, 1), [(1, -15), (2, -15)])).root_cause
     assert root is not None and root.category == "collective_timeout" and root.rank is None
+
+
+@pytest.mark.parametrize(
+    "report",
+    [
+        "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD\nwith errorcode 1.\n",
+        "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD with errorcode 1.\n",
+        "MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD\n  Proc: [[5512,1],2]\n  Errorcode: 1\n",
+    ],
+)
+def test_open_mpis_abort_notice_names_the_rank_and_its_code(report: str) -> None:
+    notice = "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n"
+    report = report.replace("\n  Errorcode", "\n" + notice + "  Errorcode") if "Proc:" in report else report
+    root = explain_text(report + notice).root_cause
+    assert root is not None and root.rank == 2 and "MPI_ABORT was invoked on rank 2" in root.text
+    # Its advice is mpirun's, not torchrun's.
+    said = json.dumps(root.to_dict())
+    assert "--tag-output" in said and "errors.record" not in said
+
+
+def test_an_error_raised_in_the_etcd_client_of_a_rendezvous_is_a_rendezvous_failure() -> None:
+    log = (
+        '  File "/usr/lib/python3/dist-packages/etcd/client.py", line 987, in _handle_server_response\n'
+        "    etcd.EtcdError.handle(r)\n"
+        '  File "/usr/lib/python3/dist-packages/etcd/__init__.py", line 306, in handle\n'
+        "    raise exc(msg, payload)\n"
+        "etcd.EtcdKeyNotFound: Key not found : /torchelastic/p2p/run_1/rdzv/next_strategy\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "rendezvous"
+    # The same exception raised by the script's own use of a key-value client is not the job's rendezvous.
+    own = log.replace("/usr/lib/python3/dist-packages/etcd/", "/work/kv/")
+    root = explain_text(own).root_cause
+    assert root is not None and root.category != "rendezvous"

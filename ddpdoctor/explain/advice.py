@@ -181,16 +181,28 @@ def exit_advice(cand: Candidate, timeline: Timeline) -> list[str]:
     obs = cand.obs
     out = []
     last = timeline.progress.get(cand.rank) if cand.rank is not None else None
-    if last is not None:
+    if last is not None and not (last.file == obs.file and last.line > obs.line):  # not the report's own
         out.append(f"{_who(cand.rank).capitalize()}'s last line before it exited: {last.text[:200]}")
-    wrote_error_file = isinstance(obs, ExitObs) and obs.error_file is not None
-    if not wrote_error_file:
+    reporter = obs.reporter if isinstance(obs, ExitObs) else None
+    if isinstance(obs, ExitObs) and obs.error_file is not None:
+        return out
+    if reporter in _MPI_REPORTERS:
+        out.append(
+            "Its error was not kept in these logs: it is printed above the launcher's report in the whole"
+            " output; run mpirun with --tag-output (horovodrun with --verbose) so each line names its rank."
+        )
+    elif reporter is not None and reporter.startswith("torchrun"):
         out.append(
             "Its traceback was not kept: decorate the entry point with "
             "torch.distributed.elastic.multiprocessing.errors.record, or run torchrun with --log-dir "
             "(and --tee 3) so every rank's output is kept."
         )
+    else:
+        out.append("Its error was not kept in these logs: keep every rank's whole output (stderr included).")
     return out
+
+
+_MPI_REPORTERS = ("mpirun", "horovodrun")
 
 
 def consequence_note(culprit: Candidate, others: list[Candidate]) -> list[str]:

@@ -117,8 +117,11 @@ _PROGRAMMING_ERRORS = (
     "SyntaxError",
     "IndentationError",
 )
-# Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store.
-_RENDEZVOUS_CODE = LazyRegex(r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)")
+# Where torch gathers a job's processes: torchrun's rendezvous and init_process_group's store, and the
+# etcd clients its etcd rendezvous backends talk through.
+_RENDEZVOUS_CODE = LazyRegex(
+    r"torch/distributed/(?:elastic/rendezvous/|rendezvous\.py)|(?:site|dist)-packages/etcd3?/"
+)
 _CHILD_BOOTSTRAP = LazyRegex(r"(?<!torch/)multiprocessing/spawn\.py$")  # a child reading its task
 # DataLoader, samplers and datasets of torch, and the data-loading libraries' own code.
 _DATA_CODE = LazyRegex(

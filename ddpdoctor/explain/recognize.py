@@ -248,7 +248,11 @@ _SOURCE_LOCATED = LazyRegex(
 _HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9})")
 # ... and horovodrun's (gloo) `Process name: elastic-worker-1[0]` (host and local rank).
 _MPI_PROCESS = LazyRegex(r"Process name: (?:\[\[\d{1,10},\d{1,10}\],(\d{1,7})\]|[\w.-]{1,200}\[\d{1,7}\]$)")
-_MPI_EXIT_CODE = LazyRegex(r"Exit code:\s{1,20}(-?\d{1,9})$")
+_MPI_EXIT_CODE = LazyRegex(r"(?:Exit code:|with errorcode|Errorcode:)\s{1,20}(-?\d{1,9})\.?$")
+# Open MPI's report of a process that called MPI_Abort (mpi4py's and Horovod's way out of an uncaught
+# error): `MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD`, then `with errorcode 1.`
+# (Open MPI 5: `Errorcode: 1` a few lines on).
+_MPI_ABORT = LazyRegex(r"MPI_ABORT was invoked on rank (\d{1,7}) in communicator")
 # A launcher naming the global rank that ended (MosaicML Composer: `Rank 2 crashed with exit code -7.`).
 _RANK_CRASHED = LazyRegex(
     r"\b[Rr]ank (\d{1,7}) (?:crashed|failed|exited) with (?:exit|return) code (-?\d{1,9})"
@@ -2333,6 +2337,13 @@ class LogReader:
             # Its `Exit code:` follows on the next line; the report is stated at this line.
             stream.mpi_process = (bounded_rank(m.group(1)), number, rest.strip())
             return True
+        elif "MPI_ABORT was invoked" in rest and (m := _MPI_ABORT.search(rest)):
+            stream.mpi_process = (bounded_rank(m.group(1)), number, rest.strip())
+            if (m := _MPI_EXIT_CODE.search(rest.strip())) is None:
+                return True  # its error code follows
+            code, reporter = bounded_int(m.group(1)), "mpirun"
+            global_rank, number, rest = stream.mpi_process
+            stream.mpi_process = None
         elif stream.mpi_process is not None and (m := _MPI_EXIT_CODE.match(rest.strip())):
             code, reporter = bounded_int(m.group(1)), "mpirun"
             global_rank, number, rest = stream.mpi_process
