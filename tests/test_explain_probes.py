@@ -4446,3 +4446,23 @@ def test_an_error_raised_in_the_etcd_client_of_a_rendezvous_is_a_rendezvous_fail
     own = log.replace("/usr/lib/python3/dist-packages/etcd/", "/work/kv/")
     root = explain_text(own).root_cause
     assert root is not None and root.category != "rendezvous"
+
+
+def test_rays_head_names_the_type_and_rank_of_a_remote_traceback_cut_off_before_its_exception() -> None:
+    head = (
+        "ray.exceptions.RayTaskError(OutOfMemoryError): ray::PolicyWorker.get_logprobs() (pid=2671339,"
+        " ip=10.65.16.209, actor_id=d5836b60449efbd2, repr=PolicyWorker[rank=3])\n"
+    )
+    frames = (
+        '  File "/usr/lib/python3.12/concurrent/futures/_base.py", line 453, in result\n'
+        "    return self.__get_result()\n"
+        '  File "/work/rl/workers/policy_worker.py", line 653, in get_logprobs\n'
+        "    logits = self.model(input_ids).logits\n"
+    )
+    root = explain_text(head + frames).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_gpu", 3)
+    assert root.line == 1 and "OutOfMemoryError" in root.text
+    # With its exception line the traceback speaks for itself.
+    whole = head + frames + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
+    root = explain_text(whole).root_cause
+    assert root is not None and root.category == "oom_gpu" and "Tried to allocate" in root.text

@@ -249,6 +249,12 @@ _HOROVOD_EXIT = LazyRegex(r"\bProcess (\d{1,7}) exit with status code (-?\d{1,9}
 # ... and horovodrun's (gloo) `Process name: elastic-worker-1[0]` (host and local rank).
 _MPI_PROCESS = LazyRegex(r"Process name: (?:\[\[\d{1,10},\d{1,10}\],(\d{1,7})\]|[\w.-]{1,200}\[\d{1,7}\]$)")
 _MPI_EXIT_CODE = LazyRegex(r"(?:Exit code:|with errorcode|Errorcode:)\s{1,20}(-?\d{1,9})\.?$")
+# Ray's head of a remote task's traceback: the exception's type, then the task (`ray::Worker.step()`).
+# An actor whose repr gives its rank (`repr=DTensorPolicyWorkerV2[rank=0]`) names the traceback's rank.
+_RAY_HEAD = LazyRegex(
+    r"RayTaskError\((?P<type>\w{1,80})\): (?:\S{0,20})?(?P<task>ray::[\w.]{1,120}\(\))"
+    r"(?:.{0,300}?\brepr=[\w.]{1,120}\[rank=(?P<rank>\d{1,7})\])?"
+)
 # Open MPI's report of a process that called MPI_Abort (mpi4py's and Horovod's way out of an uncaught
 # error): `MPI_ABORT was invoked on rank 2 in communicator MPI_COMM_WORLD`, then `with errorcode 1.`
 # (Open MPI 5: `Errorcode: 1` a few lines on).
@@ -511,7 +517,10 @@ _INTERRUPT_ECHO = "^C"  # a terminal's echo of Ctrl-C, before the interrupted pr
 
 def _stated_before_head(head: tuple[int, str] | None) -> str | None:
     """The error a traceback's head line states before `Traceback (most recent call last):` (a
-    logger's `Exception in worker ...: <message>, Traceback ...`), when it names one."""
+    logger's `Exception in worker ...: <message>, Traceback ...`), when it names one; Ray's head names
+    the remote exception's type (`RayTaskError(OutOfMemoryError): ray::Worker.step() (pid=...)`)."""
+    if head is not None and (ray := _RAY_HEAD.search(head[1])) is not None:
+        return f"{ray.group('type')}: raised in {ray.group('task')}, its message cut off"
     if head is None or TRACEBACK_HEAD not in head[1]:  # (IPython's head names the type, not a message)
         return None
     before = _record_message(head[1].split(TRACEBACK_HEAD, 1)[0]).strip().rstrip(",:; ").strip()
@@ -1324,7 +1333,15 @@ class LogReader:
         if frame is None and '", line ' in rest:
             frame = _CUT_FRAME.match(stripped)
         if frame is not None:
-            # A traceback excerpt that starts at its frames (its header was not pasted).
+            # A traceback excerpt that starts at its frames (its header was not pasted), or Ray's remote
+            # traceback, whose head is the `RayTaskError(...)` line just before: it has no header.
+            before = stream.before if stream.before is not None and stream.before[0] == number - 1 else None
+            ray = _RAY_HEAD.search(before[1]) if before is not None else None
+            stream.head = before if ray is not None else None
+            if ray is not None and ray.group("rank") is not None:
+                _next_traceback_rank(
+                    stream, ray.group("rank"), "Ray's head of the task's traceback (the actor's repr)"
+                )
             stream.mode = "traceback"
             stream.frames = [_frame(frame)]
             stream.frame_indent = len(rest) - len(rest.lstrip(" \t"))
@@ -1682,6 +1699,7 @@ class LogReader:
             or stripped.startswith(_IGNORED_EXCEPTION)
             or (exc is not None and _carried_exception(exc, stripped))
             or TRACEBACK_HEAD in rest
+            or (rest[:1] in (" ", "\t") and stripped.startswith('File "') and _FRAME.match(rest) is not None)
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
             or "terminate called after throwing" in rest  # a C++ exception's report of its own
