@@ -4466,3 +4466,18 @@ def test_rays_head_names_the_type_and_rank_of_a_remote_traceback_cut_off_before_
     whole = head + frames + "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.\n"
     root = explain_text(whole).root_cause
     assert root is not None and root.category == "oom_gpu" and "Tried to allocate" in root.text
+
+
+def test_the_one_rank_that_announced_another_number_of_batches_is_the_uneven_input() -> None:
+    def job(batches: dict[int, int]) -> str:
+        counts = "".join(f"[rank {r}] kept {50 + 3 * r} pairs, {n} batches\n" for r, n in batches.items())
+        steps = "".join(f"[rank {r}] step 0 loss 0.6{r}\n" for r in batches)
+        return counts + steps + "".join(_LOST.format(r=r) for r in batches)
+
+    root = explain_text(job({0: 5, 1: 5, 2: 5, 3: 6})).root_cause
+    assert root is not None and (root.category, root.rank) == ("dataloader", 3)
+    assert any("another amount of work" in w for w in root.why)
+    # Counts that every rank shares, or two ranks that differ (which one is odd?), name no one.
+    for batches in ({0: 5, 1: 5, 2: 5, 3: 5}, {0: 5, 1: 6}):
+        root = explain_text(job(batches)).root_cause
+        assert root is not None and root.rank is None and root.category != "dataloader"

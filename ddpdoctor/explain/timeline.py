@@ -28,7 +28,7 @@ from ddpdoctor.explain.observations import (
     RecentLineObs,
     StopObs,
 )
-from ddpdoctor.explain.wording import STATES_A_HALT, numberless
+from ddpdoctor.explain.wording import STATES_A_HALT, WORK_COUNT, numberless
 
 MAX_WORLD = 1 << 20
 
@@ -117,6 +117,34 @@ class Timeline:
         if len(self._recent) >= 2:
             return None
         return next((line for line in self._recent.get(rank, []) if STATES_A_HALT.search(line.text)), None)
+
+    def uneven_count(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank whose announced amount of work differs from all its peers': a line every rank
+        of three or more printed once, alike but for a count of batches or steps (`kept 61 pairs, 6
+        batches` where the others say `5 batches`) that one rank alone gives otherwise."""
+        ranks = sorted(self._recent)
+        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
+            return None
+        by_shape: dict[str, dict[int, RecentLineObs]] = {}
+        for rank in ranks:
+            once = Counter(self._shapes[rank])
+            for line, shape in zip(self._recent[rank], self._shapes[rank], strict=True):
+                if once[shape] == 1 and WORK_COUNT.search(line.text):
+                    by_shape.setdefault(shape, {})[rank] = line
+        odd: dict[int, RecentLineObs] = {}
+        for lines in by_shape.values():
+            if len(lines) != len(ranks):
+                continue
+            counts = {
+                rank: [m.group(1) for m in WORK_COUNT.finditer(line.text)] for rank, line in lines.items()
+            }
+            for position in range(min(len(c) for c in counts.values())):
+                values = Counter(c[position] for c in counts.values())
+                if len(values) == 2 and min(values.values()) == 1:
+                    rare = min(values, key=values.__getitem__)
+                    rank = next(r for r, c in counts.items() if c[position] == rare)
+                    odd[rank] = lines[rank]
+        return next(iter(odd.items())) if len(odd) == 1 else None
 
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did

@@ -148,6 +148,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # the others are seen past that point (only this rank's path asked for it).
         culprit.disown("the backend or build lacks it on every rank")
     _two_parties(culprit, found)
+    _uneven_work(culprit, timeline)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
@@ -230,6 +231,25 @@ def _alone_waited(culprit: Candidate, found: list[Candidate], timeline: Timeline
         return
     culprit.rank, culprit.suspects = rank, [rank]
     culprit.rank_note = f"inferred: rank {rank} alone waited for the key {keys[:120]}; its peers went on"
+
+
+def _uneven_work(culprit: Candidate, timeline: Timeline) -> None:
+    """The ranks waited in a collective or lost a peer and none is named, but each had announced how
+    many batches (steps, samples) it would run, and one rank's count differs from all the others':
+    it runs more or fewer collectives than its peers, so one side waits in a collective the other
+    never joins. The input was uneven: that rank's data, not the network."""
+    if culprit.rank is not None or culprit.category not in ("collective_timeout", "collective_mismatch"):
+        return
+    odd = timeline.uneven_count()
+    if odd is None:
+        return
+    rank, line = odd
+    culprit.category, culprit.rank, culprit.suspects = "dataloader", rank, [rank]
+    culprit.rank_note = f"inferred: rank {rank} alone announced another amount of work than its peers"
+    culprit.reasons.append(
+        f"rank {rank} announced another amount of work than every other rank: {line.text[:200]}"
+        f" ({line.file}:{line.line}); the ranks run different numbers of collectives, so they wait for each other"
+    )
 
 
 def _unreachable_interface(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:

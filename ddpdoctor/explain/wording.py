@@ -644,6 +644,12 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
 _DIGIT_RUN = re.compile(r"\d+")
 
 
+# A count of the units of work a rank announces it will run (`5 batches`, `12 steps/epoch`, `6 val steps`).
+WORK_COUNT = re.compile(
+    r"\b(\d{1,9}) (?:\w{1,12} )?(?:batch(?:es)?|micro-?batch(?:es)?|steps?|iter(?:ation)?s?|samples?|examples?)\b"
+)
+
+
 def numberless(text: str) -> str:
     """The text with every run of digits as `#`: what two lines that differ only in their numbers
     (a step, a rank, a time, a port) share."""
