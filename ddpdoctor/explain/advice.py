@@ -191,7 +191,7 @@ def exit_advice(cand: Candidate, timeline: Timeline) -> list[str]:
             "Its error was not kept in these logs: it is printed above the launcher's report in the whole"
             " output; run mpirun with --tag-output (horovodrun with --verbose) so each line names its rank."
         )
-    elif reporter is not None and reporter.startswith("torchrun"):
+    elif reporter in _TORCHRUN_REPORTERS:
         out.append(
             "Its traceback was not kept: decorate the entry point with "
             "torch.distributed.elastic.multiprocessing.errors.record, or run torchrun with --log-dir "
@@ -203,6 +203,7 @@ def exit_advice(cand: Candidate, timeline: Timeline) -> list[str]:
 
 
 _MPI_REPORTERS = ("mpirun", "horovodrun")
+_TORCHRUN_REPORTERS = ("torchrun-agent", "torchrun-table", "torchelastic", "error-file")
 
 
 def consequence_note(culprit: Candidate, others: list[Candidate]) -> list[str]:
