@@ -133,7 +133,7 @@ def _end_on_signal(signum: int, _frame: FrameType | None) -> None:
     if _adopted_by == os.getpid():
         kill_descendants()
     signal.signal(signum, signal.SIG_DFL)
-    os.kill(os.getpid(), signum)
+    signal.raise_signal(signum)  # to this thread: the process ends before this returns
 
 
 def usable_cpus() -> int:

@@ -3436,6 +3436,23 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         ),
         {"category": "collective_timeout", "rank": 2, "line": 2},
     ),
+    "a Compose label before journald's record header: both collectors' prefixes come off": (
+        "".join(
+            f"trainer-1  | Dec 02 06:51:34 gpu-node07 torchrun[27700]: 2026-12-02 06:51:34,29{r} | rank {r}/3 | INFO"
+            f"    | {message}\n"
+            for r, message in (
+                (1, "loaded 256 frames"),
+                (2, "waiting for shard marker /cache/shard_02.done"),
+                (0, "ok"),
+            )
+        )
+        + "".join(
+            f"trainer-1  | Dec 02 06:51:54 gpu-node07 torchrun[27700]: [rank{r}]: RuntimeError: [/pytorch/third_party/"
+            "gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 20000ms for recv operation to complete\n"
+            for r in (0, 1)
+        ),
+        {"category": "collective_timeout", "rank": 2, "line": 2},
+    ),
     "every rank timed out, and the one that went its own way just before is named by its own line": (
         "".join(
             f"2026-12-02 08:58:01,8{r}0 rank={r} zero-train: step 5 loss 2.{r}163 avg 3.4815\n"

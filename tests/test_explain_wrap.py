@@ -132,3 +132,53 @@ def test_a_rust_panic_whose_location_was_cut_keeps_its_message() -> None:
     root = explain_text(text).root_cause
     assert root is not None and root.text == "Should have handle for tensor TensorId { value: 11514 }"
     assert root.frame is not None and root.frame.startswith("~\\crates\\burn-ir\\src\\handle.rs:88 ")
+
+
+def _exactly(prefix: str, suffix: str, width: int) -> str:
+    """A line of exactly `width` characters: `prefix`, a filler path, `suffix`."""
+    return prefix + "x" * (width - len(prefix) - len(suffix)) + suffix
+
+
+def test_a_line_that_filled_the_width_is_not_joined_with_the_labelled_line_after_it() -> None:
+    """A frame line exactly as wide as the terminal is a line of its own: the next one starts with
+    the same `[rank0]:` label, which a terminal never repeats on the rest of a cut line."""
+    width = 100
+    frame = _exactly('[rank0]:   File "/home/user/', '/train.py", line 31, in <module>', width)
+    text = (
+        "[rank0]: Traceback (most recent call last):\n"
+        f"{frame}\n"
+        "[rank0]:     for step, batch in enumerate(loader):\n"
+        '[rank0]:   File "/opt/conda/lib/python3.11/site-packages/torch/utils/data/_utils/collate.py", '
+        "line 212, in default_collate\n"
+        "[rank0]:     return torch.stack(batch, 0, out=out)\n"
+        "[rank0]: TypeError: expected Tensor as element 0 in argument 0, but got str while the loader collated "
+        "the batch of documents for step 3\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer "
+        "[127.0.0.1]:18341 while rank 1 waited in its all_reduce of the gradients\n"
+    )
+    wrapped = hard_wrap(text, width)
+    assert terminal_width(wrapped.encode()) == width
+    root = explain_text(wrapped).root_cause
+    assert root is not None and root.rank == 0
+    assert root.user_frame is not None and root.user_frame.function == "<module>"
+    assert root.user_frame.line == 31
+
+
+def test_many_cut_lines_show_the_width_though_some_full_width_lines_were_whole() -> None:
+    """Lines that were exactly the width, and pieces whose rest starts with a bracket, do not read
+    as going on; many pieces that do still show the terminal's width."""
+    width = 90
+    cut = [f"[rank{r}]: RuntimeError: Connection closed by peer " for r in range(4)]
+    lines = [
+        _exactly(head, " ", width) + "[127.0.0.1]:2466. This is typically caused by a remote worker"
+        for head in cut
+    ]
+    lines += [_exactly(f"[rank{r}]: step 12 loss 0.{r}31 ", " tokens", width) for r in range(4)]
+    lines += [
+        _exactly(f"[rank{r}]: WARNING: the input pipeline fell behind by ", " batches", width)
+        + f" on shard {r} of 4"
+        for r in range(8)
+    ]
+    text = "\n".join(lines) + "\n"
+    wrapped = hard_wrap(text, width)
+    assert terminal_width(wrapped.encode()) == width

@@ -409,7 +409,7 @@ def _dies_with_us(proc: subprocess.Popen[bytes]) -> Iterator[None]:
             handler(signum, frame)
         elif handler != signal.SIG_IGN:
             signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
+            signal.raise_signal(signum)
 
     for stop_signal in _STOP_SIGNALS:
         with contextlib.suppress(ValueError, OSError):

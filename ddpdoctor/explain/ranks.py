@@ -255,11 +255,14 @@ def split_prefix(
 
 
 def collector_end(line: str) -> int:
-    """Where a log collector's label and time in front of a line end (0 when there are none)."""
-    header = _SYSLOG_HEADER.match(line) if line[:1].isalnum() else None
-    end = header.end() if header is not None else 0
-    for _ in range(2):  # a label then a time (`trainer-1  | 2024-...Z `), or a time then a label
+    """Where a log collector's label and time in front of a line end (0 when there are none).
+
+    Collectors stack in any order (a Compose label before a journald record, a time before a label)."""
+    end = 0
+    for _ in range(3):
         start = end
+        if line[end : end + 1].isalnum() and (header := _SYSLOG_HEADER.match(line, end)) is not None:
+            end = header.end()
         if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
             end = time.end()
         label = _COLLECTOR_LABEL.match(line, end) if line[end : end + 1].isalnum() else None

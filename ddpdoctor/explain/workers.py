@@ -158,7 +158,7 @@ def _stop_signals_raise() -> Iterator[None]:
     except _Stop as stopped:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-        os.kill(os.getpid(), stopped.signum)  # the previous handler (by default: end the process)
+        signal.raise_signal(stopped.signum)  # the previous handler (by default: end the process)
         raise KeyboardInterrupt from None  # only reached when that handler returns
     finally:
         for signum, handler in previous.items():

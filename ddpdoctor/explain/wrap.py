@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 MIN_WIDTH = 60  # narrower lines are rarely a terminal's width
 MIN_PIECES = 2  # lines of exactly the width, each followed by its continuation
 _CONTINUED_SHARE = 0.75
+# Many pieces going on settle it at a lower share: in a wrapped paste, lines that were exactly the
+# terminal's width and pieces whose rest starts with a bracket (`[127.0.0.1]:2466. This is ...`) do
+# not read as going on, and a log that was not wrapped never has this many full-width lines that do.
+_MANY_CONTINUED = 6
+_MANY_CONTINUED_SHARE = 0.5
 _HEAD_LINES = 2000
 _SHAPE_CHARS = 8
 _SHAPE = str.maketrans(
@@ -51,7 +56,8 @@ def terminal_width(head: bytes) -> int | None:
     if len(set(pieces)) < MIN_PIECES:
         return None  # one record printed again and again (by every rank), not a line cut into pieces
     continued = sum(_continues(piece, after) for piece, after in pairs)
-    return longest if continued >= _CONTINUED_SHARE * len(pieces) else None
+    share = _MANY_CONTINUED_SHARE if continued >= _MANY_CONTINUED else _CONTINUED_SHARE
+    return longest if continued >= share * len(pieces) else None
 
 
 def _piece(line: str, width: int) -> bool:
@@ -68,6 +74,15 @@ def _continues(piece: str, after: str) -> bool:
     if after[:1] == piece[:1] and not after[:1].isalnum() and not after[:1].isspace():
         return False  # both start with the same mark (a box's side, a quote marker, a list's bullet)
     return after[:_SHAPE_CHARS].translate(_SHAPE) != piece[:_SHAPE_CHARS].translate(_SHAPE)
+
+
+def _labelled_alike(record: bytes, after: bytes) -> bool:
+    """Whether `after` starts the way `record` does (`[rank0]:`, a glog header): a record of its own,
+    since a terminal never repeats a line's label on the rest of it; `record` just filled the width."""
+    head = after[:_SHAPE_CHARS].decode("utf-8", "replace")
+    if not head[:1] or head[:1].isspace():
+        return False
+    return head.translate(_SHAPE) == record[:_SHAPE_CHARS].decode("utf-8", "replace").translate(_SHAPE)
 
 
 _MAX_PIECES = 64  # pieces joined into one line at most
@@ -115,7 +130,7 @@ class WrapJoiner:
         if self._held is not None:
             first, last, text = self._held
             self._held = None
-            if number == last + 1:
+            if number == last + 1 and not _labelled_alike(text, data):
                 self._absorbed += 1
                 text += data.rstrip(b"\r").removeprefix(self._margin)
                 if self._is_piece(data) and number - first < _MAX_PIECES:
