@@ -64,6 +64,7 @@ from ddpdoctor.explain.wording import (
 from ddpdoctor.frames import collective_name
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
+from ddpdoctor.units import format_size
 
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 
@@ -1827,6 +1828,14 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     cand.suspects = silent
     if not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
         _point_at_account(cand, said)
+    elif not left_cleanly and len(silent) == 1 and (climb := timeline.memory_climb(silent[0])) is not None:
+        line, before, now = climb
+        cand.category, cand.stated = "oom_host", line
+        cand.reasons.append(
+            f"rank {silent[0]}'s last line reads {format_size(now)}, up from {format_size(before)} in the same"
+            " line earlier, and then it vanished without an error: most likely the kernel's out-of-memory"
+            " killer (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k` on its node)"
+        )
     if left_cleanly:
         cand.reasons.append(
             f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank {silent[0]} printed no error"

@@ -251,7 +251,16 @@ def split_prefix(
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
         return _logger_prefix(line) if unlabelled else Prefix(None, False, rest)
-    return Prefix(rank, local, rest, local_label)
+    logged = _logger_label(rest) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
+    if logged is None:
+        return Prefix(rank, local, rest, local_label)
+    # The program's logger wrote fields of its own after the launcher's label (`[default2]:2026-... |
+    # rank 2/4 | ERROR | ...`): its level says whether the record is an error, its global rank says more
+    # than a node-local label.
+    logged_rank, logged_local, end, error_level = logged
+    if local and not logged_local:
+        local_label, rank, local = rank, logged_rank, False
+    return Prefix(rank, local, rest[end:], local_label, error_level=error_level)
 
 
 def collector_end(line: str) -> int:

@@ -28,7 +28,8 @@ from ddpdoctor.explain.observations import (
     RecentLineObs,
     StopObs,
 )
-from ddpdoctor.explain.wording import STATES_A_HALT, WORK_COUNT, numberless
+from ddpdoctor.explain.wording import SIZE_READING, STATES_A_HALT, WORK_COUNT, numberless
+from ddpdoctor.units import GIB, parse_size
 
 MAX_WORLD = 1 << 20
 
@@ -145,6 +146,27 @@ class Timeline:
                     rank = next(r for r, c in counts.items() if c[position] == rare)
                     odd[rank] = lines[rank]
         return next(iter(odd.items())) if len(odd) == 1 else None
+
+    def last_line(self, rank: int) -> RecentLineObs | None:
+        """The last line a rank printed (an error record too), if any of its lines were read."""
+        lines = self._recent.get(rank)
+        return lines[-1] if lines else None
+
+    def memory_climb(self, rank: int) -> tuple[ProgressObs, float, float] | None:
+        """The rank's last healthy line with the size it read out then and at its first line of the same
+        shape (`mask_cache 0.37 GiB` ... `3.49 GiB`), when that size grew at least MEMORY_CLIMB-fold to
+        MEMORY_CLIMB_TO bytes or more: the memory it held was climbing when it stopped."""
+        last = self.progress.get(rank)
+        if last is None or not SIZE_READING.search(last.text):
+            return None
+        shape = numberless(last.text)
+        first = next((line for line in self._recent.get(rank, []) if numberless(line.text) == shape), None)
+        if first is None:
+            return None
+        for before, now in zip(_sizes(first.text), _sizes(last.text), strict=False):
+            if now >= MEMORY_CLIMB_TO and now >= MEMORY_CLIMB * before:
+                return last, before, now
+        return None
 
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did
@@ -340,3 +362,12 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
                 earlier.notes += [n for n in obs.notes if n not in earlier.notes]
                 return True
     return False
+
+
+MEMORY_CLIMB = 2.0  # a size read out that grew this many times over ...
+MEMORY_CLIMB_TO = float(GIB)  # ... to at least this much is memory climbing
+
+
+def _sizes(text: str) -> list[float]:
+    """The sizes a line reads out, in bytes, in order."""
+    return [size for m in SIZE_READING.finditer(text) if (size := parse_size(f"{m[1]} {m[2]}")) is not None]

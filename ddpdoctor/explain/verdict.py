@@ -107,8 +107,9 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         _sole_rank_of_its_kind(culprit, found)
         _sole_aborted_rank(culprit, found)
         _every_rank_alike(culprit, pool, found, timeline)
-        _named_by_the_others(culprit, pool)
+        culprit = _named_by_the_others(culprit, pool)
         _job_configuration(culprit, found)
+    _last_word_of_the_script(culprit, found, timeline)
     warn = nccl_warn_for(culprit, timeline)
     said = warn.known() if warn is not None else None
     stated = warn or culprit.obs.nccl_detail() or culprit.obs  # NCCL's own report, or its `Last error:`
@@ -498,6 +499,30 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
         cause.category = culprit.category
         cause.reasons.append(culprit.reasons[0] if culprit.reasons else "it was killed by SIGKILL")
     return cause
+
+
+def _last_word_of_the_script(culprit: Candidate, found: list[Candidate], timeline: Timeline) -> None:
+    """An error record of the script's own (no entry knows it, no library's source location in it) is
+    the last line its rank printed, and no other rank failed of its own accord: the script logged why
+    it stopped, then ended (`log.error("no trainable images ..."); sys.exit(3)`), also where no
+    launcher's report of that exit was kept (a `--log-dir` folder)."""
+    obs = culprit.obs
+    if culprit.kind != "error-line" or culprit.category != "other" or culprit.entry is not None:
+        return
+    if culprit.rank is None or not _printed_by_rank(culprit) or _SOURCE_LOCATION.search(obs.text):
+        return
+    last = timeline.last_line(culprit.rank)
+    if last is None or (last.file_index, last.line) != (obs.file_index, obs.line):
+        return
+    if any(
+        c is not culprit and c.tier <= culprit.tier and c.consequence is None and c.rank != culprit.rank
+        for c in found
+    ):
+        return
+    culprit.category = "user_code"
+    culprit.reasons.append(
+        f"it is the last line rank {culprit.rank} printed: the script logged why it stopped, then ended"
+    )
 
 
 def _printed_by_rank(cand: Candidate) -> bool:
@@ -964,30 +989,30 @@ def _every_rank_alike(
     culprit.rank = None
 
 
-def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> None:
+def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     """Ranks raised one known message that names another rank (`but Rank 1 has 9 params, while rank
     0 has inconsistent 8 params`), and every one of them but the rank named names that same rank: the
-    others agree it is the odd one (its own message can only name one of them)."""
+    others agree it is the odd one (its own message can only name one of them). Its own copy of the
+    message, where it raised one, is the one to show."""
     entry = culprit.entry
     if entry is None or entry.rank_group in (None, "rank") or entry.rank_fixed is not None:
-        return
-    named = {
-        c.obs.rank: entry.rank_from(c.obs.groups())
-        for c in pool
-        if c.entry is not None and c.entry.id == entry.id and c.obs.rank is not None
-    }
+        return culprit
+    raised = [c for c in pool if c.entry is not None and c.entry.id == entry.id and c.obs.rank is not None]
+    named = {c.obs.rank: entry.rank_from(c.obs.groups()) for c in raised}
     votes = Counter(rank for rank in named.values() if rank is not None)
     if not votes:
-        return
+        return culprit
     odd, count = votes.most_common(1)[0]
     if count < 2 or any(named[printer] != odd for printer in named if printer != odd):
-        return
+        return culprit
     others = rank_list(sorted(printer for printer in named if printer != odd))
-    culprit.rank, culprit.suspects = odd, [odd]
-    culprit.rank_note = f"named by every other rank that raised it ({others})"
-    culprit.reasons.append(
+    chosen = next((c for c in raised if c.obs.rank == odd), culprit)
+    chosen.rank, chosen.suspects = odd, [odd]
+    chosen.rank_note = f"named by every other rank that raised it ({others})"
+    chosen.reasons.append(
         f"ranks {others} each name rank {odd} in this message: it is the one that differs from them"
     )
+    return chosen
 
 
 def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:

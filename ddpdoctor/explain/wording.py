@@ -650,6 +650,10 @@ WORK_COUNT = re.compile(
 )
 
 
+# A size a progress line reads out (`mask_cache 3.49 GiB`, `rss=12.3GB`): memory the rank holds.
+SIZE_READING = re.compile(r"(?<![\w.])(\d{1,9}(?:\.\d{1,6})?) ?([KMGT]i?B)\b")
+
+
 def numberless(text: str) -> str:
     """The text with every run of digits as `#`: what two lines that differ only in their numbers
     (a step, a rank, a time, a port) share."""
