@@ -4498,3 +4498,109 @@ def test_the_one_rank_that_announced_another_number_of_batches_is_the_uneven_inp
     for batches in ({0: 5, 1: 5, 2: 5, 3: 5}, {0: 5, 1: 6}):
         root = explain_text(job(batches)).root_cause
         assert root is not None and root.rank is None and root.category != "dataloader"
+
+
+def test_a_loggers_error_record_under_a_launchers_label_is_the_ranks_own_error() -> None:
+    """`--tee 3` puts `[default2]:` before the program's own logger fields (`... | rank 2/4 | ERROR |`):
+    the record's level still says it is an error, and it is why rank 2 ended with exit code 3."""
+    text = (
+        "[default2]:2026-12-03 07:12:58,868 | rank 2/4 | INFO    | part2.json: 0 images after the crowd filter\n"
+        "[default2]:2026-12-03 07:12:58,868 | rank 2/4 | ERROR   | no trainable images in part2.json after filtering\n"
+        "[default1]:2026-12-03 07:12:58,855 | rank 1/4 | INFO    | part1.json: 20 images after the crowd filter\n"
+        "E1203 07:13:01.644000 17296 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 3)"
+        " local_rank: 2 (pid: 17306) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None
+    assert (root.category, root.rank) == ("user_code", 2)
+    assert root.text == "no trainable images in part2.json after filtering"
+
+
+def test_a_launchers_local_label_gives_way_to_the_loggers_global_rank() -> None:
+    """`[default1]:` is the node-local rank; the logger's `[node1/rank3]` field after it is the global one."""
+    text = "".join(
+        f"[default{local}]:2026-12-02 06:19:22,68{local} INFO [node1/rank{2 + local}] epoch 1/3 mean loss 9.05\n"
+        for local in (0, 1)
+    ) + (
+        "[default1]:2026-12-02 06:19:30,000 ERROR [node1/rank3] checkpoint shard 3 is unreadable, stopping\n"
+        "E1202 06:19:31.000000 2730 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 1 (pid: 2741) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.rank == 3
+    assert root.text == "checkpoint shard 3 is unreadable, stopping"
+
+
+def test_the_rank_every_other_rank_names_is_shown_in_its_own_words() -> None:
+    message = (
+        "[rank{r}]: RuntimeError: DDP expects same model across all ranks, but Rank {r} has {mine} params,"
+        " while rank {other} has inconsistent {theirs} params.\n"
+    )
+    text = (
+        message.format(r=1, mine=9, other=0, theirs=8)
+        + message.format(r=2, mine=9, other=0, theirs=8)
+        + message.format(r=0, mine=8, other=1, theirs=9)
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.rank == 0
+    assert "but Rank 0 has 8 params, while rank 1 has inconsistent 9 params." in root.text
+    assert root.line == 3
+
+
+def test_a_scripts_error_record_that_is_its_ranks_last_line_in_a_log_dir_is_its_own_check(
+    tmp_path: Path,
+) -> None:
+    """No launcher's report of the exit in a `--log-dir` folder: the script's own error record, the last
+    line its rank printed, is why it stopped (`log.error(...); sys.exit(3)`)."""
+    run = _log_dir(
+        tmp_path,
+        {
+            0: "2026-12-03 07:13:12,222 | rank 0/3 | INFO    | part0.json: 19 images after the crowd filter\n",
+            1: "2026-12-03 07:13:12,226 | rank 1/3 | INFO    | part1.json: 20 images after the crowd filter\n",
+            2: "2026-12-03 07:13:12,210 | rank 2/3 | INFO    | part2.json: 0 images after the crowd filter\n"
+            "2026-12-03 07:13:12,210 | rank 2/3 | ERROR   | no trainable images in part2.json after filtering\n",
+        },
+    )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None
+    assert (root.category, root.rank) == ("user_code", 2)
+    assert root.text == "no trainable images in part2.json after filtering"
+    assert any("last line rank 2 printed" in reason for reason in root.why)
+
+
+def test_a_rank_that_vanished_while_its_memory_climbed_is_likely_the_hosts_out_of_memory_kill(
+    tmp_path: Path,
+) -> None:
+    run = _log_dir(
+        tmp_path,
+        {
+            0: "".join(
+                f"[rank 0] epoch 0 step {step} loss 3.01 mask_cache 0.{step + 1:02d} GiB\n"
+                for step in (0, 4, 8)
+            )
+            + _LOST.format(r=0),
+            1: "".join(
+                f"[rank 1] epoch 0 step {step} loss 3.02 mask_cache {size} GiB\n"
+                for step, size in ((0, "0.37"), (4, "1.93"), (8, "3.49"))
+            ),
+        },
+    )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None
+    assert (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("mask_cache 3.49 GiB")
+    assert any("most likely the kernel's out-of-memory killer" in reason for reason in root.why)
+
+
+def test_a_rank_that_vanished_with_a_steady_memory_reading_is_not_called_out_of_memory(
+    tmp_path: Path,
+) -> None:
+    run = _log_dir(
+        tmp_path,
+        {
+            0: "[rank 0] step 0 rss 2.10 GiB\n[rank 0] step 4 rss 2.11 GiB\n" + _LOST.format(r=0),
+            1: "[rank 1] step 0 rss 2.10 GiB\n[rank 1] step 4 rss 2.12 GiB\n",
+        },
+    )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and root.rank == 1 and root.category != "oom_host"

@@ -1829,8 +1829,8 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     if not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
         _point_at_account(cand, said)
     elif not left_cleanly and len(silent) == 1 and (climb := timeline.memory_climb(silent[0])) is not None:
-        line, before, now = climb
-        cand.category, cand.stated = "oom_host", line
+        last, before, now = climb
+        cand.category, cand.stated = "oom_host", last
         cand.reasons.append(
             f"rank {silent[0]}'s last line reads {format_size(now)}, up from {format_size(before)} in the same"
             " line earlier, and then it vanished without an error: most likely the kernel's out-of-memory"
