@@ -997,7 +997,7 @@ def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> Candidate
     entry = culprit.entry
     if entry is None or entry.rank_group in (None, "rank") or entry.rank_fixed is not None:
         return culprit
-    raised = [c for c in pool if c.entry is not None and c.entry.id == entry.id and c.obs.rank is not None]
+    raised = [c for c in pool if c.entry is not None and c.entry.id == entry.id]
     named = {c.obs.rank: entry.rank_from(c.obs.groups()) for c in raised if c.obs.rank is not None}
     votes = Counter(rank for rank in named.values() if rank is not None)
     if not votes:

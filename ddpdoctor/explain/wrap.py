@@ -73,7 +73,12 @@ def _continues(piece: str, after: str) -> bool:
         return False
     if after[:1] == piece[:1] and not after[:1].isalnum() and not after[:1].isspace():
         return False  # both start with the same mark (a box's side, a quote marker, a list's bullet)
-    return after[:_SHAPE_CHARS].translate(_SHAPE) != piece[:_SHAPE_CHARS].translate(_SHAPE)
+    return not _starts_alike(after, piece)
+
+
+def _starts_alike(line: str, other: str) -> bool:
+    """Whether two lines start the same way, letters and digits aside (`[rank0]:` and `[rank1]:`)."""
+    return line[:_SHAPE_CHARS].translate(_SHAPE) == other[:_SHAPE_CHARS].translate(_SHAPE)
 
 
 def _labelled_alike(record: bytes, after: bytes) -> bool:
@@ -82,7 +87,7 @@ def _labelled_alike(record: bytes, after: bytes) -> bool:
     head = after[:_SHAPE_CHARS].decode("utf-8", "replace")
     if not head[:1] or head[:1].isspace():
         return False
-    return head.translate(_SHAPE) == record[:_SHAPE_CHARS].decode("utf-8", "replace").translate(_SHAPE)
+    return _starts_alike(head, record[:_SHAPE_CHARS].decode("utf-8", "replace"))
 
 
 _MAX_PIECES = 64  # pieces joined into one line at most
