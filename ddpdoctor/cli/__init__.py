@@ -16,16 +16,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Without `argv` this process is ddpdoctor itself (the console script, `python -m ddpdoctor`):
     every process it starts then ends with it (:func:`ddpdoctor.children.adopt_descendants`).
+    `explain` starts none but its forked scan workers, which end with it by themselves
+    (:mod:`ddpdoctor.explain.workers`), so it skips that set-up and starts sooner.
     With `argv` (a caller running a command in its own process) the caller's processes are left alone.
     """
     from ddpdoctor.cli.handler import check_standard_streams, settle_stdout
     from ddpdoctor.cli.options import hoist_global_options
 
-    if argv is None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if argv is None and args[:1] != ["explain"]:
         from ddpdoctor.children import adopt_descendants
 
         adopt_descendants()
-    args = list(sys.argv[1:] if argv is None else argv)
     code = check_standard_streams()
     if code is not None:
         return code
