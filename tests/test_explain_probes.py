@@ -4568,8 +4568,17 @@ def test_a_scripts_error_record_that_is_its_ranks_last_line_in_a_log_dir_is_its_
     assert any("last line rank 2 printed" in reason for reason in root.why)
 
 
+@pytest.mark.parametrize(
+    ("sizes", "killed"),
+    [
+        (("0.37", "1.93", "3.49"), True),  # climbed ninefold to 3.49 GiB
+        (("2.10", "2.11", "2.12"), False),  # steady: no sign of the memory it held
+        (("0.10", "0.25", "0.40"), False),  # fourfold, but still far below a host's memory
+    ],
+    ids=["climbing", "steady", "small"],
+)
 def test_a_rank_that_vanished_while_its_memory_climbed_is_likely_the_hosts_out_of_memory_kill(
-    tmp_path: Path,
+    tmp_path: Path, sizes: tuple[str, ...], killed: bool
 ) -> None:
     run = _log_dir(
         tmp_path,
@@ -4581,26 +4590,13 @@ def test_a_rank_that_vanished_while_its_memory_climbed_is_likely_the_hosts_out_o
             + _LOST.format(r=0),
             1: "".join(
                 f"[rank 1] epoch 0 step {step} loss 3.02 mask_cache {size} GiB\n"
-                for step, size in ((0, "0.37"), (4, "1.93"), (8, "3.49"))
+                for step, size in zip((0, 4, 8), sizes, strict=True)
             ),
         },
     )
     root = explain_paths([str(run)]).root_cause
-    assert root is not None
-    assert (root.category, root.rank) == ("oom_host", 1)
-    assert root.text.endswith("mask_cache 3.49 GiB")
-    assert any("most likely the kernel's out-of-memory killer" in reason for reason in root.why)
-
-
-def test_a_rank_that_vanished_with_a_steady_memory_reading_is_not_called_out_of_memory(
-    tmp_path: Path,
-) -> None:
-    run = _log_dir(
-        tmp_path,
-        {
-            0: "[rank 0] step 0 rss 2.10 GiB\n[rank 0] step 4 rss 2.11 GiB\n" + _LOST.format(r=0),
-            1: "[rank 1] step 0 rss 2.10 GiB\n[rank 1] step 4 rss 2.12 GiB\n",
-        },
-    )
-    root = explain_paths([str(run)]).root_cause
-    assert root is not None and root.rank == 1 and root.category != "oom_host"
+    assert root is not None and root.rank == 1
+    said_oom = any("most likely the kernel's out-of-memory killer" in reason for reason in root.why)
+    assert (root.category == "oom_host", said_oom) == (killed, killed)
+    if killed:
+        assert root.text.endswith(f"mask_cache {sizes[-1]} GiB")
