@@ -184,7 +184,11 @@ def unwrap(match: M, match_inner: Callable[[str, M], list[M]]) -> list[M]:
 
 
 class LazyRegex:
-    """A regex compiled on first use, so that importing a module full of them stays cheap."""
+    """A regex compiled on first use, so that importing a module full of them stays cheap.
+
+    Before its first compile a pattern with a known gate (:func:`install_gates`: literals one of
+    which every match contains) answers "no match" for a text holding none of them without compiling:
+    on a small log most of the structural patterns never need compiling at all."""
 
     __slots__ = ("_compiled", "_flags", "pattern")
 
@@ -192,6 +196,7 @@ class LazyRegex:
         self.pattern = pattern
         self._flags = flags
         self._compiled: re.Pattern[str] | None = None
+        _LAZY_PATTERNS.append(self)
 
     @property
     def compiled(self) -> re.Pattern[str]:
@@ -200,17 +205,61 @@ class LazyRegex:
             self._compiled = re.compile(self.pattern, self._flags)
         return self._compiled
 
+    def _cannot_match(self, text: str) -> bool:
+        if self._compiled is not None or self._flags:
+            return False
+        gate = _GATES.get(self.pattern)
+        if gate is None:
+            return False
+        lowered = None
+        for literal, caseless in gate:
+            if not caseless:
+                if literal in text:
+                    return False
+                continue
+            if lowered is None:
+                lowered = text.lower()
+            if literal in lowered:
+                return False
+        return True
+
     def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
         """Like re.Pattern.match."""
-        return self.compiled.match(text, pos)
+        return None if self._cannot_match(text) else self.compiled.match(text, pos)
 
     def search(self, text: str, pos: int = 0) -> re.Match[str] | None:
         """Like re.Pattern.search."""
-        return self.compiled.search(text, pos)
+        return None if self._cannot_match(text) else self.compiled.search(text, pos)
 
     def findall(self, text: str) -> list[Any]:
         """Like re.Pattern.findall."""
-        return self.compiled.findall(text)
+        return [] if self._cannot_match(text) else self.compiled.findall(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        """Like re.Pattern.finditer."""
+        return iter(()) if self._cannot_match(text) else self.compiled.finditer(text)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], text: str) -> str:
+        """Like re.Pattern.sub."""
+        return text if self._cannot_match(text) else self.compiled.sub(repl, text)
+
+
+# Every lazy regex created so far, and the gates known for their sources (see install_gates).
+_LAZY_PATTERNS: list[LazyRegex] = []
+_GATES: dict[str, tuple[tuple[str, bool], ...]] = {}
+
+
+def lazy_pattern_sources() -> list[str]:
+    """The sources of the lazy regexes created so far (without flags: only those can be gated)."""
+    return list(dict.fromkeys(lazy.pattern for lazy in _LAZY_PATTERNS if not lazy._flags))
+
+
+def install_gates(gates: Mapping[str, Sequence[tuple[str, bool]]]) -> None:
+    """Declare, per pattern source, literals one of which every match contains (caseless ones in
+    lower case, none of them able to fold from a non-ASCII character). A source's gate must come
+    from an analysis of that exact source (:func:`ddpdoctor.explain.prefilter.required_literals`)."""
+    for source, literals in gates.items():
+        _GATES[source] = tuple((text, bool(caseless)) for text, caseless in literals)
 
 
 # The end of a tqdm progress bar (`| 16/16 [00:25<00:00, 1.48s/it]`) with a record glued after it:

@@ -173,6 +173,9 @@ _LAUNCHER_CODE = LazyRegex(
     r"accelerate/commands/|torch/distributed/(?:run|launch)\.py$|torch/distributed/launcher/"
     r"|torch/distributed/elastic/(?:agent|multiprocessing)/|deepspeed/launcher/|/bin/(?:accelerate|torchrun|deepspeed)$"
 )
+# A command that starts processes on other hosts or under a scheduler (`Command 'ssh host ...'`,
+# `Command '['srun', ...]'`): whoever ran it is a launcher, reporting a worker it started.
+_REMOTE_LAUNCH = LazyRegex(r"\bCommand '\[?'?(?:\S{0,200}/)?(?:ssh|pdsh|srun|mpirun|mpiexec)\b")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 # Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
@@ -688,6 +691,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             short_type == "CalledProcessError"
             and (caller := _innermost_caller(exc)) is not None
             and caller.user
+            and not _REMOTE_LAUNCH.search(text)
         )
         or (raised_by_user and obs.rank is not None and short_type not in WRAPPER_EXCEPTIONS)
     )
@@ -1660,6 +1664,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     with (`compiling eval step`) says nothing went wrong: the peers' timeout stays the root line."""
     departure = timeline.departure(rank) or timeline.first_halt(rank)
     if departure is not None:
+        departure = timeline.latest_round(rank, departure)
         cand.reasons.append(
             f"rank {rank} went its own way: {departure.text[:200]} ({departure.file}:{departure.line}),"
             " a line its peers never printed; they went on into the collective"

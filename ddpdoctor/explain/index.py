@@ -4,8 +4,10 @@ Loading the knowledge base means parsing a few hundred YAML files and compiling 
 that alone would blow the cold-start budget of `ddpdoctor explain` on a small log. The first run
 validates the knowledge base as usual (the same loader as `kb`), then stores what `explain` needs
 in a cache file: the entries' ids, titles, categories, kinds, rank rules, solutions and example
-fixes, the pattern sources, their byte prefilters and the compiled hyperscan database. Later runs
-read that file with :mod:`marshal` and compile only the patterns a candidate line needs. The cache
+fixes, the pattern sources, their byte prefilters and the compiled hyperscan database, and the
+required literals of explain's own structural patterns (their gates: see
+:class:`ddpdoctor.matching.LazyRegex`). Later runs read that file with :mod:`marshal` and compile
+only the patterns a candidate line needs. The cache
 key is the size and modification time of every knowledge file (bundled, `--kb` and
 DDPDOCTOR_KB_PATH) and of the index compiler itself, the package and Python versions, the anchors
 and the hyperscan installation, so an edited entry is picked up on the next run.
@@ -27,8 +29,9 @@ from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.folders import stamp, tree_stamp, walk_files
+from ddpdoctor.matching import install_gates, lazy_pattern_sources
 
-INDEX_FORMAT = 8
+INDEX_FORMAT = 9
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -247,6 +250,8 @@ class KbIndex:
         self.unfiltered: tuple[int, ...] = tuple(data["unfiltered"])
         # Patterns of team entries (--kb, DDPDOCTOR_KB_PATH): they run under a time budget.
         self.team_patterns: frozenset[int] = frozenset(data["team_patterns"])
+        # Required literals of explain's own lazy regexes, by source (see matching.LazyRegex).
+        self.gates: dict[str, list[tuple[str, bool]]] = dict(data["gates"])
         self._compiled: dict[int, re.Pattern[str]] = {}
 
     def entry(self, number: int) -> IndexEntry:
@@ -342,14 +347,19 @@ def load_index(kb_dirs: Sequence[str] = ()) -> KbIndex:
     extra = knowledge_dirs(kb_dirs)
     bundled = bundled_dir()
     if bundled is None:
-        return KbIndex(build_index_data(extra, ""))
+        return _installed(KbIndex(build_index_data(extra, "")))
     key = index_key(bundled, extra, hyperscan_version())
     path = os.path.join(cache_dir(), f"kb-{zlib.crc32(key.encode()):08x}-{len(key)}.idx")
     data = _read_cache(path, key)
     if data is None:
         data = build_index_data(extra, key)
         _write_cache(path, data)
-    return KbIndex(data)
+    return _installed(KbIndex(data))
+
+
+def _installed(index: KbIndex) -> KbIndex:
+    install_gates(index.gates)
+    return index
 
 
 def _read_cache(path: str, key: str) -> dict[str, Any] | None:
@@ -423,6 +433,21 @@ def _literals(source: str) -> list[tuple[bytes, bool]] | None:
     if found is None:
         return None
     return [(text.encode("utf-8"), caseless) for text, caseless in found.options]
+
+
+def _gates() -> dict[str, list[tuple[str, bool]]]:
+    """The required literals of every structural lazy regex created so far (see LazyRegex)."""
+    from ddpdoctor.explain.prefilter import PrefilterError, required_literals
+
+    gates = {}
+    for source in lazy_pattern_sources():
+        try:
+            found = required_literals(source)
+        except PrefilterError:
+            continue
+        if found is not None:
+            gates[source] = list(found.options)
+    return gates
 
 
 def _compile_hyperscan(expressions: Sequence[bytes], ids: Sequence[int]) -> Any:
@@ -530,6 +555,7 @@ def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
         "hs_blob": blob,
         "unfiltered": unfiltered,
         "team_patterns": team,
+        "gates": _gates(),
     }
 
 

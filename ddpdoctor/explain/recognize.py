@@ -83,6 +83,7 @@ from ddpdoctor.explain.ranks import (
 )
 from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
+    NATIVE_CHECK,
     PROCESS_EXITED,
     WRAPPER_EXCEPTIONS,
     message_category,
@@ -480,6 +481,8 @@ def _is_error_record(rest: str) -> bool:
         return True  # and its status in words, as an extension prints it (`error in im2col: invalid device function`)
     if "[Errno " in rest and _ERRNO.search(rest):
         return True  # an operating system's error as Python prints it (`[Errno 2] No such file or directory`)
+    if NATIVE_CHECK.search(rest.strip()):
+        return True  # a native library's assert, whatever level (none) it was printed at
     if "|CCL_ERROR|" in rest or "|CCL_FATAL|" in rest:
         return True  # oneCCL's error level (`2024:10:01-12:00:00:(1234) |CCL_ERROR| worker.cpp:338 ...`)
     if "_ERROR_LOG: " in rest and _MPI_ERROR_LOG.search(rest):
@@ -1856,7 +1859,8 @@ class LogReader:
             if worker.worker_text and not _BARE_EXCEPTION.match(worker.worker_text):
                 # The worker's own exception states the failure; the re-raise only carries it (unless
                 # the worker's is a bare type and the re-raise's "Caught X in DataLoader worker" says more).
-                obs.text, obs.line = worker.worker_text, worker.worker_line
+                # The line stays the re-raise's: the message that carries the worker's starts there.
+                obs.text = worker.worker_text
                 obs.worker_text = worker.worker_text
         exited = _SPAWN_EXIT.search(obs.text) if "terminated with" in obs.text else None
         if (

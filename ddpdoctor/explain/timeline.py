@@ -11,8 +11,9 @@ every reading compares (see :mod:`clock`), by line within one input, and by inpu
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from ddpdoctor.explain.clock import comparable
@@ -28,7 +29,8 @@ from ddpdoctor.explain.observations import (
     RecentLineObs,
     StopObs,
 )
-from ddpdoctor.explain.wording import SIZE_READING, STATES_A_HALT, WORK_COUNT, numberless
+from ddpdoctor.explain.wording import SETTING, SIZE_READING, STATES_A_HALT, WORK_COUNT, numberless
+from ddpdoctor.matching import LazyRegex
 from ddpdoctor.units import GIB, parse_size
 
 MAX_WORLD = 1 << 20
@@ -112,6 +114,19 @@ class Timeline:
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
 
+    def latest_round(self, rank: int, line: Observation) -> Observation:
+        """The rank's last healthy line when it repeats this one, numbers aside (a wait loop's latest
+        round: `not ready, polling again [waited 15s]` after `[waited 0s]`), else this line."""
+        last = self.progress.get(rank)
+        if (
+            last is not None
+            and last.file == line.file
+            and last.line > line.line
+            and numberless(last.text) == numberless(line.text)
+        ):
+            return last
+        return line
+
     def first_halt(self, rank: int) -> RecentLineObs | None:
         """With no peer's lines to set beside the rank's, the first of its last lines that says it
         stops (`early stopping at epoch 6`, before `training finished`)."""
@@ -123,27 +138,39 @@ class Timeline:
         """The one rank whose announced amount of work differs from all its peers': a line every rank
         of three or more printed once, alike but for a count of batches or steps (`kept 61 pairs, 6
         batches` where the others say `5 batches`) that one rank alone gives otherwise."""
+        return self._odd_one_out(WORK_COUNT, numberless)
+
+    def odd_setting(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank that states a setting otherwise than all its peers: a line every rank of three
+        or more printed once, alike but for a named value (`bond_features=False` where the others say
+        `True`) that one rank alone gives otherwise."""
+        return self._odd_one_out(SETTING, _setting_shape)
+
+    def _odd_one_out(
+        self, values: LazyRegex | re.Pattern[str], shape_of: Callable[[str], str]
+    ) -> tuple[int, RecentLineObs] | None:
+        """The one rank whose line differs from its peers' in one of the `values` (group 1) of a line
+        every rank printed once, alike in shape; None unless exactly one rank is odd."""
         ranks = sorted(self._recent)
         if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
         by_shape: dict[str, dict[int, RecentLineObs]] = {}
         for rank in ranks:
-            once = Counter(self._shapes[rank])
-            for line, shape in zip(self._recent[rank], self._shapes[rank], strict=True):
-                if once[shape] == 1 and WORK_COUNT.search(line.text):
+            shapes = [shape_of(line.text) for line in self._recent[rank]]
+            once = Counter(shapes)
+            for line, shape in zip(self._recent[rank], shapes, strict=True):
+                if once[shape] == 1 and values.search(line.text):
                     by_shape.setdefault(shape, {})[rank] = line
         odd: dict[int, RecentLineObs] = {}
         for lines in by_shape.values():
             if len(lines) != len(ranks):
                 continue
-            counts = {
-                rank: [m.group(1) for m in WORK_COUNT.finditer(line.text)] for rank, line in lines.items()
-            }
-            for position in range(min(len(c) for c in counts.values())):
-                values = Counter(c[position] for c in counts.values())
-                if len(values) == 2 and min(values.values()) == 1:
-                    rare = min(values, key=values.__getitem__)
-                    rank = next(r for r, c in counts.items() if c[position] == rare)
+            found = {rank: [m.group(1) for m in values.finditer(line.text)] for rank, line in lines.items()}
+            for position in range(min(len(f) for f in found.values())):
+                seen = Counter(f[position] for f in found.values())
+                if len(seen) == 2 and min(seen.values()) == 1:
+                    rare = min(seen, key=seen.__getitem__)
+                    rank = next(r for r, f in found.items() if f[position] == rare)
                     odd[rank] = lines[rank]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
@@ -371,3 +398,8 @@ MEMORY_CLIMB_TO = float(GIB)  # ... to at least this much is memory climbing
 def _sizes(text: str) -> list[float]:
     """The sizes a line reads out, in bytes, in order."""
     return [size for m in SIZE_READING.finditer(text) if (size := parse_size(f"{m[1]} {m[2]}")) is not None]
+
+
+def _setting_shape(text: str) -> str:
+    """A line with its settings' values and its numbers left out (`cache part#: # graphs, bond_features=`)."""
+    return numberless(SETTING.sub(lambda m: m.group()[: m.start(1) - m.start()], text))

@@ -47,10 +47,12 @@ from ddpdoctor.explain.wording import (
     CUDA_SYSTEM_NOT_READY,
     LAYOUT_CHECK,
     NAMES_A_FAILURE,
+    NATIVE_CHECK,
     TERMINATES_THE_OTHERS,
     message_category,
     numberless,
 )
+from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 
 CONFIDENCE = ("high", "medium", "low")
@@ -59,13 +61,13 @@ _RAISED_MIN_TEXT = 12  # the logged message's last part, found in the raised one
 _PART_START = re.compile(r"^|:\s|\]\s")  # where a logged message's part may start
 _STATED_WITHIN = 20  # lines between a process's error record and its report of a fatal signal
 # A user's own sentence about the failure (first person and a verb of meeting it), not a log line.
-_PROSE = re.compile(
+_PROSE = LazyRegex(
     r"(?:^|[\s,.])(?:I|we)(?:'ve| have| had)? (?:caught|got|get|met|meet|encounter(?:ed)?|faced?|hit|see|saw|"
     r"found|receive[d]?|am getting|keep getting|ran into|run into)\b"
 )
 # A library's record names the source file and line it was logged from (`ProcessGroupGloo.cpp:67]`).
-_SOURCE_LOCATION = re.compile(r"\.(?:h|hpp|c|cc|cpp|cu|cxx|py|rs):\d{1,6}\b")
-_ENQUEUED = re.compile(r"workMetaList_\.size\(\)=(\d{1,9})")
+_SOURCE_LOCATION = LazyRegex(r"\.(?:h|hpp|c|cc|cpp|cu|cxx|py|rs):\d{1,6}\b")
+_ENQUEUED = LazyRegex(r"workMetaList_\.size\(\)=(\d{1,9})")
 
 
 class Verdict(Record):
@@ -150,6 +152,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit.disown("the backend or build lacks it on every rank")
     _two_parties(culprit, found)
     _uneven_work(culprit, timeline)
+    _odd_setting(culprit, timeline)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
@@ -197,7 +200,8 @@ def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) ->
     )
 
 
-_LAST_NUMBER = re.compile(r"/(\d{1,7})$")  # a store key's last part when it is a number
+_NAMES_A_RANK = LazyRegex(r"(?i)\branks? ?\d")  # a message that says which rank it is about
+_LAST_NUMBER = LazyRegex(r"/(\d{1,7})$")  # a store key's last part when it is a number
 
 
 def _alone_waited(culprit: Candidate, found: list[Candidate], timeline: Timeline, keys: str) -> None:
@@ -250,6 +254,29 @@ def _uneven_work(culprit: Candidate, timeline: Timeline) -> None:
     culprit.reasons.append(
         f"rank {rank} announced another amount of work than every other rank: {line.text[:200]}"
         f" ({line.file}:{line.line}); the ranks run different numbers of collectives, so they wait for each other"
+    )
+
+
+def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
+    """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
+    size check fails on the rank that received the data), while one rank had started with a setting
+    none of its peers has (`bond_features=False` where they say `True`): that rank runs other
+    collectives than they do."""
+    if (
+        culprit.category != "collective_mismatch"
+        or _named_by_report(culprit)
+        or _NAMES_A_RANK.search(culprit.obs.text)
+    ):
+        return
+    odd = timeline.odd_setting()
+    if odd is None or odd[0] == culprit.rank:
+        return
+    rank, line = odd
+    culprit.rank, culprit.suspects = rank, [rank]
+    culprit.rank_note = f"inferred: rank {rank} alone started with another setting than its peers"
+    culprit.reasons.append(
+        f"rank {rank} states a setting otherwise than every other rank: {line.text[:200]}"
+        f" ({line.file}:{line.line}); the rank that reported the mismatch only received what it sent"
     )
 
 
@@ -406,9 +433,9 @@ def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
 # The CUDA failures NCCL reports (`NCCL WARN Cuda failure 101 'invalid device ordinal'`): a fault of
 # the device or its driver, more specific than an NCCL error, unless it is one of the statuses NCCL's
 # own use of CUDA earns (an argument it passed, peer access between two GPUs its topology chose).
-_CUDA_FAILURE_REPORT = re.compile(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}'")
+_CUDA_FAILURE_REPORT = LazyRegex(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}'")
 _CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch", "cuda_error")
-_NCCL_USE_OF_CUDA = re.compile(
+_NCCL_USE_OF_CUDA = LazyRegex(
     r"'(?:invalid argument|peer access is not supported between these two devices)'"
 )
 
@@ -438,7 +465,7 @@ def _stated_before_crash(culprit: Candidate, found: list[Candidate]) -> Candidat
         for c in found
         if c.kind == "error-line"
         and c.consequence is None
-        and (c.category != "other" or NAMES_A_FAILURE.search(c.obs.text))
+        and (c.category != "other" or NAMES_A_FAILURE.search(c.obs.text) or NATIVE_CHECK.search(c.obs.text))
         and c.obs.file_index == obs.file_index
         and c.rank == culprit.rank
         and 0 < obs.line - c.obs.line <= _STATED_WITHIN

@@ -29,6 +29,8 @@ NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b
 # (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
 STATES_A_HALT = LazyRegex(
     r"(?i)\bwait(?:s|ing)? (?:for|on|until)\b|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
+    # a wait loop of the script's own (`marker not ready, polling again in 3s`)
+    r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bnot (?:yet )?ready\b)"
     r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
@@ -648,6 +650,17 @@ _DIGIT_RUN = re.compile(r"\d+")
 WORK_COUNT = re.compile(
     r"\b(\d{1,9}) (?:\w{1,12} )?(?:batch(?:es)?|micro-?batch(?:es)?|steps?|iter(?:ation)?s?|samples?|examples?)\b"
 )
+
+
+# A native library's failed check as its assert macro prints it: C's `assert` (`prog: x.c:97: f:
+# Assertion `p' failed.`), ZeroMQ's and others' (`Assertion failed: p (src/msg.cpp:97)`, its errno check
+# `Bad address (src/tcp.cpp:199)`: a message and the C or C++ source line, nothing else).
+NATIVE_CHECK = LazyRegex(
+    r"\bAssertion `.{1,500}' failed\.|\bAssertion failed: .{1,500}\(\S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}\)"
+    r"|^\S[^()]{1,200} \(\S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}\)$"
+)
+# A setting a line states by name, its value a word (`bond_features=False`, `precision: bf16`).
+SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40})\b")
 
 
 # A size a progress line reads out (`mask_cache 3.49 GiB`, `rss=12.3GB`): memory the rank holds.

@@ -32,6 +32,7 @@ FRAMEWORKS: tuple[str, ...] = (
     "megatron",
     "horovod",
     "ray",
+    "mmcv",
     "python",
     "system",
 )
