@@ -104,6 +104,8 @@ def test_a_dataloader_workers_keyerror_is_a_dataloader_failure_at_the_datasets_l
     root = explain_text(text).root_cause
     assert root is not None and root.category == "dataloader"
     assert root.text == "KeyError: 'sample-0042'"
+    # The line is where the message that carries the worker's starts: the re-raise's.
+    assert root.line == 6
     assert root.user_frame is not None and (root.user_frame.file, root.user_frame.line) == (
         "/home/u/data.py",
         19,
@@ -3243,7 +3245,8 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
             " Timed out waiting 20000ms for recv operation to complete\n"
             for r in (0, 2)
         ),
-        {"category": "collective_timeout", "rank": 1, "line": 4},
+        # The wait loop's latest round: how long it had waited when the peers gave up.
+        {"category": "collective_timeout", "rank": 1, "line": 6},
     ),
     "a straggler whose last line is one its peers printed too is pointed at through their timeout": (
         "[default0]:rank 0 step 2 loss 0.8336\n"
@@ -3937,7 +3940,7 @@ def test_a_log_dir_ranks_last_lines_are_read_though_it_printed_no_error(tmp_path
     )
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and root.rank == 2 and root.category == "collective_timeout"
-    assert "waiting for shard marker" in root.text and root.line == 1
+    assert "waiting for shard marker" in root.text and root.line == 5  # the wait loop's latest round
     # What it was busy with says nothing went wrong: the peers' timeout stays the root line.
     (run / "2" / "stderr.log").write_text(
         "2026-12-02 06:53:17,752 | rank 2/3 | INFO    | compiling eval step\n"
@@ -4600,3 +4603,94 @@ def test_a_rank_that_vanished_while_its_memory_climbed_is_likely_the_hosts_out_o
     assert (root.category == "oom_host", said_oom) == (killed, killed)
     if killed:
         assert root.text.endswith(f"mask_cache {sizes[-1]} GiB")
+
+
+# --- classes of batches b239-b248 ----------------------------------------------------------------
+
+
+def test_a_silent_ranks_wait_loop_is_the_root_line_at_its_latest_round() -> None:
+    """Ranks 0-2 time out in a collective rank 3 never joined: it went its own way (a spike it flagged)
+    and then waited in a loop of its own; the loop's latest round is where it was."""
+    steps = "".join(f"[rank {r}] step 6 loss 1.0{r}\n" for r in range(4))
+    waits = "".join(
+        f"[rank 3] rollback marker /tmp/run/step7.json not ready, polling again in 3s [waited {s}s]\n"
+        for s in (0, 3, 6, 9)
+    )
+    timeouts = "".join(
+        f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 15000ms for recv operation to complete\n"
+        for r in range(3)
+    )
+    text = steps + "[rank 3] step 7 loss 2596.4 > 4x ema, flagging spike\n" + waits + timeouts
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert root.text.endswith("polling again in 3s [waited 9s]"), root.text
+    # A rank that only went on with its own work says nothing went wrong: the timeout stays the root.
+    busy = steps + "[rank 3] step 7 compiling the eval graph\n" + timeouts
+    root = explain_text(busy).root_cause
+    assert root is not None and root.rank == 3 and "Timed out waiting" in root.text
+
+
+@pytest.mark.parametrize(("odd", "expected"), [("False", 1), ("True", 0)], ids=["rank-1-odd", "all-alike"])
+def test_the_one_rank_that_started_with_another_setting_is_named_for_a_size_mismatch(
+    odd: str, expected: int
+) -> None:
+    """gloo's size check fails on the rank that received the data (rank 0 here); one rank of three
+    had started with a setting none of its peers has: that rank ran other collectives."""
+    setting = {0: "True", 1: odd, 2: "True"}
+    text = "".join(
+        f"2026-12-03 09:02:38,6{r}7 rank{r} INFO cache part{r}: 64 graphs, bond_features={setting[r]}\n"
+        for r in (1, 2, 0)
+    ) + (
+        "[rank0]: RuntimeError: [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 2732 vs 344. Received data size doesn't match expected size."
+        " Is there a distributed collective mismatch in your code?\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_mismatch"
+    assert root.rank == expected
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "Assertion failed: data_ != NULL || size_ == 0 (src/msg.cpp:97)",
+        "Bad address (src/tcp.cpp:199)",
+        "python: engine.c:97: run: Assertion `q->head != NULL' failed.",
+    ],
+)
+def test_a_native_assert_just_before_an_abort_is_why_the_process_aborted(check: str) -> None:
+    text = (
+        "INFO:root:start with arguments Namespace(kv_store='dist_sync')\n"
+        f"{check}\n"
+        "bash: line 1:  4399 Aborted                 (core dumped) python train.py --kv-store dist_sync\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.line == 2, root
+    assert root.text == check
+
+
+def test_a_launchers_failed_ssh_command_is_a_report_of_the_worker_it_started() -> None:
+    """A launcher of the user's checkout (a `tools/` folder, so its frames count as user code) runs each
+    worker over ssh and raises CalledProcessError when one fails: that is a report, not the failure."""
+    text = (
+        "Assertion failed: data_ != NULL || size_ == 0 (src/msg.cpp:97)\n"
+        "bash: line 1:  2902 Aborted                 (core dumped) python train.py\n"
+        "Exception in thread Thread-6:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/mxnet/tools/dmlc_tracker/ssh.py", line 60, in run\n'
+        "    subprocess.check_call(prog, shell = True)\n"
+        '  File "/usr/lib/python3.8/subprocess.py", line 364, in check_call\n'
+        "    raise CalledProcessError(retcode, cmd)\n"
+        "subprocess.CalledProcessError: Command 'ssh -o StrictHostKeyChecking=no node2 -p 22 'cd /home/u;"
+        " python train.py'' returned non-zero exit status 134.\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.line == 1
+    assert root.category != "user_code"
+
+
+def test_a_resident_memory_reading_over_its_limit_is_host_memory() -> None:
+    assert message_category("host memory guard: rss 903MB > 900MB, killing worker (SIGKILL)") is not None
+    assert message_category("host memory guard: rss 903MB > 900MB, killing worker (SIGKILL)")[0] == "oom_host"
+    assert message_category("step 7: rss 903MB, loss 2.31 > 2.0") is None

@@ -220,6 +220,62 @@ def test_prefilter_handles_unicode_classes_and_case(word: str) -> None:
                 assert re.search(superset_regex(source), text.encode("utf-8")), (source, text)
 
 
+# --- gates of explain's own structural regexes ------------------------------------------------------
+
+
+def test_a_gated_regex_says_no_without_compiling_and_matches_once_a_literal_is_there(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(core, "_LAZY_PATTERNS", [])
+    monkeypatch.setattr(core, "_GATES", {})
+    source = r"gate probe (\d+) of (?:alpha|beta)"
+    lazy = core.LazyRegex(source)
+    assert core.lazy_pattern_sources() == [source]
+    literals = required_literals(source)
+    assert literals is not None
+    core.install_gates({source: literals.options})
+    assert lazy.search("step 3 of alpha") is None and lazy.findall("nothing") == []
+    assert lazy.sub("-", "kept as is") == "kept as is"
+    assert lazy._compiled is None
+    found = lazy.search("x gate probe 12 of beta")
+    assert found is not None and found.group(1) == "12"
+    assert lazy.sub("-", "a gate probe 3 of alpha") == "a -"
+    # A pattern with flags is never gated: its literals could fold or span lines.
+    caseless = core.LazyRegex("gate probe", re.IGNORECASE)
+    core.install_gates({"gate probe": [("absent", False)]})
+    assert caseless.search("GATE PROBE") is not None
+
+
+def _real_lines(limit: int) -> list[str]:
+    files = sorted(LOGS.rglob("*.log"))
+    lines: list[str] = []
+    per_file = max(1, limit // len(files))
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        step = max(1, len(text) // per_file)
+        lines.extend(core.clean_line(line) for line in text[::step][:per_file])
+    return lines
+
+
+def test_every_gate_holds_on_real_log_lines(index: KbIndex) -> None:
+    # A gate claims that every match of its pattern holds one of its literals; were it wrong, explain
+    # would miss a line without a sign. Each gate is checked against the pattern on real lines.
+    assert len(index.gates) > 100 and set(index.gates) <= set(core.lazy_pattern_sources())
+    # Each line is tried whole and without its first field (a prefix such as `[rank1]:`); `match` keeps
+    # the nested quantifiers of some patterns from making this a search at every position.
+    texts = [text for line in _real_lines(4000) for text in (line, line.partition(" ")[2]) if text]
+    hits = 0
+    for source, literals in index.gates.items():
+        regex = re.compile(source)
+        for text in texts:
+            if regex.match(text):
+                hits += 1
+                assert any(
+                    literal in (text.lower() if caseless else text) for literal, caseless in literals
+                ), (source, text)
+    assert hits > 500  # the lines do reach the patterns
+
+
 def test_without_hyperscan_the_python_engine_gives_the_same_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

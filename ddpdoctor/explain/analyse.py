@@ -1664,18 +1664,28 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     with (`compiling eval step`) says nothing went wrong: the peers' timeout stays the root line."""
     departure = timeline.departure(rank) or timeline.first_halt(rank)
     if departure is not None:
-        departure = timeline.latest_round(rank, departure)
         cand.reasons.append(
             f"rank {rank} went its own way: {departure.text[:200]} ({departure.file}:{departure.line}),"
             " a line its peers never printed; they went on into the collective"
         )
-        if cand.rank == rank and (
-            STATES_A_HALT.search(departure.text) or NAMES_A_FAILURE.search(departure.text)
-        ):
+        # That line when it says it stopped, waits or failed; else a later healthy line that says it
+        # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
+        # one that says it ended as planned (`finished training`): then the peers' timeout stays the
+        # root line. Either at its wait loop's latest round.
+        halted = next(
+            (
+                line
+                for line in (departure, *timeline.lines_from(rank, departure))
+                if (STATES_A_HALT.search(line.text) or NAMES_A_FAILURE.search(line.text))
+                and (line is departure or not (line.error_record or ENDS_NORMALLY.search(line.text)))
+            ),
+            None,
+        )
+        if cand.rank == rank and halted is not None:
             cand.reasons.append(
                 f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})"
             )
-            cand.stated = departure
+            cand.stated = timeline.latest_round(rank, halted)
         return
     last = timeline.progress.get(rank)
     if last is not None:

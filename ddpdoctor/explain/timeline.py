@@ -114,6 +114,11 @@ class Timeline:
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
 
+    def lines_from(self, rank: int, line: Observation) -> list[RecentLineObs]:
+        """The rank's last lines from this one on (the line itself included, when it is one of them)."""
+        start = (line.file_index, line.line)
+        return [own for own in self._recent.get(rank, []) if (own.file_index, own.line) >= start]
+
     def latest_round(self, rank: int, line: Observation) -> Observation:
         """The rank's last healthy line when it repeats this one, numbers aside (a wait loop's latest
         round: `not ready, polling again [waited 15s]` after `[waited 0s]`), else this line."""
