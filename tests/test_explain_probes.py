@@ -4694,3 +4694,46 @@ def test_a_resident_memory_reading_over_its_limit_is_host_memory() -> None:
     assert message_category("host memory guard: rss 903MB > 900MB, killing worker (SIGKILL)") is not None
     assert message_category("host memory guard: rss 903MB > 900MB, killing worker (SIGKILL)")[0] == "oom_host"
     assert message_category("step 7: rss 903MB, loss 2.31 > 2.0") is None
+
+
+# --- classes of batches b249-b252 ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rank_2_last", "expected"),
+    [
+        ("epoch 1 scored 128 samples", ("collective_mismatch", 2)),
+        ("epoch 0 scored 128 samples", ("collective_timeout", None)),
+    ],
+    ids=["one-rank-ahead", "all-at-one-epoch"],
+)
+def test_the_one_rank_that_got_further_before_every_rank_timed_out_ran_other_collectives(
+    rank_2_last: str, expected: tuple[str, int | None]
+) -> None:
+    """Every rank times out in an all_reduce and none is named, but rank 2 had reached epoch 1 while
+    its peers last said epoch 0: it got through a collective they are still in, so the ranks'
+    collectives did not pair up (a size or an order that differs), and rank 2's are the odd ones."""
+    text = (
+        "[default0]:trainer 0: epoch 0 loss 1.392\n"
+        "[default2]:evaluator 2: epoch 0 scored 128 samples\n"
+        f"[default2]:evaluator 2: {rank_2_last}\n"
+        "[default1]:trainer 1: epoch 0 loss 1.487\n"
+    ) + "".join(
+        f"[default{r}]:RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed"
+        " out waiting 15000ms for recv operation to complete\n"
+        for r in (1, 2, 0)
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == expected
+    if expected[1] == 2:
+        assert root.line == 6 and root.confidence == "medium"
+        assert any("got further than every other rank" in why for why in root.why)
+    # A barrier of the script's own (a store counter) pairs no collectives: a rank past it says nothing
+    # of sizes or order.
+    own_barrier = text.replace(
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting"
+        " 15000ms for recv operation to complete",
+        "TimeoutError: store barrier 'epoch_end' timed out after 15s (1/3 ranks arrived)",
+    )
+    root = explain_text(own_barrier).root_cause
+    assert root is not None and root.category != "collective_mismatch"

@@ -29,7 +29,14 @@ from ddpdoctor.explain.observations import (
     RecentLineObs,
     StopObs,
 )
-from ddpdoctor.explain.wording import SETTING, SIZE_READING, STATES_A_HALT, WORK_COUNT, numberless
+from ddpdoctor.explain.wording import (
+    PROGRESS_COUNTER,
+    SETTING,
+    SIZE_READING,
+    STATES_A_HALT,
+    WORK_COUNT,
+    numberless,
+)
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.units import GIB, parse_size
 
@@ -150,6 +157,36 @@ class Timeline:
         or more printed once, alike but for a named value (`bond_features=False` where the others say
         `True`) that one rank alone gives otherwise."""
         return self._odd_one_out(SETTING, _setting_shape)
+
+    def one_ahead(self) -> tuple[int, Observation] | None:
+        """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
+        where every other rank last said `epoch 0`, and they all agree): with its line where it did."""
+        ranks = sorted(self._recent)
+        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
+            return None
+        reached: dict[str, dict[int, Observation]] = {}
+        for rank in ranks:
+            # Its last lines keep a run of lines alike but for their numbers as its first: its last
+            # healthy line is the run's latest.
+            last = self.progress.get(rank)
+            for line in [*self._recent[rank], *([last] if last is not None else [])]:
+                if isinstance(line, RecentLineObs) and line.error_record:
+                    continue
+                for found in PROGRESS_COUNTER.finditer(line.text):
+                    unit, number = found.group(1).lower(), int(found.group(2))
+                    best = reached.setdefault(unit, {}).get(rank)
+                    if best is None or number > _counter(best, unit):
+                        reached[unit][rank] = line
+        ahead: list[tuple[int, Observation]] = []
+        for unit, lines in reached.items():
+            if len(lines) != len(ranks):
+                continue
+            counts = {rank: _counter(line, unit) for rank, line in lines.items()}
+            top = max(counts.values())
+            leaders = [rank for rank, count in counts.items() if count == top]
+            if len(leaders) == 1 and len(set(counts.values())) == 2:
+                ahead.append((leaders[0], lines[leaders[0]]))
+        return ahead[0] if len({rank for rank, _ in ahead}) == 1 else None
 
     def _odd_one_out(
         self, values: LazyRegex | re.Pattern[str], shape_of: Callable[[str], str]
@@ -398,6 +435,11 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
 
 MEMORY_CLIMB = 2.0  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB)  # ... to at least this much is memory climbing
+
+
+def _counter(line: Observation, unit: str) -> int:
+    """The highest count of the unit a line states (`epoch 3` -> 3)."""
+    return max(int(m.group(2)) for m in PROGRESS_COUNTER.finditer(line.text) if m.group(1).lower() == unit)
 
 
 def _sizes(text: str) -> list[float]:

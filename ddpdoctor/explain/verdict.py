@@ -153,6 +153,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     _two_parties(culprit, found)
     _uneven_work(culprit, timeline)
     _odd_setting(culprit, timeline)
+    culprit = _one_rank_ahead(culprit, timeline, found)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
@@ -278,6 +279,44 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         f"rank {rank} states a setting otherwise than every other rank: {line.text[:200]}"
         f" ({line.file}:{line.line}); the rank that reported the mismatch only received what it sent"
     )
+
+
+def _one_rank_ahead(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
+    """Every rank timed out in a collective, none is named, and one rank had got further than all its
+    peers (`epoch 1` where they all last said `epoch 0`) before its own timeout: it got through a
+    collective they are still in, which only happens when the ranks' collectives did not pair up (sizes
+    or order that differ). That rank's collectives are the odd ones: a mismatch, not a slow peer."""
+    if culprit.rank is not None or culprit.category != "collective_timeout":
+        return culprit
+    ahead = timeline.one_ahead()
+    if ahead is None:
+        return culprit
+    rank, line = ahead
+    # Its own timeout in a process group's collective, as the backend reports it (a known entry), after
+    # that line: a barrier of the script's own (a store counter) pairs no collectives.
+    own = next(
+        (
+            c
+            for c in found
+            if c.obs.rank == rank
+            and c.category == "collective_timeout"
+            and c.entry is not None
+            and (c.file_index != line.file_index or c.line > line.line)
+        ),
+        None,
+    )
+    if own is None:
+        return culprit  # it did not wait in a collective itself: it may have finished, or died
+    own.category, own.rank, own.suspects, own.consequence = "collective_mismatch", rank, [rank], None
+    own.tier = min(own.tier, INFERRED)
+    own.rank_note = f"inferred: rank {rank} alone got further than its peers before the collectives hung"
+    own.reasons[:0] = [
+        f"rank {rank} got further than every other rank: {line.text[:200]} ({line.file}:{line.line}), then"
+        " timed out in a collective too; its peers never got past the one before: its collectives did not"
+        " pair up with theirs",
+        f"the others' report: {culprit.obs.text[:160]} ({culprit.obs.file}:{culprit.obs.line})",
+    ]
+    return own
 
 
 def _unreachable_interface(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:

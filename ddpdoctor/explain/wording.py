@@ -654,6 +654,10 @@ WORK_COUNT = re.compile(
 )
 
 
+# A counter of a training loop's progress a rank states (`epoch 3`, `step=120`, `iter: 40`, `round #2`).
+PROGRESS_COUNTER = LazyRegex(r"(?i)\b(epoch|step|iter|iteration|round|episode|update)\b ?[:=#]? ?(\d{1,9})\b")
+
+
 # A native library's failed check as its assert macro prints it: C's `assert` (`prog: x.c:97: f:
 # Assertion `p' failed.`), ZeroMQ's and others' (`Assertion failed: p (src/msg.cpp:97)`, its errno check
 # `Bad address (src/tcp.cpp:199)`: a message and the C or C++ source line, nothing else).
