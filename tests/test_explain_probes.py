@@ -4737,3 +4737,26 @@ def test_the_one_rank_that_got_further_before_every_rank_timed_out_ran_other_col
     )
     root = explain_text(own_barrier).root_cause
     assert root is not None and root.category != "collective_mismatch"
+
+
+@pytest.mark.parametrize(
+    ("rank_1_says", "expected_rank"),
+    [("waiting for /tmp/shards/shard_1.pt ({s}s)", 1), ("compiling eval step {s}", None)],
+    ids=["says-it-waits", "says-what-it-does"],
+)
+def test_of_two_ranks_that_never_reported_the_timeout_the_one_that_says_it_waits_is_named(
+    rank_1_says: str, expected_rank: int | None
+) -> None:
+    """Rank 2 times out in a collective; ranks 0 and 1 never report it. Rank 0 printed nothing, rank 1's
+    own lines say it waits for a file: it is where the job stopped, at its wait loop's latest round.
+    Lines of what it was busy with say nothing of a wait: then the logs cannot tell the two apart."""
+    text = (
+        "".join(f"Initializing distributed: GLOBAL_RANK: {r}, MEMBER: {r + 1}/3\n" for r in (0, 2, 1))
+        + "".join(f"[rank 1] {rank_1_says.format(s=s)}\n" for s in (0, 10, 20))
+        + "[rank2]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 20000ms for recv operation to complete\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank == expected_rank
+    if expected_rank == 1:
+        assert root.text.endswith("shard_1.pt (20s)") and "(0, 1)" in (root.rank_note or "")

@@ -1582,7 +1582,8 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         silent = sorted(below) if len(below) == 1 else []
     if not silent:
         return None if failing else _departed(timeline, found, reports, sorted(waiting | lost))
-    if not waiting and len(silent) > 1:
+    quiet = silent
+    if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)
     if len(silent) > max(1, world // 2):
         return None if waiting or failing else _left_behind(timeline, found, lost, silent)
@@ -1609,6 +1610,11 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     for rank in silent:
         _tell_last_lines(cand, timeline, rank)
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
+    if len(quiet) > len(silent):
+        cand.rank_note = (
+            f"inferred: of the ranks that did not report the collective timeout ({rank_list(quiet)}), the"
+            " only one whose own lines say it waited, stopped or failed"
+        )
     return cand
 
 
@@ -1797,10 +1803,10 @@ def _named_reporter(cand: Candidate) -> int | None:
 
 
 def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int]) -> list[int]:
-    """Of several ranks that printed no exception while their peers lost a connection, the one whose
-    last lines part from its peers' with one that says it stopped or failed (or with an error line)
-    ended itself; the others were still going when the launcher stopped them (a `--log-dir` folder
-    does not say how each ended)."""
+    """Of several ranks that printed no exception while their peers waited in a collective or lost a
+    connection, the one whose last lines part from its peers' with one that says it stopped, waits or
+    failed (or with an error line) is where it went; the others were still going when the launcher
+    stopped them (a `--log-dir` folder does not say how each ended)."""
     erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
     spoke = {rank for rank in silent if rank in erred or _account(timeline, rank) is not None}
     return sorted(spoke) if len(spoke) == 1 else silent
