@@ -4760,3 +4760,114 @@ def test_of_two_ranks_that_never_reported_the_timeout_the_one_that_says_it_waits
     assert root is not None and root.category == "collective_timeout" and root.rank == expected_rank
     if expected_rank == 1:
         assert root.text.endswith("shard_1.pt (20s)") and "(0, 1)" in (root.rank_note or "")
+
+
+# --- classes of batches b253-b256 ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("loop_line", "repeats", "stated"),
+    [
+        (
+            "{t} WARNING [rank 2] env reset: no solvable maze at level 5 after {n} attempts, resampling",
+            True,
+            True,
+        ),
+        ("{t} [rank2] WARNING tau: calibration has not converged after {n} iterations", True, True),
+        ("{t} WARNING [rank 2] skipping utterance shorter than 8 frames", False, False),
+        ("{t} INFO [rank 2] env reset: level 5 after {n} attempts, resampling", True, False),
+    ],
+    ids=["warning-loop", "warning-loop-level-after-label", "one-warning", "info-loop"],
+)
+def test_a_silent_ranks_warning_loop_is_the_root_line_at_its_latest_round(
+    loop_line: str, repeats: bool, stated: bool
+) -> None:
+    """Ranks 0 and 1 time out in an all_reduce; rank 2 never reported it. It kept warning the same
+    thing, numbers aside, to its last line: a loop that never ended, the root line at its latest
+    round. A warning given once (then silence), or an INFO line, does not say it was stuck there."""
+    steps = "".join(f"2026-12-03 20:17:3{r},000 INFO [rank {r}] iter 15 loss -2.98\n" for r in range(3))
+    rounds = [100000, 200000, 300000] if repeats else [0]
+    loop = "".join(loop_line.format(t=f"2026-12-03 20:17:4{i},000", n=n) + "\n" for i, n in enumerate(rounds))
+    timeouts = "".join(
+        f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed"
+        " out waiting 20000ms for recv operation to complete\n"
+        for r in range(2)
+    )
+    root = explain_text(steps + loop + timeouts).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    if stated:
+        assert (
+            root.text.endswith("after 300000 attempts, resampling") or "after 300000 iterations" in root.text
+        )
+    else:
+        assert "Timed out waiting" in root.text, root.text
+
+
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "memory guard: rank 2 rss 642 MiB over host budget 640 MiB, sending SIGKILL",
+        "memory guard (rank 2): rss 801MB exceeds limit 800MB, sending SIGKILL",
+    ],
+)
+def test_a_memory_guards_line_is_the_root_line_of_the_sigkill_it_sent(guard: str) -> None:
+    """Rank 2 is SIGKILLed with no error of its own; just before, a line (no rank label) says a memory
+    guard found its resident memory over its limit: that is why it died, and the root line."""
+    text = (
+        "".join(f"[rank{r}] INFO step 16 loss 12.0 rss 331 MiB\n" for r in range(3))
+        + guard
+        + "\n"
+        + "W1203 20:30:55.000000 3004 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process"
+        " 3008 closing signal SIGTERM\n"
+        "E1203 20:30:56.070000 3004 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode:"
+        " -9) local_rank: 2 (pid: 3009) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert root.text == guard
+    assert message_category("rss 801MB exceeds limit 800MB")[0] == "oom_host"  # type: ignore[index]
+    assert message_category("rss 801MB, limit 800MB") is None
+
+
+@pytest.mark.parametrize(
+    ("numel_out", "expected_rank"), [(16777216, None), (8388608, 0)], ids=["group-of-8", "group-of-4"]
+)
+def test_an_all_gathers_sizes_say_the_job_has_more_ranks_than_the_excerpt_shows(
+    numel_out: int, expected_rank: int | None
+) -> None:
+    """Ranks 1-4 time out in one ALLGATHER and rank 0 says nothing. Its sizes say the group has 8 ranks
+    (NumelOut is 8 x NumelIn): the excerpt leaves out ranks 5-7 as well as rank 0, so rank 0's silence
+    names no straggler. With 4 ranks in the group the excerpt shows all but rank 0."""
+    text = "".join(
+        f"[E ProcessGroupNCCL.cpp:474] [Rank {r}] Watchdog caught collective operation timeout:"
+        f" WorkNCCL(SeqNum=879, OpType=ALLGATHER, NumelIn=2097152, NumelOut={numel_out},"
+        " Timeout(ms)=1800000) ran for 3487087 milliseconds before timing out.\n"
+        for r in range(1, 5 if expected_rank is None else 4)
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_timeout"
+    assert root.rank == expected_rank
+
+
+@pytest.mark.parametrize(
+    ("frame", "expected"),
+    [("pncclCommDeregister", "nccl_error"), ("at::native::copy_kernel", "other")],
+    ids=["in-nccl", "elsewhere"],
+)
+def test_a_crash_whose_native_backtrace_is_inside_nccl_is_an_nccl_error(frame: str, expected: str) -> None:
+    """Four processes catch SIGSEGV together; UCX's backtrace of the first (its thread id) runs through
+    the signal's handling into NCCL's code: the library crashed, an NCCL error."""
+    text = (
+        "".join(
+            f"[host:{pid}:0:{tid}] Caught signal 11 (Segmentation fault: address not mapped to object at"
+            " address 0x3800)\n"
+            for pid, tid in ((16170, 17316), (16172, 17317), (16171, 17318))
+        )
+        + "==== backtrace (tid:  17316) ====\n"
+        " 0 0x0000000000042520 __sigaction()  ???:0\n"
+        f" 1 0x00000000000736aa {frame}()  ???:0\n"
+        " 2 0x000000000005a30a ncclCommAbort()  ???:0\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.line == 1
+    assert root.category == expected

@@ -916,6 +916,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"{short_type} with no traceback in the logs: most likely raised by how the script used a library"
         )
+    elif exc is not None and exc.origin == "fatal" and (in_nccl := crashed_in_nccl(exc.native)) is not None:
+        cand.category, cand.strength = "nccl_error", 2
+        cand.reasons.append(f"the crash's native backtrace is inside NCCL ({in_nccl}): the library crashed")
     elif exc is not None and exc.origin == "panic" and exc.frames and exc.frames[0].user:
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"the panic is in your crate at {exc.frames[0].where()}")
@@ -941,6 +944,21 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append("the traceback was cut off before its exception line")
         cand.tier = CONSEQUENCE  # weaker than any complete evidence, but never silence
     return cand
+
+
+# A native backtrace's frames of the signal's handling (the handler, libc's raise and abort, UCX's
+# and glog's reporting), above the frame that crashed.
+_HANDLING = LazyRegex(
+    r"^(?:_|\?|ucs_|ucm_|raise$|abort$|gsignal$|killpg$|libc\.|libpthread\.|libucs\.|google::)"
+)
+_NCCL_CODE = LazyRegex(r"^(?:p?nccl[A-Z]|libnccl\.|libnccl-net|libnccl\b)")
+
+
+def crashed_in_nccl(native: list[str]) -> str | None:
+    """The frame a crash happened in, when NCCL's: the innermost of its native backtrace below the
+    signal's handling (`__sigaction`, then `pncclCommDeregister`)."""
+    crashed = next((where for where in native if not _HANDLING.search(where)), None)
+    return crashed if crashed is not None and _NCCL_CODE.search(crashed) else None
 
 
 # --- exits and signals --------------------------------------------------------------------------
@@ -1086,17 +1104,28 @@ def _unlabelled_account(timeline: Timeline, cand: Candidate) -> RecentLineObs | 
         for line in timeline.unlabelled
         if line.file_index == cand.obs.file_index
         and line.line < cand.obs.line
-        and STATES_A_HALT.search(line.text)
+        and (STATES_A_HALT.search(line.text) or _names_the_inferred_cause(line, cand))
     ]
     return said[-1] if said else None
 
 
+def _names_the_inferred_cause(line: RecentLineObs, cand: Candidate) -> bool:
+    """Whether a line's words state the cause the candidate's end was inferred to have (a memory
+    guard's `rss 642 MiB over host budget 640 MiB, sending SIGKILL` before a SIGKILL)."""
+    said = message_category(line.text)
+    return said is not None and said[0] == cand.category != "other"
+
+
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     """The line where a rank went its own way (its last, when no other rank printed any), when it says
-    the rank stopped or failed (or is an error-level record)."""
+    the rank stopped or failed, names a cause (`rss 801MB exceeds limit 800MB`) or is an error-level
+    record."""
     line = timeline.departure(rank, alone=True)
     if line is None or not (
-        line.error_record or STATES_A_HALT.search(line.text) or NAMES_A_FAILURE.search(line.text)
+        line.error_record
+        or STATES_A_HALT.search(line.text)
+        or NAMES_A_FAILURE.search(line.text)
+        or message_category(line.text) is not None
     ):
         return None
     return line
@@ -1575,9 +1604,10 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # (a traceback the excerpt cut off, a store wait that names no rank as its culprit).
     printed = {c.obs.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.rank is not None}
     silent = sorted(known - waiting - lost - failing - printed)
-    if not silent and len(waiting) >= 2:
+    if not silent and len(waiting) >= 2 and timeline.world_floor <= max(waiting) + 1:
         # Ranks are numbered from 0: one number below the highest waiting rank that never reported is
-        # a rank of the job too (ranks 1-3 time out, rank 0 says nothing).
+        # a rank of the job too (ranks 1-3 time out, rank 0 says nothing). Not when the collective's
+        # own sizes say the job has more ranks than that (an excerpt that shows ranks 1-4 of 8).
         below = set(range(max(waiting))) - waiting - lost - failing
         silent = sorted(below) if len(below) == 1 else []
     if not silent:
@@ -1678,15 +1708,27 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
         # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
         # one that says it ended as planned (`finished training`): then the peers' timeout stays the
         # root line. Either at its wait loop's latest round.
+        later = (departure, *timeline.lines_from(rank, departure))
         halted = next(
             (
                 line
-                for line in (departure, *timeline.lines_from(rank, departure))
+                for line in later
                 if (STATES_A_HALT.search(line.text) or NAMES_A_FAILURE.search(line.text))
                 and (line is departure or not (line.error_record or ENDS_NORMALLY.search(line.text)))
             ),
             None,
         )
+        if halted is None:
+            # A warning it went on giving, numbers aside, up to its last line (`no solvable maze ...
+            # after 1700000 attempts, resampling`): a loop that never ended while its peers waited.
+            halted = next(
+                (
+                    line
+                    for line in later
+                    if line.warning_record and timeline.latest_round(rank, line) is not line
+                ),
+                None,
+            )
         if cand.rank == rank and halted is not None:
             cand.reasons.append(
                 f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})"

@@ -326,14 +326,16 @@ def hyperscan_version() -> str:
 def index_key(bundled: str | None, extra: Sequence[str], hs_version: str) -> str:
     """Everything the compiled index depends on, as one string."""
     here = os.path.dirname(os.path.abspath(__file__))
-    code = [os.stat(os.path.join(here, name)) for name in ("index.py", "prefilter.py")]
+    # The compiler of the index, and every module whose patterns it gates (their sources are keys).
+    code = [os.stat(os.path.join(here, name)) for name in sorted(os.listdir(here)) if name.endswith(".py")]
+    code.append(os.stat(os.path.join(os.path.dirname(here), "matching.py")))
     parts: list[Any] = [
         INDEX_FORMAT,
         __version__,
         sys.version_info[:2],
         hs_version,
         ANCHOR_DIGEST,
-        [(st.st_size, st.st_mtime_ns) for st in code],  # the compiler of the index itself
+        [(st.st_size, st.st_mtime_ns) for st in code],
     ]
     if bundled is not None:
         parts.append((bundled, tree_stamp(bundled, ".yaml")))  # the package's own files

@@ -177,6 +177,9 @@ class ExceptionObs(Observation):
     cut_off: bool = False  # the report ended before its message (a traceback, a C++ terminate's what())
     worker_frames: list[Frame] = field(default_factory=list)  # a DataLoader worker's original traceback
     worker_text: str | None = None  # ... and its exception line, which the re-raise only carries
+    # A crash's native backtrace, innermost first: each frame's function, else its library
+    # (`pncclCommDeregister`, `libnccl.so.2`)
+    native: list[str] = field(default_factory=list)
 
     def innermost_text(self) -> str:
         """The message that states the failure: a DataLoader worker's own exception, unless a known root
@@ -230,6 +233,7 @@ class CollectiveObs(Observation):
     op: str | None = None
     sequence: int | None = None  # the collective's sequence number (SeqNum)
     numel: int | None = None
+    group_size: int | None = None  # ranks in its process group, where its sizes tell (an all-gather's)
     group: str | None = None
     timeout_ms: int | None = None
     last_completed: int | None = None
@@ -318,3 +322,4 @@ class RecentLineObs(Observation):
     in their numbers is kept as its first): what the rank did last, to set beside its peers' lines."""
 
     error_record: bool = False  # at an error level (`E1202 ...`, `NCCL WARN`): a report, not what it did
+    warning_record: bool = False  # the program's own warning (`WARNING simclr: not converged after ...`)

@@ -104,6 +104,7 @@ _BARE_FIELD_RANK = LazyRegex(
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
 _LOG_TIME = LazyRegex(r"(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?!\d)")
 _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
+_WARNING_LEVELS = frozenset(("WARNING", "WARN"))
 _LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).
@@ -157,7 +158,7 @@ def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
 class Prefix:
     """The labels found at the start of a line."""
 
-    __slots__ = ("error_level", "local", "local_label", "rank", "rest")
+    __slots__ = ("level", "local", "local_label", "rank", "rest")
 
     def __init__(
         self,
@@ -166,15 +167,25 @@ class Prefix:
         rest: str,
         local_label: int | None = None,
         *,
-        error_level: bool = False,
+        level: str | None = None,
     ) -> None:
         self.rank = rank
         self.local = local
         self.rest = rest
         # A node-local label the global one after it refines (`[default1]:[rank9]:` -> 1).
         self.local_label = local_label
-        # The logger's fields peeled with the rank said the record is an error (`[CRITICAL][RANK 0] ...`).
-        self.error_level = error_level
+        # The level the logger's fields peeled with the rank gave the record (`[CRITICAL][RANK 0] ...`).
+        self.level = level
+
+    @property
+    def error_level(self) -> bool:
+        """Whether the logger's fields said the record is an error."""
+        return self.level in _ERROR_LEVELS
+
+    @property
+    def warning_level(self) -> bool:
+        """Whether the logger's fields said the record is a warning."""
+        return self.level in _WARNING_LEVELS
 
 
 def split_prefix(
@@ -257,10 +268,10 @@ def split_prefix(
     # The program's logger wrote fields of its own after the launcher's label (`[default2]:2026-... |
     # rank 2/4 | ERROR | ...`): its level says whether the record is an error, its global rank says more
     # than a node-local label.
-    logged_rank, logged_local, end, error_level = logged
+    logged_rank, logged_local, end, level = logged
     if local and not logged_local:
         local_label, rank, local = rank, logged_rank, False
-    return Prefix(rank, local, rest[end:], local_label, error_level=error_level)
+    return Prefix(rank, local, rest[end:], local_label, level=level)
 
 
 def collector_end(line: str) -> int:
@@ -290,19 +301,19 @@ def _logger_prefix(line: str) -> Prefix:
     found = _logger_label(text)
     if found is None:
         return Prefix(None, False, line)
-    rank, local, end, error_level = found
-    return Prefix(rank, local, text[end:], error_level=error_level)
+    rank, local, end, level = found
+    return Prefix(rank, local, text[end:], level=level)
 
 
-def _logger_label(text: str) -> tuple[int, bool, int, bool] | None:
-    """(rank, local, end of the labels, whether a field was an error level) from a logger's fields in
-    front of the message.
+def _logger_label(text: str) -> tuple[int, bool, int, str | None] | None:
+    """(rank, local, end of the labels, the level a field gave, the most severe) from a logger's fields
+    in front of the message.
 
     Reads the bracketed, parenthesized and pipe- or dash-separated fields a logging format puts first
     (`2024-01-01 10:00:00,123 - [rank 3] - `, `... | ERROR | rank 3 | `, `[node1:rank3]: `,
     `(VllmWorker rank=3 pid=12) ERROR 09-09 02:24:28 [executor.py:522] `, `Rank 3: `); it stops at the first thing that is not such a field,
     so a rank named inside the message (`ValueError: rank 3 ...`) is not taken as the printer."""
-    pos, found, end, error_level = 0, None, 0, False
+    pos, found, end, level = 0, None, 0, None
     limit = min(len(text), _LABEL_SPAN)
     while pos < limit:
         opener = text[pos]
@@ -311,13 +322,13 @@ def _logger_label(text: str) -> tuple[int, bool, int, bool] | None:
             if close < 0 or (pos > 0 and _TORCH_TAG.match(text, pos)):
                 break  # torch's tag after a record's fields is its message's; first on the line it is a label
             inside = text[pos + 1 : close]
-            error_level = error_level or inside.strip() in _ERROR_LEVELS
+            level = _severer(level, inside.strip())
             # A label, not a printed list or command line (`['python', 'train.py', '--local_rank=1']`).
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
             field = _FIELD_RANK.search(inside) if labelish else None
             pos = close + 1
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
-            error_level = error_level or m.group() in _ERROR_LEVELS
+            level = _severer(level, m.group())
             field, pos = None, m.end()
         elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
             field, pos = m, m.end()
@@ -333,7 +344,16 @@ def _logger_label(text: str) -> tuple[int, bool, int, bool] | None:
         pos = separator.end() if separator else pos
         if found is not None:
             end = pos  # the labels go on over the record's other fields (`ERROR 09-09 02:24:28 [x.py:522] `)
-    return (found[0], found[1], end, error_level) if found is not None else None
+    return (found[0], found[1], end, level) if found is not None else None
+
+
+def _severer(level: str | None, field: str) -> str | None:
+    """The more severe of a level already read and a field, when the field is a level of its own."""
+    if field in _ERROR_LEVELS:
+        return field
+    if field in _WARNING_LEVELS and level not in _ERROR_LEVELS:
+        return field
+    return level
 
 
 def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | None:

@@ -153,6 +153,17 @@ _PYSPY_FRAME = LazyRegex(
 # faulthandler.dump_traceback_later's note before its dump.
 _DUMP_TIMEOUT = LazyRegex(r"Timeout \(\d{1,4}:\d\d:\d\d(?:\.\d{1,6})?\)!$")
 _MAX_DUMP_FRAMES = 200
+# UCX's head of a crash's backtrace, naming the thread (`==== backtrace (tid:  17316) ====`) its
+# report named (`[host:16170:0:17316] Caught signal 11 (Segmentation fault: ...)`).
+_UCX_BACKTRACE = LazyRegex(r"==== backtrace \(tid:\s{0,8}(\d{1,10})\) ====")
+_MAX_NATIVE_FRAMES = 16  # of a crash's native backtrace, the innermost (where it crashed) are kept
+# A frame of a native backtrace: UCX's and gdb's (` 1 0x00000000000736aa pncclCommDeregister()  ???:0`,
+# `#3 0x00007f in ncclCommAbort () from /lib/libnccl.so.2`), glibc's `backtrace_symbols`
+# (`/usr/lib/libnccl.so.2(ncclCommAbort+0x1a)[0x7f...]`).
+_NATIVE_FRAME = LazyRegex(
+    r"(?:^|\s)#?\d{1,3}\s{1,4}0x[0-9a-fA-F]{4,16}\s{1,4}(?:in\s)?(?P<function>[A-Za-z_][\w:~]{0,200})\s?\("
+    r"|(?P<library>[\w./+-]{0,300}\.so(?:\.\d{1,4}){0,4})\((?P<symbol>\w{0,200})\+0x[0-9a-fA-F]{1,16}\)\s?\[0x"
+)
 _FATAL_DUMP_LINES = 400  # a crash's dump of its threads follows its `Fatal Python error` within this
 _RICH_CODE = LazyRegex(r"(?P<current>❱)?\s*\d{1,9}(?: (?P<code>.*))?$")
 _EXC_LINE = LazyRegex(r"(?P<type>[A-Za-z_][\w.]{0,200}(?:\[\w{1,40}\])?)(?::[ \t]?(?P<msg>.*))?$")
@@ -444,7 +455,7 @@ def _remember(stream: _Stream, number: int, text: str) -> None:
     shape = numberless(text)
     if stream.recent and stream.recent[-1][2] == shape:
         return
-    stream.recent.append((number, text, shape))
+    stream.recent.append((number, text, shape, stream.warning_level))
     if len(stream.recent) > RECENT_LINES:
         del stream.recent[0]
 
@@ -729,9 +740,11 @@ class _Stream:
         self.banner: str | None = None
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
-        self.recent: list[tuple[int, str, str]] = []  # the last lines (number, text, numberless text)
+        # the last lines (number, text, numberless text, whether its logger's fields said a warning)
+        self.recent: list[tuple[int, str, str, bool]] = []
         self.last_seen = 0  # number of the last line this stream received
         self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
+        self.warning_level = False  # ... or a warning
         self.latest: tuple[int, str] | None = None  # that line (number, text) ...
         self.before: tuple[int, str] | None = None  # ... and the one it received before it
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
@@ -871,11 +884,14 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
-            for n, text, _ in stream.recent:
+            for n, text, _, warning in stream.recent:
                 if stream.rank is None and _RECORD_HEADER.match(text):
                     continue  # a library's record (torchrun's agent), not a line of the script's
                 recent = self._observe(RecentLineObs, n, text, stream)
                 recent.error_record = _is_error_record(text)
+                recent.warning_record = not recent.error_record and (
+                    warning or _PROGRAM_WARNING.match(text) is not None
+                )
                 self.observations.append(recent)
         self._global_ranks_of_local_labels()
         if self._interface is not None:
@@ -1120,6 +1136,7 @@ class LogReader:
         stream = self._stream(rank, local)
         stream.last_seen = number
         stream.error_level = prefix.error_level
+        stream.warning_level = prefix.warning_level
         if in_sentence:
             stream.quoted_line = number
         rest = prefix.rest.rstrip()
@@ -1381,6 +1398,21 @@ class LogReader:
             self._start_loose_table(stream, number, field_match.group(1), field_match.group(2))
             return
         if self._launcher_line(stream, number, rest, cands):
+            return
+        if stream.fatal is not None and "backtrace" in rest and (head := _UCX_BACKTRACE.search(rest)):
+            # UCX's backtrace of one of several crashes just reported: the one of its thread.
+            stream.fatal = self._crash_of_thread(stream, head.group(1)) or stream.fatal
+            return
+        if (
+            stream.fatal is not None
+            and 0 < number - stream.fatal.line <= _FATAL_DUMP_LINES
+            and "0x" in rest
+            and (frame := _NATIVE_FRAME.search(rest)) is not None
+        ):
+            # A frame of the crash's native backtrace: where in which library it crashed.
+            if len(stream.fatal.native) < _MAX_NATIVE_FRAMES:
+                where = frame.group("function") or frame.group("symbol") or frame.group("library")
+                stream.fatal.native.append(where.rsplit("/", 1)[-1])
             return
         m = _FATAL.search(rest) if any(word in rest for word in _FATAL_WORDS) else None
         report = stream.signal_report
@@ -2042,6 +2074,21 @@ class LogReader:
         self._end_dump(stream)
         return not rest.strip()
 
+    def _crash_of_thread(self, stream: _Stream, tid: str) -> ExceptionObs | None:
+        """The stream's latest crash report that names this thread (`[host:pid:0:tid]`)."""
+        latest = stream.fatal.line if stream.fatal is not None else 0
+        for obs in reversed(self.observations):
+            if latest - obs.line > _FATAL_DUMP_LINES:
+                break
+            if (
+                isinstance(obs, ExceptionObs)
+                and obs.origin == "fatal"
+                and obs.rank == stream.rank
+                and f":{tid}]" in obs.text
+            ):
+                return obs
+        return None
+
     def _end_dump(self, stream: _Stream) -> None:
         dump, stream.dump, stream.mode = stream.dump, None, "idle"
         if dump is None or not dump.frames:
@@ -2519,6 +2566,7 @@ class LogReader:
             coll = self._observe(CollectiveObs, number, rest.strip(), stream)
             coll.state, coll.op, coll.sequence, coll.numel = facts.state, facts.op, facts.seq, facts.numel
             coll.timeout_ms, coll.last_completed = facts.timeout_ms, facts.last_completed
+            coll.group_size = facts.group_size
             coll.named_ranks, coll.named_seq = facts.named_ranks, dict(facts.named_seq)
             if facts.named_ops:
                 coll.notes.append(

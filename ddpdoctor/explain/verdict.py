@@ -667,7 +667,7 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
         if isinstance(cand.obs, ExitObs) and cand.obs.table_root:
             return cand
     for cand in ranked:
-        if isinstance(cand.obs, CollectiveObs) and cand.obs.op:
+        if isinstance(cand.obs, CollectiveObs) and (cand.obs.op or cand.obs.sequence is not None):
             return cand
     # What a rank reports about its peers before what it says about itself ("taking the process down"),
     # and any statement of a failure before a traceback cut off before its exception (where, not what).

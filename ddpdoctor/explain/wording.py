@@ -167,8 +167,10 @@ _HOST_OOM = LazyRegex(
     # ... or its memory guard's (`cache at 9.9 MB exceeds the 8 MB budget`, `64 MB held ... over budget 40 MB`,
     # `needs 55.85 GiB but the host budget is 8.00 GiB`, `needs 143.0 GiB > budget 4.0 GiB`)
     r"|(?i:\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b[^;]{0,60}(?:\b(?:over|exceeds?|exceeded|above|but)\b| >)[^;]{0,20}\bbudget\b)"
-    # ... or a reading of the process's resident memory over a limit (`rss 903MB > 900MB, killing worker`)
-    r"|(?i:\b(?:rss|resident memory|host memory)\b[^;]{0,40}?\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b ?(?:>|exceeds?|over) ?\d)"
+    # ... or a reading of the process's resident memory over a limit (`rss 903MB > 900MB, killing worker`,
+    # `rss 801MB exceeds limit 800MB`)
+    r"|(?i:\b(?:rss|resident memory|host memory)\b[^;]{0,40}?\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b ?(?:>|exceeds?|over)"
+    r"(?: (?:the |its )?(?:limit|cap|max(?:imum)?)(?: of)?:?)? ?\d)"
     r"|\bkilled due to memory pressure\b"  # Ray's memory monitor (`2 Workers (tasks / actors) killed due to ...`)
 )
 _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
