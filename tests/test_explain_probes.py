@@ -4871,3 +4871,49 @@ def test_a_crash_whose_native_backtrace_is_inside_nccl_is_an_nccl_error(frame: s
     root = explain_text(text).root_cause
     assert root is not None and root.line == 1
     assert root.category == expected
+
+
+# --- classes of batches b249-b252 and b257 (thirty-third session) ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "'transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12, opcode 1, len0, vendor err 129'",
+        "transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12, opcode 1, len0, vendor err 129",
+    ],
+    ids=["quoted", "bare"],
+)
+def test_an_old_nccl_warn_line_pasted_alone_is_an_nccl_error(line: str) -> None:
+    """NCCL before 2.5 printed its WARN without its name; a comment that quotes the line alone is still
+    a failure, never "No failure found"."""
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.category == "nccl_error" and root.line == 1
+
+
+def test_a_torchrun_agent_line_with_spaces_a_paste_added_still_reports_a_sigkill() -> None:
+    root = explain_text("torch.distributed.elastic.multiprocessing.api:failed ( exitcode:-9)\n").root_cause
+    assert root is not None and root.category == "oom_host"
+
+
+def test_a_memory_reading_over_a_named_limit_is_host_memory() -> None:
+    said = message_category("rss guard: RSS 602 MiB exceeds pod limit 600 MiB, sending SIGKILL")
+    assert said is not None and said[0] == "oom_host"
+    assert message_category("RSS 602 MiB, pod limit 600 MiB") is None
+
+
+def test_a_proxys_failed_connect_comes_before_the_closed_connection_it_causes() -> None:
+    """One process's proxy service thread fails a Connect (`res=2, closing connection`, a record that
+    follows an earlier error of its own); the same process then warns that the proxy failed the
+    operation and that the connection was closed: the proxy's failed Connect, an NCCL error, is what
+    failed, not the closed connection (a lost peer's symptom)."""
+    text = (
+        "node:922:1158 [3] proxy.cc:1485 NCCL WARN [Service thread] Error encountered progressing"
+        " operation=Connect, res=2, closing connection\n"
+        "node:922:1158 [3] proxy.cc:1519 NCCL WARN [Proxy Service 11] Failed to execute operation Connect"
+        " from rank 11, retcode 2\n"
+        "node:922:1149 [3] misc/socket.cc:49 NCCL WARN socketProgress: Connection closed by remote peer"
+        " node.ibnet<53735>\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "nccl_error" and root.line == 2, root

@@ -84,6 +84,7 @@ from ddpdoctor.explain.ranks import (
 from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
     NATIVE_CHECK,
+    OLD_NCCL_WARN,
     PROCESS_EXITED,
     WRAPPER_EXCEPTIONS,
     message_category,
@@ -223,12 +224,12 @@ _TABLE_ITEM = LazyRegex(r"\[(\d{1,7})\]:$")
 _TABLE_FIELD = LazyRegex(rf"({'|'.join(_FIELD_NAMES)})\s*:\s?(.*)$")
 _TABLE_RANK = LazyRegex(r"(-?\d{1,9})(?: \(local_rank: (\d{1,9})\))?")
 _TABLE_EXIT = LazyRegex(r"(-?\d{1,9})(?: \(pid: (\d{1,10})\))?")
-_AGENT_FAILED = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7}) \(pid: (\d{1,10})\)")
+_AGENT_FAILED = LazyRegex(r"failed \( ?exitcode: ?(-?\d{1,9}) ?\) local_rank: (\d{1,7}) \(pid: (\d{1,10})\)")
 # ... broken at its end by a paste's wrap: the local rank and pid start the next line.
-_AGENT_FAILED_CUT = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\)(?: local_rank:)?$")
+_AGENT_FAILED_CUT = LazyRegex(r"failed \( ?exitcode: ?(-?\d{1,9}) ?\)(?: local_rank:)?$")
 # ... laid out in columns by a rich log handler (accelerate's): the pid wraps into the column below
 # and the source location follows on the line (`local_rank: 0 (pid:      api.py:672`).
-_AGENT_FAILED_COLUMNS = LazyRegex(r"failed \(exitcode: (-?\d{1,9})\) local_rank: (\d{1,7})\b")
+_AGENT_FAILED_COLUMNS = LazyRegex(r"failed \( ?exitcode: ?(-?\d{1,9}) ?\) local_rank: (\d{1,7})\b")
 _AGENT_FAILED_REST = LazyRegex(r"(?:local_rank: )?(\d{1,7}) \(pid: (\d{1,10})\)")
 _DEEPSPEED_EXIT = LazyRegex(r"exits with return code = (-?\d{1,9})")
 _LOCAL_RANK_ARG = LazyRegex(r"--local[_-]rank=(\d{1,7})")
@@ -308,8 +309,8 @@ _CUDA_FATAL_WARNING = LazyRegex(
     r"\bCUDA warning: (?:device-side assert triggered|an illegal (?:memory access|instruction)|misaligned address"
     r"|unspecified launch failure|uncorrectable ECC error)"
 )
-# also NCCL's error line pasted alone, and the WARN of NCCL before 2.5 (`include/socket.h:194 WARN ...`)
-_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN ")
+# also NCCL's error line pasted alone, and the WARN of NCCL before 2.5
+_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|" + OLD_NCCL_WARN)
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).

@@ -696,14 +696,16 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
 
 
 def _first_nccl_warning(ranked: list[Candidate]) -> Candidate | None:
-    """A process's first NCCL warning, one no entry knows, when its later warnings are known
-    symptoms of a lost peer (the proxy's failed `Connect`): NCCL warns first of what failed, then of
-    what that broke."""
+    """A process's first NCCL warning, one no entry knows or a known NCCL error of its own (the
+    service thread's failed `Connect`), when its later warnings are known symptoms of a lost peer
+    (the proxy's failed `Connect`, the connection its proxy closed): NCCL warns first of what failed,
+    then of what that broke."""
     warnings = [c for c in ranked if "NCCL WARN" in c.obs.text and _process_of(c) is not None]
     if not warnings:
         return None
     first = warnings[0]
-    if first.kind != "error-line" or first.consequence is not None or first.category != "nccl_error":
+    unknown = first.kind == "error-line" and first.consequence is None
+    if not (unknown or first.kind == "symptom") or first.category != "nccl_error":
         return None
     process = _process_of(first)
     later = [

@@ -168,9 +168,9 @@ _HOST_OOM = LazyRegex(
     # `needs 55.85 GiB but the host budget is 8.00 GiB`, `needs 143.0 GiB > budget 4.0 GiB`)
     r"|(?i:\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b[^;]{0,60}(?:\b(?:over|exceeds?|exceeded|above|but)\b| >)[^;]{0,20}\bbudget\b)"
     # ... or a reading of the process's resident memory over a limit (`rss 903MB > 900MB, killing worker`,
-    # `rss 801MB exceeds limit 800MB`)
+    # `rss 801MB exceeds limit 800MB`, `RSS 602 MiB exceeds pod limit 600 MiB`)
     r"|(?i:\b(?:rss|resident memory|host memory)\b[^;]{0,40}?\b\d{1,9}(?:\.\d{1,3})? ?[KMGT]i?B\b ?(?:>|exceeds?|over)"
-    r"(?: (?:the |its )?(?:limit|cap|max(?:imum)?)(?: of)?:?)? ?\d)"
+    r"(?: (?:[a-z-]{1,12} ){0,2}(?:limit|cap|max(?:imum)?)(?: of)?:?)? ?\d)"
     r"|\bkilled due to memory pressure\b"  # Ray's memory monitor (`2 Workers (tasks / actors) killed due to ...`)
 )
 _KILLED_BY_SIGKILL = LazyRegex(r"\bkilled by signal: (?:Killed|SIGKILL)\b")
@@ -237,12 +237,15 @@ _ACCELERATOR_MISSING = LazyRegex(
     r"|\bnumber of devices \(\d{1,6}\) is different from \d"
     r"|\bCannot assign a device for operation\b"  # TensorFlow's placement: the device named is not there
 )
+# The WARN of NCCL before 2.5, without its name (`... ] include/socket.h:194 WARN ...`), also the line
+# alone, quoted or not (`'transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12 ...'`).
+OLD_NCCL_WARN = r"(?:\] |^[\'\"`]?)[\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN "
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
-    r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b"
-    r"|\] [\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN "  # the WARN of NCCL before 2.5, without its name
-    r"|\bNCCL operation nccl\w{1,40}\(|\bunhandled (?:system|cuda) error\b"  # NCCL's result strings
+    r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b|"
+    + OLD_NCCL_WARN
+    + r"|\bNCCL operation nccl\w{1,40}\(|\bunhandled (?:system|cuda) error\b"  # NCCL's result strings
     r"|\bCollective call returned error\b"  # Gaudi's HCCL, in NCCL's place
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
