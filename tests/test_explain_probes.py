@@ -4851,8 +4851,12 @@ def test_an_all_gathers_sizes_say_the_job_has_more_ranks_than_the_excerpt_shows(
 
 @pytest.mark.parametrize(
     ("frame", "expected"),
-    [("pncclCommDeregister", "nccl_error"), ("at::native::copy_kernel", "other")],
-    ids=["in-nccl", "elsewhere"],
+    [
+        ("pncclCommDeregister", "nccl_error"),
+        ("at::native::copy_kernel", "other"),
+        ("_ZN2at6native4copyEv", "other"),
+    ],
+    ids=["in-nccl", "elsewhere", "elsewhere-mangled"],
 )
 def test_a_crash_whose_native_backtrace_is_inside_nccl_is_an_nccl_error(frame: str, expected: str) -> None:
     """Four processes catch SIGSEGV together; UCX's backtrace of the first (its thread id) runs through

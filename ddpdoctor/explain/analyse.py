@@ -947,9 +947,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
 
 
 # A native backtrace's frames of the signal's handling (the handler, libc's raise and abort, UCX's
-# and glog's reporting), above the frame that crashed.
+# and glog's reporting), above the frame that crashed; not a C++ function's mangled name (`_ZN...`).
 _HANDLING = LazyRegex(
-    r"^(?:_|\?|ucs_|ucm_|raise$|abort$|gsignal$|killpg$|libc\.|libpthread\.|libucs\.|google::)"
+    r"^(?:__|_L_|\?|ucs_|ucm_|raise$|abort$|gsignal$|killpg$|libc\.|libpthread\.|libucs\.|google::)"
 )
 _NCCL_CODE = LazyRegex(r"^(?:p?nccl[A-Z]|libnccl\.|libnccl-net|libnccl\b)")
 
