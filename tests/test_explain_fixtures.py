@@ -9,13 +9,13 @@ the entry. The parametrisation follows whatever sidecars exist. The blind split
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from ddpdoctor.explain import explain_paths
 from ddpdoctor.explain.report import ExplainReport
 
 LOGS = Path(__file__).resolve().parent / "fixtures" / "logs"
@@ -37,22 +37,11 @@ def _line_at(path: str, number: int) -> str:
     return ""
 
 
-def _explained_as_pasted(log: Path, folder: Path) -> ExplainReport:
-    """The report of a log as a user would paste it: a single file under a neutral name, as
-    bench/accuracy.py reads it (a fixture's name, `...-oom-rank7.log`, would tell the rank); a
-    folder of per-rank files keeps the launcher's names."""
-    if log.is_dir():
-        return explain_paths([str(log)])
-    pasted = folder / "pasted.log"
-    pasted.write_bytes(log.read_bytes())
-    return explain_paths([str(pasted)])
-
-
 @pytest.mark.parametrize("sidecar", SIDECARS, ids=[s.stem for s in SIDECARS])
-def test_fixture_root_cause(sidecar: Path, tmp_path: Path) -> None:
+def test_fixture_root_cause(sidecar: Path, explained_log: Callable[[Path], ExplainReport]) -> None:
     log, expected = _load(sidecar)
     assert log.exists(), f"{sidecar.name} has no log next to it"
-    root = _explained_as_pasted(log, tmp_path).root_cause
+    root = explained_log(log).root_cause
     if expected.get("known_miss"):
         # A log moved from the blind split whose weakness class is not fixed yet: it must keep
         # failing until it is, so that a fix is noticed and the mark removed.
