@@ -4921,3 +4921,26 @@ def test_a_proxys_failed_connect_comes_before_the_closed_connection_it_causes() 
     )
     root = explain_text(text).root_cause
     assert root is not None and root.category == "nccl_error" and root.line == 2, root
+
+
+# --- classes found in the thirty-fourth session ------------------------------------------------------
+
+
+def test_a_rank_that_left_the_job_early_is_told_as_leaving_not_as_its_peers_error() -> None:
+    """Rank 1 stopped early and ended with exit 0; rank 0 lost its connection to it. The report names
+    rank 1 through rank 0's error, but its headline, title, advice and fix must speak of rank 1 leaving
+    the job, not show rank 0's `Connection closed` as rank 1's, nor call rank 1 failed."""
+    steps = "".join(f"[rank {r}] step {s} loss 0.{s}{r}\n" for s in range(3) for r in range(2))
+    log = steps + "[rank 1] early stopping at epoch 2, best val 0.41\n" + _LOST.format(r=0) + _table((0, 1))
+    root = explain_text(log).root_cause
+    assert root is not None and (root.rank, root.kind, root.category) == (
+        1,
+        "lost-peer",
+        "collective_timeout",
+    )
+    assert root.headline.startswith("rank 1 left the job while the other ranks still ran collectives")
+    assert "early stopping at epoch 2" in root.headline and "Connection closed" not in root.headline
+    assert "RuntimeError" not in root.title
+    assert any("had already left the job" in a for a in root.advice)
+    assert not any("already failed" in a for a in root.advice)
+    assert any("stop on every rank at once" in s for s in root.solutions)

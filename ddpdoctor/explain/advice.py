@@ -213,9 +213,10 @@ def consequence_note(culprit: Candidate, others: list[Candidate]) -> list[str]:
     )
     if not waited or culprit.rank is None:
         return []
+    went = "had already left the job" if culprit.left_early else "had already failed"
     return [
         f"The errors on rank(s) {rank_list(waited)} are consequences: they waited for, or lost "
-        f"their connection to, rank {culprit.rank}, which had already failed."
+        f"their connection to, rank {culprit.rank}, which {went}."
     ]
 
 

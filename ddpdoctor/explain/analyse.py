@@ -259,6 +259,12 @@ class Candidate(Record):
         """The observation's line."""
         return self.obs.line
 
+    @property
+    def left_early(self) -> bool:
+        """An inferred culprit that ended as planned (exit 0, `early stopping at epoch 6`) while its peers
+        still ran collectives: they lost a rank that had left the job, not one that failed."""
+        return self.kind == "lost-peer" and self.category == "collective_timeout"
+
     def disown(self, why: str) -> None:
         """The rank that printed it is not at fault: name no rank, and say who printed it and why."""
         if self.rank is not None:

@@ -50,12 +50,19 @@ _GENERIC_SOLUTIONS = (
     "consequences of it.",
     "If it was raised from your code (see 'your code'), fix it there; reproduce on a single device first.",
 )
+_LEFT_EARLY_SOLUTIONS = (
+    "Make every rank run the same steps and collectives to the end: decide to stop on every rank at once"
+    " (all_reduce the stop flag, or broadcast rank 0's decision), and give each rank the same number of"
+    " batches (`DistributedSampler(drop_last=True)`, or DDP's `Join` context for uneven inputs).",
+    "Look at the rank's last lines before it left (the evidence): a loop that ended early on that rank only.",
+)
 _INTERFACE_SOLUTIONS = (
     "Set NCCL_SOCKET_IFNAME (and GLOO_SOCKET_IFNAME) to the interface the hosts reach each other on (`ip -br"
     " addr` on each node: for example `eth0` or `ib0`), or leave out the local ones (`NCCL_SOCKET_IFNAME=^lo,docker0`).",
     "Check that MASTER_ADDR resolves to that interface's address on every node, not to 127.0.0.1 (`getent hosts"
     " $MASTER_ADDR`).",
 )
+_SOLUTIONS_OF_KIND = {"interface": _INTERFACE_SOLUTIONS, "left-early": _LEFT_EARLY_SOLUTIONS}
 
 
 def diagnose(
@@ -229,6 +236,17 @@ def _headline(cand: Candidate) -> str:
     if cand.kind == "left-behind":
         subject = who or "a rank"
         return f"{subject} was still in a collective after every other rank had finished: it had more batches"
+    if cand.left_early:
+        subject = who or "a rank"
+        said = (
+            f"; its last word: {_first_sentences(cand.stated.text, 100)}" if cand.stated is not None else ""
+        )
+        return f"{subject} left the job while the other ranks still ran collectives{said}"
+    if cand.kind == "lost-peer":
+        subject = who or "a rank"
+        if cand.stated is not None:
+            return f"{subject}: {_first_sentences(cand.stated.text)}"
+        return f"{subject} went away first, without an error; the other ranks lost their connection to it"
     if cand.kind == "interface" and isinstance(obs, InterfaceObs):
         return f"NCCL connects over {obs.interface} ({obs.address}), which ranks on other hosts cannot reach"
     if cand.kind == "mismatch":
@@ -289,7 +307,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
         solutions=(
             tuple(entry.solutions)
             if entry
-            else (_INTERFACE_SOLUTIONS if cand.kind == "interface" else _GENERIC_SOLUTIONS)
+            else _SOLUTIONS_OF_KIND.get("left-early" if cand.left_early else cand.kind, _GENERIC_SOLUTIONS)
         ),
         advice=tuple(_advice(cand, verdict, timeline)),
         status=entry.status if entry else None,
@@ -311,7 +329,8 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
 
 def _unknown_title(cand: Candidate) -> str:
     obs = cand.obs
-    if isinstance(obs, ExceptionObs) and obs.exc_type:
+    # (an inferred culprit's observation is another rank's report: its exception is not the culprit's)
+    if isinstance(obs, ExceptionObs) and obs.exc_type and (cand.rank is None or obs.rank == cand.rank):
         return f"{obs.exc_type} (not in the knowledge base)"
     return _headline(cand)
 
