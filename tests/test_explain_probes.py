@@ -4944,3 +4944,25 @@ def test_a_rank_that_left_the_job_early_is_told_as_leaving_not_as_its_peers_erro
     assert any("had already left the job" in a for a in root.advice)
     assert not any("already failed" in a for a in root.advice)
     assert any("stop on every rank at once" in s for s in root.solutions)
+
+
+def test_peers_that_went_away_are_not_given_their_victims_error_or_frames() -> None:
+    """Ranks 0 and 1 lose their connection inside their own code; ranks 2 and 3 say nothing. The
+    report may name no rank, but its title, `your code` and advice must not be the victims' own, nor
+    ask to report the victims' well-known message as unknown."""
+    steps = "".join(f"[rank{r}]: step {s} loss 0.{s}{r}\n" for s in range(3) for r in range(4))
+    lost = "".join(
+        f"[rank{r}]: Traceback (most recent call last):\n"
+        f'[rank{r}]:   File "/home/u/train.py", line 30, in main\n[rank{r}]:     loss.backward()\n'
+        + _LOST.format(r=r)
+        for r in (0, 1)
+    )
+    root = explain_text(steps + lost).root_cause
+    assert root is not None and (root.kind, root.suspect_ranks) == ("lost-peer", (2, 3))
+    assert (
+        root.headline
+        == "ranks 2, 3 went away first, without an error; the other ranks lost their connection to them"
+    )
+    assert "RuntimeError" not in root.title and root.user_frame is None
+    assert not any("does not know this message" in a for a in root.advice)
+    assert any("how the rank that went away ended" in s for s in root.solutions)

@@ -1915,7 +1915,8 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     else:
         cand.reasons.append(
             f"rank(s) {rank_list(sorted(lost))} lost the connection to a peer; rank(s) {rank_list(silent)} printed"
-            " no error: it ended first (a crash without a message, a kill, or an early exit)"
+            f" no error: {'one of them' if len(silent) > 1 else 'it'} ended first (a crash without a message, a"
+            " kill, or an early exit)"
         )
     cand.rank_note = "inferred: the rank the others lost their connection to"
     return cand

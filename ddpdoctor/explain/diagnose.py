@@ -62,7 +62,18 @@ _INTERFACE_SOLUTIONS = (
     "Check that MASTER_ADDR resolves to that interface's address on every node, not to 127.0.0.1 (`getent hosts"
     " $MASTER_ADDR`).",
 )
-_SOLUTIONS_OF_KIND = {"interface": _INTERFACE_SOLUTIONS, "left-early": _LEFT_EARLY_SOLUTIONS}
+_LOST_PEER_SOLUTIONS = (
+    "Find out how the rank that went away ended: its last lines, its exit code in the launcher's table of"
+    " failures, and the kernel's log on its node for the out-of-memory killer (`dmesg -T | grep -i 'killed"
+    " process'`).",
+    "Keep every rank's whole output (torchrun --log-dir DIR --tee 3, or the launcher's per-rank logs): the"
+    " other ranks' lost connections are consequences of it.",
+)
+_SOLUTIONS_OF_KIND = {
+    "interface": _INTERFACE_SOLUTIONS,
+    "left-early": _LEFT_EARLY_SOLUTIONS,
+    "lost-peer": _LOST_PEER_SOLUTIONS,
+}
 
 
 def diagnose(
@@ -246,7 +257,8 @@ def _headline(cand: Candidate) -> str:
         subject = who or "a rank"
         if cand.stated is not None:
             return f"{subject}: {_first_sentences(cand.stated.text)}"
-        return f"{subject} went away first, without an error; the other ranks lost their connection to it"
+        them = "them" if cand.rank is None and len(cand.suspects) > 1 else "it"
+        return f"{subject} went away first, without an error; the other ranks lost their connection to {them}"
     if cand.kind == "interface" and isinstance(obs, InterfaceObs):
         return f"NCCL connects over {obs.interface} ({obs.address}), which ranks on other hosts cannot reach"
     if cand.kind == "mismatch":
@@ -280,10 +292,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     entry = cand.entry
     chain = list(obs.chain) or [Link(entry, obs.text)]
     chain = _outer_wrappers(cand, timeline) + chain
-    # An inferred culprit (a straggler, a lost peer) is known through another rank's report: that
-    # report's frames are the victim's, not the culprit's.
-    own = cand.rank is None or obs.rank == cand.rank
-    exc = obs if isinstance(obs, (ExceptionObs, StackDumpObs)) and own else None
+    exc = obs if isinstance(obs, (ExceptionObs, StackDumpObs)) and _own_report(cand) else None
     frame = exc.user_frame() if exc else None
     frames = (
         (exc.worker_frames or exc.frames) if isinstance(exc, ExceptionObs) else (exc.frames if exc else [])
@@ -327,10 +336,16 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     )
 
 
+def _own_report(cand: Candidate) -> bool:
+    """Whether the candidate's observation is the culprit's own report. An inferred culprit (a
+    straggler, a lost peer) is known through another rank's report: that report's exception and
+    frames are the victim's, not the culprit's."""
+    return cand.kind != "lost-peer" and (cand.rank is None or cand.obs.rank == cand.rank)
+
+
 def _unknown_title(cand: Candidate) -> str:
     obs = cand.obs
-    # (an inferred culprit's observation is another rank's report: its exception is not the culprit's)
-    if isinstance(obs, ExceptionObs) and obs.exc_type and (cand.rank is None or obs.rank == cand.rank):
+    if isinstance(obs, ExceptionObs) and obs.exc_type and _own_report(cand):
         return f"{obs.exc_type} (not in the knowledge base)"
     return _headline(cand)
 
@@ -383,7 +398,12 @@ def _advice(cand: Candidate, verdict: Verdict, timeline: Timeline) -> list[str]:
     if cand.tier < CONSEQUENCE:
         out += advice.consequence_note(cand, verdict.candidates)
     out += advice.notes(cand.obs)
-    if cand.entry is None and cand.category in ("other", "nccl_error") and cand.kind != "interface":
+    # (an interface or a lost peer is inferred from known messages: no unknown one to report)
+    if (
+        cand.entry is None
+        and cand.category in ("other", "nccl_error")
+        and cand.kind not in ("interface", "lost-peer")
+    ):
         out.append(
             f"ddpdoctor does not know this message yet: report it at {REPORT_URL} (`--format markdown`)."
         )
