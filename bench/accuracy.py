@@ -23,8 +23,10 @@ indent). A log is *silent* when `explain` reports no failure at all.
 
 `--shape` rewrites every single-file log the way a user's tool does before it reaches us (a
 `kubectl logs --timestamps` time, a Docker Compose service label, a Markdown code block's indent,
-a terminal's hard wrap) and scores the copies against the same labels; on a wrapped copy the root
-line is right when the reported line is one of the pieces of the labelled one's line.
+a terminal's hard wrap), or keeps only a part of it as an issue comment quotes it (`excerpt`: the
+eight lines on each side of the labelled root line), and scores the copies against the same labels;
+on a wrapped copy the root line is right when the reported line is one of the pieces of the
+labelled one's line.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from ddpdoctor.explain import explain_paths  # noqa: E402
 SPLITS = {"dev": ROOT / "tests" / "fixtures" / "logs", "blind": ROOT / "tests" / "fixtures" / "blind"}
 METRICS = ("category", "rank", "root_line")
 WRAP_COLUMNS = 120
+EXCERPT_AROUND = 8  # lines kept on each side of the root line by `--shape excerpt`
 
 
 def _rfc3339(lines: list[str]) -> list[str]:
@@ -77,12 +80,23 @@ def _wrapped_root_lines(lines: list[str], root_line: str) -> frozenset[int]:
     return frozenset(numbers)
 
 
-SHAPES: dict[str, Callable[[list[str]], list[str]]] = {
-    "as-pasted": lambda lines: lines,
-    "rfc3339": _rfc3339,
-    "compose": lambda lines: [f"trainer-1  | {line}" for line in lines],
-    "indent": lambda lines: [f"    {line}" for line in lines],
-    "wrap120": _wrap,
+def _excerpt(lines: list[str], root_line: str) -> list[str]:
+    """The lines around the labelled root line, as a comment in an issue thread quotes a log:
+    EXCERPT_AROUND lines on each side of its first occurrence (nothing when it has none)."""
+    at = next((i for i, line in enumerate(lines) if root_line and root_line in line), None)
+    if at is None:
+        return []
+    return lines[max(0, at - EXCERPT_AROUND) : at + EXCERPT_AROUND + 1]
+
+
+# Each shape rewrites a log's lines; the labelled root line is there for shapes that keep a part.
+SHAPES: dict[str, Callable[[list[str], str], list[str]]] = {
+    "as-pasted": lambda lines, _root: lines,
+    "rfc3339": lambda lines, _root: _rfc3339(lines),
+    "compose": lambda lines, _root: [f"trainer-1  | {line}" for line in lines],
+    "indent": lambda lines, _root: [f"    {line}" for line in lines],
+    "wrap120": lambda lines, _root: _wrap(lines),
+    "excerpt": _excerpt,
 }
 
 
@@ -133,8 +147,11 @@ def reshape(cases: list[Case], shape: str, folder: Path) -> list[Case]:
         if case.log.is_dir():
             continue
         lines = case.log.read_text(encoding="utf-8", errors="replace").splitlines()
+        shaped = SHAPES[shape](lines, str(case.expected.get("root_line") or "").strip())
+        if not shaped:
+            continue  # (an excerpt of a log whose root line is not labelled, or not in it)
         copy = folder / case.log.name
-        copy.write_text("\n".join(SHAPES[shape](lines)) + "\n", encoding="utf-8")
+        copy.write_text("\n".join(shaped) + "\n", encoding="utf-8")
         wrapped = None
         if shape == "wrap120" and case.expected.get("root_line"):
             wrapped = _wrapped_root_lines(lines, str(case.expected.get("root_line") or ""))
