@@ -4829,24 +4829,36 @@ def test_a_memory_guards_line_is_the_root_line_of_the_sigkill_it_sent(guard: str
     assert message_category("rss 801MB, limit 800MB") is None
 
 
-@pytest.mark.parametrize(
-    ("numel_out", "expected_rank"), [(16777216, None), (8388608, 0)], ids=["group-of-8", "group-of-4"]
-)
-def test_an_all_gathers_sizes_say_the_job_has_more_ranks_than_the_excerpt_shows(
-    numel_out: int, expected_rank: int | None
-) -> None:
-    """Ranks 1-4 time out in one ALLGATHER and rank 0 says nothing. Its sizes say the group has 8 ranks
-    (NumelOut is 8 x NumelIn): the excerpt leaves out ranks 5-7 as well as rank 0, so rank 0's silence
-    names no straggler. With 4 ranks in the group the excerpt shows all but rank 0."""
+@pytest.mark.parametrize("numel_out", [16777216, 8388608], ids=["sizes-say-8", "sizes-say-4"])
+def test_an_excerpt_of_waiting_ranks_names_no_rank_it_does_not_show(numel_out: int) -> None:
+    """Ranks 1-3 time out in one ALLGATHER and rank 0 says nothing. The excerpt shows neither rank 0
+    nor how many ranks the job has (an all-gather's sizes count its group's ranks, which need not be
+    numbered as the job's): whoever they waited for is not in the logs, so no rank is named."""
     text = "".join(
         f"[E ProcessGroupNCCL.cpp:474] [Rank {r}] Watchdog caught collective operation timeout:"
         f" WorkNCCL(SeqNum=879, OpType=ALLGATHER, NumelIn=2097152, NumelOut={numel_out},"
         " Timeout(ms)=1800000) ran for 3487087 milliseconds before timing out.\n"
-        for r in range(1, 5 if expected_rank is None else 4)
+        for r in range(1, 4)
     )
     root = explain_text(text).root_cause
     assert root is not None and root.category == "collective_timeout"
-    assert root.rank == expected_rank
+    assert root.rank is None and 0 not in root.suspect_ranks
+
+
+def test_a_silent_rank_0_is_named_when_the_job_says_how_many_ranks_it_has() -> None:
+    """The same wait with WORLD_SIZE=4 in the logs: rank 0 is a rank of the job that never reported."""
+    text = "WORLD_SIZE=4\n" + "".join(
+        f"[E ProcessGroupNCCL.cpp:474] [Rank {r}] Watchdog caught collective operation timeout:"
+        " WorkNCCL(SeqNum=879, OpType=ALLREDUCE, NumelIn=2097152, NumelOut=2097152,"
+        " Timeout(ms)=1800000) ran for 3487087 milliseconds before timing out.\n"
+        for r in range(1, 4)
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank, root.kind) == (
+        "collective_timeout",
+        0,
+        "straggler",
+    )
 
 
 @pytest.mark.parametrize(

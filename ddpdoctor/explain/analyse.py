@@ -1610,12 +1610,6 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # (a traceback the excerpt cut off, a store wait that names no rank as its culprit).
     printed = {c.obs.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.rank is not None}
     silent = sorted(known - waiting - lost - failing - printed)
-    if not silent and len(waiting) >= 2 and timeline.world_floor <= max(waiting) + 1:
-        # Ranks are numbered from 0: one number below the highest waiting rank that never reported is
-        # a rank of the job too (ranks 1-3 time out, rank 0 says nothing). Not when the collective's
-        # own sizes say the job has more ranks than that (an excerpt that shows ranks 1-4 of 8).
-        below = set(range(max(waiting))) - waiting - lost - failing
-        silent = sorted(below) if len(below) == 1 else []
     if not silent:
         return None if failing else _departed(timeline, found, reports, sorted(waiting | lost))
     quiet = silent

@@ -17,15 +17,8 @@ from ddpdoctor.records import Record, field
 # The Work's fields; a line cut off after any of them still gives those it shows.
 _WORK = LazyRegex(
     r"WorkNCCL\((?:SeqNum=(?P<seq>\d{1,19}), )?OpType=(?P<op>\w{1,40})\b"
-    r"(?:, NumelIn=(?P<numel>\d{1,19})\b)?(?:, NumelOut=(?P<numel_out>\d{1,19})\b)?"
-    r"(?:[^)]{0,300}?Timeout\(ms\)=(?P<timeout>\d{1,12})\b)?"
+    r"(?:, NumelIn=(?P<numel>\d{1,19})\b)?(?:[^)]{0,300}?Timeout\(ms\)=(?P<timeout>\d{1,12})\b)?"
 )
-# Collectives whose output holds one input per rank of the group (an all-gather), and those whose
-# input does (a reduce-scatter): the ratio of their sizes is the group's size.
-_GATHERS = frozenset(
-    ("ALLGATHER", "_ALLGATHER_BASE", "ALLGATHER_COALESCED", "ALLGATHER_INTO_TENSOR_COALESCED")
-)
-_SCATTERS = frozenset(("REDUCE_SCATTER", "_REDUCE_SCATTER_BASE", "REDUCE_SCATTER_TENSOR_COALESCED"))
 _WATCHDOG = LazyRegex(
     r"Watchdog caught collective operation timeout|ran for \d{1,19} milliseconds before timing out"
 )
@@ -76,7 +69,6 @@ class CollectiveFacts(Record):
     op: str | None = None
     seq: int | None = None
     numel: int | None = None
-    group_size: int | None = None  # ranks in the collective's group, from an all-gather's sizes
     timeout_ms: int | None = None
     reporter: int | None = None  # the rank the message says it is about (`[Rank 3] Watchdog ...`)
     last_completed: int | None = None
@@ -153,7 +145,6 @@ def collective_facts(text: str) -> CollectiveFacts | None:
             facts.op = work.group("op") if text[work.end("op") : work.end("op") + 1] in (",", ")") else None
             facts.seq = bounded_int(work.group("seq"))
             facts.numel = bounded_int(work.group("numel"))
-            facts.group_size = _group_size(facts.op, facts.numel, bounded_int(work.group("numel_out")))
             facts.timeout_ms = bounded_int(work.group("timeout"))
         if tag := _RANK_TAG.search(text):
             facts.reporter = bounded_rank(tag.group(1))
@@ -173,17 +164,3 @@ def collective_facts(text: str) -> CollectiveFacts | None:
                 facts.named_seq[rank] = seq
         return facts if facts.named_seq else None
     return None
-
-
-def _group_size(op: str | None, numel_in: int | None, numel_out: int | None) -> int | None:
-    """The size of the process group an all-gather or reduce-scatter ran in, from its element counts
-    (`OpType=ALLGATHER, NumelIn=2097152, NumelOut=16777216`: 8 ranks), when they divide evenly."""
-    if not numel_in or not numel_out:
-        return None
-    if op in _GATHERS:
-        whole, part = numel_out, numel_in
-    elif op in _SCATTERS:
-        whole, part = numel_in, numel_out
-    else:
-        return None
-    return whole // part if whole % part == 0 and whole > part else None

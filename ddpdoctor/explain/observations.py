@@ -233,7 +233,6 @@ class CollectiveObs(Observation):
     op: str | None = None
     sequence: int | None = None  # the collective's sequence number (SeqNum)
     numel: int | None = None
-    group_size: int | None = None  # ranks in its process group, where its sizes tell (an all-gather's)
     group: str | None = None
     timeout_ms: int | None = None
     last_completed: int | None = None

@@ -2567,7 +2567,6 @@ class LogReader:
             coll = self._observe(CollectiveObs, number, rest.strip(), stream)
             coll.state, coll.op, coll.sequence, coll.numel = facts.state, facts.op, facts.seq, facts.numel
             coll.timeout_ms, coll.last_completed = facts.timeout_ms, facts.last_completed
-            coll.group_size = facts.group_size
             coll.named_ranks, coll.named_seq = facts.named_ranks, dict(facts.named_seq)
             if facts.named_ops:
                 coll.notes.append(

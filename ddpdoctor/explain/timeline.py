@@ -92,11 +92,6 @@ class Timeline:
         self.world_hinted = bool(hints)
         seen = max(self.ranks) + 1 if self.ranks else 0
         self.world_size = max([seen, *hints]) if (hints or seen) else None
-        # The job has at least as many ranks as a collective's group holds (an all-gather's sizes say
-        # how many), though which of them the excerpt leaves out it does not say.
-        self.world_floor = max(
-            (o.group_size for o in self.failures if isinstance(o, CollectiveObs) and o.group_size), default=0
-        )
 
     def _ranks(self) -> set[int]:
         ranks: set[int] = set(self.progress)
