@@ -4978,3 +4978,25 @@ def test_peers_that_went_away_are_not_given_their_victims_error_or_frames() -> N
     assert "RuntimeError" not in root.title and root.user_frame is None
     assert not any("does not know this message" in a for a in root.advice)
     assert any("how the rank that went away ended" in s for s in root.solutions)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ImportErrorImportError: : This example requires a source install from HuggingFace diffusers (see"
+        " `https://huggingface.co/docs/diffusers/installation#install-from-source`), but the version found is"
+        " 0.32.2.",
+        "RuntimeError: This example requires a source install from HuggingFace diffusers, but the version found"
+        " is 0.32.2.",
+        "ImportError: deepspeed>=0.10.0,<=0.16.9 is required for a normal functioning of this module, but found"
+        " deepspeed==0.17.2.",
+    ],
+    ids=["interleaved-type", "another-type", "found-pinned"],
+)
+def test_a_message_that_states_the_version_it_needs_and_the_one_found_is_a_version_mismatch(
+    line: str,
+) -> None:
+    """Two ranks' copies of an ImportError interleaved (`ImportErrorImportError: :`) lose the type that
+    says a package is of the wrong version; the message still says which version it needs and found."""
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.category == "version_mismatch"

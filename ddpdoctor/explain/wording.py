@@ -112,6 +112,11 @@ _LIBRARY_MISSING = LazyRegex(
 _VERSION_REQUIRED = LazyRegex(
     r"\brequires? [A-Za-z][\w.-]{1,40} ?(?:>=|==|~=|>) ?\d[\w.]{0,20}"
     r"|\b(?:but you have|you have) [A-Za-z][\w.-]{1,40} [\d][\w.+]{0,30} which is incompatible\b"
+    # ... and the one it found (diffusers' `This example requires a source install from HuggingFace
+    # diffusers ..., but the version found is 0.32.2`, transformers' `deepspeed>=0.10.0 is required
+    # ..., but found deepspeed==0.17.2`)
+    r"|\b(?:requires?|is required)\b[^\n]{0,240}\bbut (?:the )?(?:version (?:found|installed) is|found"
+    r" [A-Za-z][\w.-]{1,40} ?==) ?v?\d"
 )
 # The process group's backend lacks the operation (`no support for _allgather_base in MPI process group`).
 _BACKEND_LACKS = LazyRegex(
