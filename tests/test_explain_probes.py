@@ -5000,3 +5000,20 @@ def test_a_message_that_states_the_version_it_needs_and_the_one_found_is_a_versi
     says a package is of the wrong version; the message still says which version it needs and found."""
     root = explain_text(line + "\n").root_cause
     assert root is not None and root.category == "version_mismatch"
+
+
+def test_a_monitored_barriers_coordinator_names_the_rank_its_peers_do_not() -> None:
+    """Rank 0 coordinates a monitored barrier: it names rank 2 as the rank that never arrived, while
+    ranks 1 and 3 only say their exchange with rank 0 failed. Rank 2 is the culprit, not rank 0."""
+    peer = (
+        "[E ProcessGroupGloo.cpp:138] Rank {r} successfully reached monitoredBarrier, but received errors"
+        " while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+    )
+    text = (
+        peer.format(r=3)
+        + "[E ProcessGroupGloo.cpp:138] [Rank 0]: Rank 2 failed to pass monitoredBarrier in 30000 ms\n"
+        + peer.format(r=1)
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert "failed to pass monitoredBarrier" in root.text

@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from ddpdoctor.explain.clock import Stamp
-from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.collectives import collective_facts, monitored_barrier_role
 from ddpdoctor.explain.index import ARGPARSE_ERROR, IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
     FATAL_WORD_SIGNALS,
@@ -1243,7 +1243,12 @@ def _timeouts_in_exceptions(timeline: Timeline, reports: list[CollectiveObs]) ->
 
 def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
     out: list[Candidate] = []
+    # A monitored barrier's peers name rank 0, its coordinator, whatever went wrong; when rank 0's own
+    # report (the ranks that did not arrive) is in the logs, theirs only echo it.
+    coordinator_spoke = any(monitored_barrier_role(o.text) == "coordinator" for o in reports)
     for obs in reports:
+        if coordinator_spoke and monitored_barrier_role(obs.text) == "peer":
+            continue
         primary = obs.primary()
         if (
             primary is not None

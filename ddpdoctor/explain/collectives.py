@@ -88,6 +88,16 @@ def _ranks(text: str) -> list[int]:
     return out
 
 
+def monitored_barrier_role(text: str) -> str | None:
+    """Who printed a monitored barrier's report: `coordinator` (rank 0, which waits for every other rank
+    and names those that did not arrive) or `peer` (a rank whose exchange with rank 0 failed)."""
+    if "monitoredBarrier" not in text:
+        return None
+    if _MONITORED.search(text):
+        return "coordinator"
+    return "peer" if _BARRIER_PEER.search(text) else None
+
+
 def collective_facts(text: str) -> CollectiveFacts | None:
     """The collective facts of one line, or None when it states none."""
     if "Rank" in text and "CollectiveFingerPrint" in text and (m := _FINGERPRINT.search(text)):
