@@ -5017,3 +5017,39 @@ def test_a_monitored_barriers_coordinator_names_the_rank_its_peers_do_not() -> N
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
     assert "failed to pass monitoredBarrier" in root.text
+
+
+# --- classes found in the thirty-fifth session -------------------------------------------------------
+
+
+def test_an_unlabelled_helper_error_belongs_to_the_rank_the_launcher_saw_fail_with_an_error_code() -> None:
+    """Rank 3's helper process dies on its own error (no rank label: torch's `[rankN]:` prefix covers only
+    the main process); rank 3 then loses its pipe and ranks 0 and 2 lose rank 3. torchrun saw rank 3
+    exit with code 1 and stopped the others: the helper's error is rank 3's."""
+    helper = (
+        "Process tok-fr:\nTraceback (most recent call last):\n"
+        '  File "/home/u/tok_server.py", line 25, in serve\n    table = dict(zip(toks, ids, strict=True))\n'
+        "ValueError: zip() argument 2 is shorter than argument 1\n"
+    )
+    reset = (
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "/home/u/train.py", line 50, in main\n[rank3]:     ids = parent.recv()\n'
+        "[rank3]: ConnectionResetError: [Errno 104] Connection reset by peer\n"
+    )
+    log = (
+        helper
+        + reset
+        + _LOST.format(r=0)
+        + _LOST.format(r=2)
+        + _table((3, 1), [(0, -15), (1, -15), (2, -15)])
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3)
+    assert "zip() argument 2" in root.text
+    # A rank that timed out waiting exited because of the wait: its exit code does not make the error its own.
+    timeout = (
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out"
+        " waiting 15000ms for recv operation to complete\n"
+    )
+    root = explain_text(helper + timeout + _table((0, 1), [(1, -15)])).root_cause
+    assert root is not None and "zip() argument 2" in root.text and root.rank != 0

@@ -1734,6 +1734,7 @@ class LogReader:
             or stripped == _CHECK_TRACE_HEAD
             or stripped.startswith(_IGNORED_EXCEPTION)
             or (exc is not None and _carried_exception(exc, stripped))
+            or (rest[:1] not in (" ", "\t") and _launcher_wrapper(stripped))
             or TRACEBACK_HEAD in rest
             or (rest[:1] in (" ", "\t") and stripped.startswith('File "') and _FRAME.match(rest) is not None)
             or _SEPARATOR.match(stripped) is not None
@@ -2788,6 +2789,13 @@ def _carried_exception(exc: _Exception, line: str) -> bool:
     if exc.type is None or exc.type.rsplit(".", 1)[-1] not in WRAPPER_EXCEPTIONS:
         return False
     return _raised_line(line)
+
+
+def _launcher_wrapper(line: str) -> bool:
+    """Whether a line is a launcher's exception that wraps its workers' failures (torchrun's
+    `ChildFailedError:`): another process raised it, so it is never part of the message above it."""
+    m = _EXC_LINE.match(line) if "Error" in line or "Exception" in line else None
+    return m is not None and m.group("type").rsplit(".", 1)[-1] in WRAPPER_EXCEPTIONS
 
 
 def _raised_by_statement(text: str) -> str | None:

@@ -102,7 +102,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     _named_beyond_the_job(culprit, timeline)
     if best_tier == CAUSE and not _named_by_report(culprit):
         _first_failure_elsewhere(culprit, found)
-        _sole_failing_rank(culprit, found)
+        _sole_failing_rank(culprit, found, timeline)
         _helper_of_the_one_rank(culprit, found)
         _rank_in_its_own_report(culprit, found)
         _awaited_rank(culprit, found)
@@ -899,20 +899,34 @@ def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None
 _NOT_THE_PRINTERS = ("rendezvous", "duplicate_device", "collective_timeout")
 
 
-def _sole_failing_rank(culprit: Candidate, found: list[Candidate]) -> None:
-    """An error with no rank label, and the launcher saw exactly one rank fail: the error is that rank's.
-    Not a wait for peers (`collective_timeout`): its printer is the one that waited, not the one that
-    failed."""
+def _sole_failing_rank(culprit: Candidate, found: list[Candidate], timeline: Timeline) -> None:
+    """An error with no rank label, and the launcher saw exactly one rank fail (the others it stopped,
+    or they lost a peer): the error is that rank's. Not a wait for peers (`collective_timeout`): its
+    printer is the one that waited, not the one that failed."""
     if culprit.rank is not None or culprit.suspects or culprit.category in _NOT_THE_PRINTERS:
         return
     message = culprit.obs.innermost_text().strip(" :")[-40:]  # the tail survives interleaved output
     printed = sum(message in text for _, _, text in culprit.obs.evidence) + sum(
         message in c.obs.text for c in found if c.obs is not culprit.obs
     )
-    if any(c.rank is not None and c.consequence is None for c in found if not isinstance(c.obs, ExitObs)):
+    if any(
+        c.rank is not None and c.consequence is None and c.kind != "lost-peer"
+        for c in found
+        if not isinstance(c.obs, ExitObs)
+    ):
         return  # other ranks speak for themselves (not when all they say is that they lost a peer)
-    exits = [c for c in found if isinstance(c.obs, ExitObs) and c.consequence != "launcher" and c.obs.code]
-    failed = {c.rank for c in exits}
+    exits = [
+        c.obs for c in found if isinstance(c.obs, ExitObs) and c.consequence != "launcher" and c.obs.code
+    ]
+    # A rank that exited non-zero after saying only that it lost a peer gets no candidate for its exit;
+    # one that timed out waiting exited because of the wait, not of an error of its own.
+    waited = {c.rank for c in found if c.consequence == "timeout"}
+    exits += [
+        o
+        for o in timeline.exits
+        if o.code and o.signal is None and o.rank not in waited and all(o is not e for e in exits)
+    ]
+    failed = {o.rank for o in exits}
     if max(culprit.obs.count, printed) > max(len(exits), 1):
         return  # printed more often than the launcher saw a rank fail (once per restart): several ranks hit it
     if len(failed) == 1 and None not in failed:
