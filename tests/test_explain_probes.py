@@ -5053,3 +5053,43 @@ def test_an_unlabelled_helper_error_belongs_to_the_rank_the_launcher_saw_fail_wi
     )
     root = explain_text(helper + timeout + _table((0, 1), [(1, -15)])).root_cause
     assert root is not None and "zip() argument 2" in root.text and root.rank != 0
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "RuntimeError: NCCL communicator was aborted.",
+        "RuntimeError: NCCL communicator was aborted on rank 19.",
+    ],
+    ids=["torch-1", "with-rank"],
+)
+def test_an_aborted_communicator_alone_is_a_collective_timeout_not_a_lost_connection(line: str) -> None:
+    """The process group aborts a communicator after a collective failed or timed out; alone in the
+    logs it does not say that NCCL lost a connection (the network is not the suspect)."""
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and (root.category, root.entry) == (
+        "collective_timeout",
+        "nccl-communicator-aborted",
+    )
+    assert not any("the network or the remote host is the suspect" in w for w in root.why)
+
+
+def test_a_platform_wrapper_that_carries_a_known_cause_is_that_cause_not_a_bare_wrapper() -> None:
+    """Azure ML's `UserError: User program failed with RuntimeError: ...` carries the program's own
+    message; when that message names a cause (a collective library the build lacks), it is the
+    verdict, not a wrapper beneath a cut-off traceback."""
+    log = (
+        "UserError: User program failed with RuntimeError: NCCL is not available. Please confirm that NCCL is"
+        " enabled in CuPy.\n"
+        "Traceback (most recent call last):\n"
+        '  File "train_mnist.py", line 57, in main\n'
+        "    comm = chainermn.create_communicator(args.communicator)\n"
+        '  File "/env/lib/python3.6/site-packages/chainermn/communicators/__init__.py", line 91, in create\n'
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "backend_unsupported"
+    assert root.text.startswith("UserError: User program failed with RuntimeError: NCCL is not available")
+    # A wrapper that says nothing of a cause stays a wrapper: the traceback under it decides.
+    bare = log.replace("NCCL is not available. Please confirm that NCCL is enabled in CuPy.", "exit code 1")
+    root = explain_text(bare).root_cause
+    assert root is not None and root.category != "backend_unsupported"

@@ -708,7 +708,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             short_type in WRAPPER_EXCEPTIONS
             or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].posix))
             or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
-            or PROGRAM_FAILED.search(text)
+            or (PROGRAM_FAILED.search(text) and said is None)  # a wrapper that states no cause of its own
             or (
                 exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].posix)
             )

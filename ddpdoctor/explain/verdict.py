@@ -67,6 +67,7 @@ _PROSE = LazyRegex(
 )
 # A library's record names the source file and line it was logged from (`ProcessGroupGloo.cpp:67]`).
 _SOURCE_LOCATION = LazyRegex(r"\.(?:h|hpp|c|cc|cpp|cu|cxx|py|rs):\d{1,6}\b")
+_COMMUNICATOR_ABORTED = LazyRegex(r"NCCL communicator was aborted")
 _ENQUEUED = LazyRegex(r"workMetaList_\.size\(\)=(\d{1,9})")
 
 
@@ -1144,6 +1145,8 @@ def _lone_lost_connection(culprit: Candidate) -> None:
         link.text for link in culprit.obs.chain
     ):
         return
+    if _COMMUNICATOR_ABORTED.search(culprit.obs.text):
+        return  # the process group aborted it after a failed or timed-out collective: no connection was lost
     if culprit.category != "rendezvous":  # a lost store while NCCL sets up stays a rendezvous failure
         culprit.category = "nccl_error"
         culprit.reasons.append(

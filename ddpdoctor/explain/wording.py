@@ -128,6 +128,8 @@ _BACKEND_LACKS = LazyRegex(
     # a torch build without the backend or without distributed support (`No rendezvous handler for
     # env://` is a build with no rendezvous at all, Windows' before 1.7)
     r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
+    # ... or of the collective library itself (CuPy's `NCCL is not available`)
+    r"|\b(?:nccl|rccl|hccl|gloo|mpi|ucc) is not available\b"
     # ... or a backend the device has not (`Your assigned backend nccl is not avaliable, please use hccl`)
     r"|\bbackend\b.{0,60}\bis not (?:avail|avali)able\b"
     # ... or a backend name c10d (or another engine's communicator) does not know (`Unknown c10d
