@@ -5093,3 +5093,30 @@ def test_a_platform_wrapper_that_carries_a_known_cause_is_that_cause_not_a_bare_
     bare = log.replace("NCCL is not available. Please confirm that NCCL is enabled in CuPy.", "exit code 1")
     root = explain_text(bare).root_cause
     assert root is not None and root.category != "backend_unsupported"
+
+
+def test_a_stragglers_last_word_in_its_stderr_file_is_found_beside_its_stdout(tmp_path: Path) -> None:
+    """torchrun's `--log-dir` keeps each rank's stdout and stderr in two files with no order between
+    them. Rank 0's progress lines (stdout) match rank 1's; its last word (`aborting run`) is in its
+    stderr. Rank 1 times out in the barrier after: rank 0 is the straggler and that line its account."""
+    run = tmp_path / "run" / "attempt_0"
+    steps = "".join(f"step {s} rank {{r}} loss 5.{s}\n" for s in range(1, 4))
+    files = {
+        (0, "stdout.log"): "[committer] expecting 4 shards per checkpoint\n" + steps.format(r=0),
+        (
+            0,
+            "stderr.log",
+        ): "[committer] checkpoint step 3 incomplete: 2/4 shards reported after 12s, aborting run\n",
+        (1, "stdout.log"): steps.format(r=1),
+        (
+            1,
+            "stderr.log",
+        ): "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81]"
+        " Timed out waiting 20000ms for recv operation to complete\n",
+    }
+    for (rank, name), text in files.items():
+        (run / str(rank)).mkdir(parents=True, exist_ok=True)
+        (run / str(rank) / name).write_text(text)
+    root = explain_paths([str(tmp_path / "run")]).root_cause
+    assert root is not None and root.rank == 0
+    assert root.text.endswith("2/4 shards reported after 12s, aborting run")

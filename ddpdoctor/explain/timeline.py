@@ -116,6 +116,25 @@ class Timeline:
         if len(self._recent) < 2:
             return own[-1] if alone else None
         shapes = self._shapes[rank]
+        files = sorted({line.file_index for line in own})
+        if len(files) > 1:
+            # The rank's output split over files with no order between them (torchrun's stdout.log and
+            # stderr.log): where it went its own way is read in each file, the last file's first.
+            for index in reversed(files):
+                part = [
+                    (line, shape) for line, shape in zip(own, shapes, strict=True) if line.file_index == index
+                ]
+                found = self._departure_in(
+                    [line for line, _ in part], [shape for _, shape in part], after_shared
+                )
+                if found is not None:
+                    return found
+            return None
+        return self._departure_in(own, shapes, after_shared)
+
+    def _departure_in(
+        self, own: list[RecentLineObs], shapes: list[str], after_shared: bool
+    ) -> RecentLineObs | None:
         for index in range(len(own) - 1, -1, -1):
             if self._printers[shapes[index]] > 1:  # another rank printed it too
                 return own[index + 1] if index + 1 < len(own) else None
