@@ -132,7 +132,11 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit.category = said.category
         culprit.reasons.append(f"NCCL's own report says what went wrong: {said.id} ({said.category})")
     _key_owed(culprit, found, timeline)
-    if culprit.category == "rendezvous" and culprit.tier == CAUSE and not culprit.suspects:
+    if (
+        culprit.category == "rendezvous"
+        and (culprit.tier == CAUSE or (culprit.kind == "error-line" and culprit.consequence is None))
+        and not culprit.suspects
+    ):
         # A rank that prints a start-up failure is not at fault unless the message names another.
         culprit.disown("the job as a whole could not assemble")
     if (

@@ -217,6 +217,9 @@ _CUDA_VERSION = LazyRegex(
 _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
+    # ... or a native check that a device's index is within the devices it has (XLA's `RET_CHECK failure
+    # ... 0 <= local_device_ordinal && local_device_ordinal < gpu_global_device_ids->size()`)
+    r"|\b(?:\w{1,30}_)?(?:device_ordinal|device_id|device_index) < \w{1,60}(?:->|\.)(?:size\(\)|count)"
     r"|(?i:\bno visible (?:cuda |gpu |nvidia )?(?:gpu|device)s?\b)"
     r"|(?i:\bno (?:available |matching |suitable |supported )?(?:cuda |gpu |nvidia )?(?:gpu|device)s? (?:found|available|detected)\b)"
     # ... or a launcher that cannot find a device it was asked for (PaddlePaddle's `Device not found 1 from 0,1,2,3`)
