@@ -530,6 +530,14 @@ _LOWER_CASE_BUILTINS = frozenset(
 _INTERRUPT_ECHO = "^C"  # a terminal's echo of Ctrl-C, before the interrupted program's last words
 
 
+# A head that says only that an exception happened, not which (SGLang's `Scheduler hit an exception:`):
+# the cut-off traceback under it states no failure.
+_SAYS_ONLY_THAT_IT_FAILED = LazyRegex(
+    r"(?i)\b(?:hit|got|encountered|raised|caught|had|threw|throws) an? (?:unexpected |unhandled |fatal )?"
+    r"(?:exception|error)$"
+)
+
+
 def _stated_before_head(head: tuple[int, str] | None) -> str | None:
     """The error a traceback's head line states before `Traceback (most recent call last):` (a
     logger's `Exception in worker ...: <message>, Traceback ...`), when it names one; Ray's head names
@@ -539,7 +547,11 @@ def _stated_before_head(head: tuple[int, str] | None) -> str | None:
     if head is None or TRACEBACK_HEAD not in head[1]:  # (IPython's head names the type, not a message)
         return None
     before = _record_message(head[1].split(TRACEBACK_HEAD, 1)[0]).strip().rstrip(",:; ").strip()
-    if len(before) < _MIN_RECORD_MESSAGE or not NAMES_A_FAILURE.search(before):
+    if (
+        len(before) < _MIN_RECORD_MESSAGE
+        or not NAMES_A_FAILURE.search(before)
+        or _SAYS_ONLY_THAT_IT_FAILED.search(before)
+    ):
         return None
     return before
 
