@@ -5120,3 +5120,72 @@ def test_a_stragglers_last_word_in_its_stderr_file_is_found_beside_its_stdout(tm
     root = explain_paths([str(tmp_path / "run")]).root_cause
     assert root is not None and root.rank == 0
     assert root.text.endswith("2/4 shards reported after 12s, aborting run")
+
+
+@pytest.mark.parametrize(
+    ("line", "category"),
+    [
+        (
+            "jaxlib.xla_extension.XlaRuntimeError: INTERNAL: RET_CHECK failure (external/xla/service/gpu/"
+            "gpu_executable_run_options.cc:75) 0 <= local_device_ordinal && local_device_ordinal <"
+            " gpu_global_device_ids->size()",
+            "invalid_device",
+        ),
+        (
+            "E0000 00:00:1725834192.702937  625990 collective_ops_utils.h:310] This thread has been waiting for"
+            " 5000ms for and may be stuck: participant AllReduceParticipantData{rank=1, element_count=7840}",
+            "collective_timeout",
+        ),
+        (
+            "RuntimeError: tensorflow/compiler/xla/xla_client/mesh_service.cc:316 : Check failed:"
+            " impl_->channel->WaitForConnected( std::chrono::system_clock::now() + std::chrono::seconds(10))",
+            "rendezvous",
+        ),
+        (
+            "RuntimeError: The Inner error is reported as above. The process exits for this inner error, and the"
+            " current working operator name is HcclBroadcast.",
+            "nccl_error",
+        ),
+        ("UserError: User program failed with RuntimeError: NCCL is not available.", "backend_unsupported"),
+    ],
+    ids=[
+        "device-ordinal-check",
+        "xla-thread-stuck",
+        "xla-mesh-master",
+        "hccl-operator",
+        "nccl-not-available",
+    ],
+)
+def test_what_a_device_runtimes_message_says_names_its_category(line: str, category: str) -> None:
+    """Messages of XLA, torch_xla and torch_npu that no entry knows still say what failed: a device
+    index outside the devices the process has, a collective's participants that did not all arrive,
+    the mesh master that could not be reached, the collective library's operator that was running."""
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.category == category
+
+
+def test_a_start_up_failure_on_an_error_line_names_no_rank() -> None:
+    """An MPI-tagged glog record of rank 56 that could not connect to its parameter server: the job as
+    a whole could not assemble, as with an exception of the same words."""
+    line = (
+        "Wed Jul 19 10:40:45 2017[1,56]<stderr>:F0719 10:40:45.100778 26612 LightNetwork.cpp:397] Check failed:"
+        " error >= 0 ERROR connecting to 10.87.137.19: Connection refused [111]\n"
+    )
+    root = explain_text(line).root_cause
+    assert root is not None and (root.category, root.rank) == ("rendezvous", None)
+    assert "printed by rank 56" in (root.rank_note or "")
+
+
+def test_a_traceback_head_that_only_says_an_exception_happened_does_not_outweigh_a_named_rank() -> None:
+    """SGLang logs `Scheduler hit an exception: Traceback ...` and the paste cuts the traceback before
+    its exception: that says where, not what. Rank 3's monitored barrier names rank 0."""
+    log = (
+        "[rank3]:[E421 04:13:43.426633564 ProcessGroupGloo.cpp:143] Rank 3 successfully reached monitoredBarrier,"
+        " but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+        "[2025-04-21 04:13:43 TP3] Scheduler hit an exception: Traceback (most recent call last):\n"
+        '  File "/env/sglang/srt/managers/scheduler.py", line 2056, in run_scheduler_process\n'
+        "    scheduler = Scheduler(server_args, port_args, gpu_id, tp_rank, dp_rank)\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
+    assert "failed to pass" in root.text or "monitoredBarrier" in root.text

@@ -259,6 +259,9 @@ _NCCL_FAILURE = LazyRegex(
     r"|\bCollective call returned error\b"  # Gaudi's HCCL, in NCCL's place
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
+    # ... and torch_npu's report of the operator that was running when the device failed (`The Inner
+    # error is reported as above. ... the current working operator name is HcclBroadcast.`)
+    r"|\bcurrent working operator name is Hccl\w{0,40}"
     r"|\bNCCL\b.{0,120}?\b(?:unhandled \w{1,20}|internal|invalid usage|system|remote) error"
     # ... or a framework's check of an NCCL call, located in its NCCL code (`invalid usage at [.../nccl_helper.h:70]`)
     r"|\b(?:invalid usage|unhandled (?:system|cuda) error|internal error|remote process exited)\b.{0,40}\bnccl\w{0,40}\.(?:h|cc|cpp|hpp)\b"
@@ -299,6 +302,8 @@ _SETTING_UP = LazyRegex(
     r"|\b(?:process group url|dist_url|init_method|master_addr|master_port)\b"
     # JAX's coordination service: the processes did not all reach its start-up or sync barrier.
     r"|DEADLINE_EXCEEDED: Barrier timed out|\bfailed to connect to (?:the )?(?:client )?mesh master\b"
+    # ... torch_xla's mesh service, its check that the channel to the mesh master connected in time
+    r"|\bmesh_service\.cc:\d{1,6} : Check failed: \w{0,40}->channel->WaitForConnected\b"
     r"|\bcluster registration failed\b|\bWait_for_all_tasks_to_register\b|\bto register with the coordination service\b"
     r"|\bCoordination service agent in error status: DEADLINE_EXCEEDED\b"
     # PMIx's fence that starts an MPI job, between Slurm's step daemons (`pmixp_coll_ring_reset_if_to: ...
@@ -325,6 +330,9 @@ _CANNOT_BIND = LazyRegex(r"(?i)\b(?:cannot|can't|could not|unable to) bind\b|\bf
 # 8 threads to join the rendezvous, but not all of them arrived on time`): a collective that waits.
 _COLLECTIVE_RENDEZVOUS = LazyRegex(
     r"\bthreads to join the rendezvous\b|\bhas been waiting for `[^`]{1,300}` for \d{1,9} seconds and may be stuck\b"
+    # ... as older XLA words it (`This thread has been waiting for 5000ms for and may be stuck: participant
+    # AllReduceParticipantData{rank=1, ...}`)
+    r"|\bhas been waiting for \d{1,9} ?(?:ms|s|seconds) for .{0,120}\bmay be stuck\b"
 )
 _REFUSED_WORDS = r"\b(?i:connection) refused\b|\bECONNREFUSED\b|errno: 111\b"
 _REFUSED = LazyRegex(_REFUSED_WORDS)
