@@ -5189,3 +5189,26 @@ def test_a_traceback_head_that_only_says_an_exception_happened_does_not_outweigh
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
     assert "failed to pass" in root.text or "monitoredBarrier" in root.text
+
+
+def test_a_log_dirs_first_attempt_comes_before_a_known_failure_of_the_restart(tmp_path: Path) -> None:
+    """`--log-dir` with `--max-restarts 1`: in attempt_0 rank 1 raised an error no entry knows while its
+    peers lost it; in attempt_1 every rank failed to load the checkpoint the first attempt had cut off
+    (a message the knowledge base knows). The folders give the order: the first attempt's error is the
+    root, however well the later one is known."""
+    corrupt = (
+        "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory."
+    )
+    files = {
+        "attempt_0/0": _LOST.format(r=0),
+        "attempt_0/1": _attempt(1, "IndexError: index 0 is out of bounds for dimension 0 with size 0"),
+        "attempt_0/2": _LOST.format(r=2),
+        **{f"attempt_1/{rank}": _attempt(rank, corrupt) for rank in range(3)},
+    }
+    for folder, text in files.items():
+        (tmp_path / "run" / folder).mkdir(parents=True)
+        (tmp_path / "run" / folder / "stderr.log").write_text(text)
+    root = explain_paths([str(tmp_path / "run")]).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text.startswith("IndexError: index 0 is out of bounds")
+    assert any("last attempt then failed with: RuntimeError: PytorchStreamReader" in w for w in root.why)

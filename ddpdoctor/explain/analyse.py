@@ -250,6 +250,11 @@ class Candidate(Record):
         return self.obs.stamp
 
     @property
+    def file(self) -> str:
+        """The file the observation was read from."""
+        return self.obs.file
+
+    @property
     def file_index(self) -> int:
         """The input the observation was read from."""
         return self.obs.file_index

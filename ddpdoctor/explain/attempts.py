@@ -23,7 +23,7 @@ _AGENT_PROCESS = re.compile(r"^[IWEF]\d{4} \d\d:\d\d:\d\d(?:\.\d{1,9})? +(\d{1,1
 
 def attempts(observations: Sequence[Observation]) -> list[int] | None:
     """Each observation's attempt number (0 the first), or None when the logs show one attempt."""
-    numbers = [_path_attempt(obs.file) for obs in observations]
+    numbers = [path_attempt(obs.file) for obs in observations]
     restarts = _restarts_by_input(observations)
     for index, obs in enumerate(observations):
         if numbers[index] is None:
@@ -32,7 +32,7 @@ def attempts(observations: Sequence[Observation]) -> list[int] | None:
     return known if max(known, default=0) > 0 else None
 
 
-def _path_attempt(path: str) -> int | None:
+def path_attempt(path: str) -> int | None:
     """The attempt of a file in a torchrun `--log-dir` folder (`.../attempt_1/0/stderr.log`)."""
     found = _LOGDIR_ATTEMPT.findall(path)
     return int(found[-1]) if found else None

@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from ddpdoctor.explain.attempts import path_attempt
 from ddpdoctor.explain.clock import comparable
 from ddpdoctor.explain.collectives import MAX_NAMED
 from ddpdoctor.explain.observations import (
@@ -293,9 +294,17 @@ def order(observations: list[Any], tier: Any = None) -> list[Any]:
             return [o for _v, _i, o in keyed]
     if len({o.file_index for o in observations}) == 1:
         return sorted(observations, key=lambda o: (o.line, rank_of(o), o.seq))
+    # Files of torchrun's `--log-dir` say which attempt they are of: an earlier attempt came first.
     return sorted(
         observations,
-        key=lambda o: (rank_of(o), math.inf if o.stamp is None else 0, o.file_index, o.line, o.seq),
+        key=lambda o: (
+            path_attempt(o.file) or 0,
+            rank_of(o),
+            math.inf if o.stamp is None else 0,
+            o.file_index,
+            o.line,
+            o.seq,
+        ),
     )
 
 
