@@ -67,6 +67,8 @@ from ddpdoctor.records import Record, field
 from ddpdoctor.units import format_size
 
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
+# Words that say an action goes on until a condition holds (`redrawing Q until full rank`).
+_REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
 
 # Knowledge-base entries the analysers name by id (a test checks that each exists).
 SIGNAL_ENTRIES = {
@@ -1739,6 +1741,11 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
                 ),
                 None,
             )
+        if halted is None and later[-1].warning_record and _REPEATS_UNTIL.search(later[-1].text):
+            # Its last word before it went silent while its peers waited was a warning of its own that
+            # it would go on until something happened (`P has rank 0 < 2, redrawing Q until full rank`):
+            # the loop it was stuck in.
+            halted = later[-1]
         if cand.rank == rank and halted is not None:
             cand.reasons.append(
                 f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})"
