@@ -2028,10 +2028,16 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "Invalid config blocking attribute value -2147483648\n",
         {"category": "version_mismatch", "entry": "nccl-version-mismatch"},
     ),
-    "a line that ends where its detail starts is stated by the detail, with the rank of the line": (
+    "a line that ends where its detail starts is stated by the detail, printed by the rank of the line": (
         "[rank0] :UNAVAILABLE:failed to connect to all addresses; last error: UNKNOWN:\n"
         "ipv4:10.186.213.145:13305: Failed to connect to remote host: Connection refused\n",
-        {"category": "rendezvous", "rank": 0, "line": 2},
+        # a start-up failure names no rank: the job as a whole could not assemble
+        {
+            "category": "rendezvous",
+            "rank": None,
+            "rank_note": "printed by rank 0; the job as a whole could not assemble",
+            "line": 2,
+        },
     ),
     "an error record that ends with a colon is stated with the line that completes it": (
         "2024-01-01 10:00:00,000 - ERROR - worker could not start:\n"
@@ -5212,3 +5218,36 @@ def test_a_log_dirs_first_attempt_comes_before_a_known_failure_of_the_restart(tm
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     assert root.text.startswith("IndexError: index 0 is out of bounds")
     assert any("last attempt then failed with: RuntimeError: PytorchStreamReader" in w for w in root.why)
+
+
+@pytest.mark.parametrize(
+    ("last_word", "stated"),
+    [
+        ("low-rank hook: P has rank 0 < 2, redrawing Q until full rank", True),
+        ("skipping a short utterance", False),
+    ],
+    ids=["goes-on-until", "one-off"],
+)
+def test_a_stragglers_last_warning_that_it_goes_on_until_something_is_its_root_line(
+    last_word: str, stated: bool
+) -> None:
+    """Rank 0 warned that it would redraw until a condition held, then said nothing while ranks 1 and 2
+    timed out waiting for it: that warning is the loop it was stuck in. A one-off warning says nothing
+    of where it hung: the peers' timeout stays the root line."""
+    steps = "".join(
+        f"[2026-12-04 07:28:0{s},000] [rank{r}] INFO ctr - step {s} loss 0.{s}{r}\n"
+        for s in range(3)
+        for r in range(3)
+    )
+    log = (
+        steps
+        + f"[2026-12-04 07:28:04,554] [rank0] WARNING ctr - {last_word}\n"
+        + "".join(
+            f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+            " waiting 20000ms for recv operation to complete\n"
+            for r in (1, 2)
+        )
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
+    assert (last_word in root.text) is stated
