@@ -1252,9 +1252,9 @@ def _named_ranks(reports: list[CollectiveObs]) -> list[Candidate]:
     out: list[Candidate] = []
     # A monitored barrier's peers name rank 0, its coordinator, whatever went wrong; when rank 0's own
     # report (the ranks that did not arrive) is in the logs, theirs only echo it.
-    coordinator_spoke = any(monitored_barrier_role(o.text) == "coordinator" for o in reports)
-    for obs in reports:
-        if coordinator_spoke and monitored_barrier_role(obs.text) == "peer":
+    roles = [monitored_barrier_role(o.text) for o in reports]
+    for obs, role in zip(reports, roles, strict=True):
+        if role == "peer" and "coordinator" in roles:
             continue
         primary = obs.primary()
         if (

@@ -122,12 +122,8 @@ class Timeline:
             # The rank's output split over files with no order between them (torchrun's stdout.log and
             # stderr.log): where it went its own way is read in each file, the last file's first.
             for index in reversed(files):
-                part = [
-                    (line, shape) for line, shape in zip(own, shapes, strict=True) if line.file_index == index
-                ]
-                found = self._departure_in(
-                    [line for line, _ in part], [shape for _, shape in part], after_shared
-                )
+                kept = [i for i, line in enumerate(own) if line.file_index == index]
+                found = self._departure_in([own[i] for i in kept], [shapes[i] for i in kept], after_shared)
                 if found is not None:
                     return found
             return None

@@ -926,10 +926,11 @@ def _sole_failing_rank(culprit: Candidate, found: list[Candidate], timeline: Tim
     # A rank that exited non-zero after saying only that it lost a peer gets no candidate for its exit;
     # one that timed out waiting exited because of the wait, not of an error of its own.
     waited = {c.rank for c in found if c.consequence == "timeout"}
+    counted = {id(o) for o in exits}
     exits += [
         o
         for o in timeline.exits
-        if o.code and o.signal is None and o.rank not in waited and all(o is not e for e in exits)
+        if o.code and o.signal is None and o.rank not in waited and id(o) not in counted
     ]
     failed = {o.rank for o in exits}
     if max(culprit.obs.count, printed) > max(len(exits), 1):
