@@ -125,11 +125,11 @@ _BACKEND_LACKS = LazyRegex(
     r"|\b(?:mpi|gloo|nccl|ucc|smddp)\b (?:process group |backend )?(?:does not support|doesn't support)\b"
     # ... or by its class's name (`ProcessGroupMPI does not support ...`, torch 0.4's `DataChannelNccl`)
     r"|\b(?:DataChannel|ProcessGroup)(?:Mpi|MPI|Gloo|Nccl|NCCL|UCC|Tcp|TCP) (?:does not support|doesn't support)\b"
-    # a torch build without the backend or without distributed support (`No rendezvous handler for
-    # env://` is a build with no rendezvous at all, Windows' before 1.7)
-    r"|\b(?:nccl|gloo|mpi|ucc|distributed) backend is not available\b|\bNo rendezvous handler for \w{1,20}://"
-    # ... or of the collective library itself (CuPy's `NCCL is not available`)
-    r"|\b(?:nccl|rccl|hccl|gloo|mpi|ucc) is not available\b"
+    # a torch build without the backend or without distributed support, or without the collective
+    # library itself (CuPy's `NCCL is not available`); `No rendezvous handler for env://` is a build
+    # with no rendezvous at all, Windows' before 1.7
+    r"|\b(?:(?:nccl|rccl|hccl|gloo|mpi|ucc)(?: backend)?|distributed backend) is not available\b"
+    r"|\bNo rendezvous handler for \w{1,20}://"
     # ... or a backend the device has not (`Your assigned backend nccl is not avaliable, please use hccl`)
     r"|\bbackend\b.{0,60}\bis not (?:avail|avali)able\b"
     # ... or a backend name c10d (or another engine's communicator) does not know (`Unknown c10d
