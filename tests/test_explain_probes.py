@@ -5244,3 +5244,87 @@ def test_a_stragglers_last_warning_that_it_goes_on_until_something_is_its_root_l
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
     assert (last_word in root.text) is stated
+
+
+# --- classes found in the thirty-sixth session -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "MIOpen Error: /data/driver/MLOpen/src/ocl/convolutionocl.cpp:658: No invoker was registered for"
+        " convolution forward. Was find executed?",
+        "### HCC STATUS_CHECK Error: HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008) at file:mcwamp_hsa.cpp line:3514",
+    ],
+    ids=["miopen", "hsa-status"],
+)
+def test_a_gpu_library_that_names_itself_before_its_error_is_a_gpu_failure(line: str) -> None:
+    """ROCm's libraries print `<Library> Error: ...` with no level of their own: an error line, and the
+    GPU's runtime failing (its DNN library, its kernel driver's status), never "no failure found"."""
+    root = explain_text(line + "\nFatal Python error: Aborted\n").root_cause
+    assert root is not None and root.category == "cuda_error"
+    assert root.text == line
+
+
+def test_a_metric_named_error_is_not_an_error_line() -> None:
+    """`Top-1 Error: 23.4` is a value a training loop reports, not a library's error."""
+    assert explain_text("epoch 3\nTop-1 Error: 23.4\nTrain Error: 0.05\n").root_cause is None
+
+
+def test_the_shells_killed_written_over_a_progress_line_is_a_sigkill() -> None:
+    """A progress line redrawn with a carriage return stays on screen; the shell's `Killed` is written
+    over its start (`Killedg in train batch: ...`): the program was killed by SIGKILL, most likely by
+    the kernel's out-of-memory killer."""
+    log = "Total number of batches 263115\nKilledg in train batch: 127687 / 263115\n"
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "oom_host"
+    assert root.text.startswith("Killedg in train batch")
+
+
+def test_a_legacy_launchers_sigkill_report_without_the_space_is_a_sigkill() -> None:
+    """`died with <Signals.SIGKILL:9>` (a paste that lost the space after the colon) is the same report
+    as `<Signals.SIGKILL: 9>`: the child was killed, not a command that merely failed."""
+    log = (
+        "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', '-u', 'train.py', '--local_rank=0']'"
+        " died with <Signals.SIGKILL:9>.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.entry) == ("oom_host", "torchelastic-signal-sigkill")
+
+
+@pytest.mark.parametrize(
+    ("text", "category"),
+    [
+        (
+            "XGBoostError: device_helpers.cu:64: Check failed: n_uniques == world (1 vs. 2) : Multiple processes"
+            " within communication group running on same CUDA device is not supported",
+            "duplicate_device",
+        ),
+    ],
+    ids=["processes-on-one-device"],
+)
+def test_what_a_message_says_failed(text: str, category: str | None) -> None:
+    """Several processes of one group on one device is a shared device, in any library's words."""
+    said = message_category(text)
+    assert (said[0] if said else None) == category
+
+
+@pytest.mark.parametrize(
+    ("message", "version"),
+    [
+        ("AssertionError: export_stacks() requires with_stack=True", False),
+        ("RuntimeError: requires torch>=2.1", True),
+    ],
+    ids=["argument-value", "version-bound"],
+)
+def test_an_arguments_required_value_is_not_a_version_bound(message: str, version: bool) -> None:
+    """`requires with_stack=True` asks for an argument's value (the call was made without it); only a
+    bound such as `requires torch>=2.1` says the installed version is the problem."""
+    log = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/train.py", line 40, in main\n[rank1]:     prof.export_stacks(path)\n'
+        '[rank1]:   File "/usr/lib/python3/site-packages/torch/autograd/profiler.py", line 557, in export_stacks\n'
+        f"[rank1]:     raise\n[rank1]: {message}\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category == "version_mismatch") is version

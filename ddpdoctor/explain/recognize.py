@@ -289,7 +289,9 @@ _MPI_SIGNAL = LazyRegex(
 # `worker exited with code 1`, `Job failed: exit code 1`), and make's `*** [Makefile:12: train] Error 1`.
 _MAKE_ERROR = LazyRegex(r"\*\*\* \[[^\]]{1,200}\] Error (\d{1,4})$")
 _RANK_NAMED = LazyRegex(r"\b[Rr]ank[ _]?(\d{1,7})\b")
-_KILLED = LazyRegex(r"Killed$|.{0,200}\b\d{1,10}\s+Killed\s")
+# The shell's `Killed` (`bash: line 1: 4321 Killed  python train.py`), also written over a progress line
+# that a carriage return left on screen (`Killedg in train batch: 127687 / 263115`).
+_KILLED = LazyRegex(r"Killed$|Killed[a-z]|.{0,200}\b\d{1,10}\s+Killed\s")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
 _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 # A process's fatal end as Python or the shell reports it (`./run.sh: line 3: 812 Aborted (core dumped)
@@ -332,6 +334,9 @@ _ERROR_LEVEL = LazyRegex(
     r"|^\[\d\d:\d\d:\d\d\] [\w./-]{0,300}dmlc/logging\.h:\d{1,6}: "
     # a dated record whose level is a word in title case (Marian's `[2023-11-11 10:24:27] Error: ...`)
     r"|^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[\d.,:+Z]{0,16}\]? (?:Error|Fatal|Critical): \S"
+    # a library that names itself before its error (`MIOpen Error: ...`, `### HCC STATUS_CHECK Error: ...`),
+    # not a metric's value (`Top-1 Error: 23.4`)
+    r"|^(?:#{1,5} )?(?:[A-Z][\w.-]{1,40} ){1,3}Error: [A-Za-z/\[_]"
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
     # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)

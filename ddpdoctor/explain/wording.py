@@ -92,6 +92,9 @@ _SHARED_DEVICE = LazyRegex(
     r" (?:from|across|by|for|in) (?:different|multiple|several|two|other) (?:ranks|processes)\b)"
     # ... or a device another process holds (libtpu: `The TPU is already in use by process with pid 2718466`)
     r"|\b(?:GPU|TPU|device|accelerator) is already in use by (?:another )?process\b"
+    # ... or several processes of one group found on one device (XGBoost's `Multiple processes within
+    # communication group running on same CUDA device is not supported`)
+    r"|(?i:\b(?:multiple|several) processes\b.{0,80}\bon (?:the )?same (?:CUDA |GPU )?(?:device|GPU)\b)"
 )
 # An object the program hands to another process (a spawn target, its arguments, an object
 # collective's payload) that pickle cannot serialise: a lambda, a local function, a handle.
@@ -278,6 +281,8 @@ _CUDA_FAILURE = LazyRegex(
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
+    # ... its kernel driver's runtime status (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`) and its cuDNN, MIOpen
+    r"|\bHSA_STATUS_ERROR_\w+|\bMIOpen Error\b|\bmiopenStatus(?!Success)\w+"
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
     # a CUDA runtime or driver call named as failing (UCX's `cuCtxGetDevice(&cu_device) is failed`)
@@ -470,7 +475,8 @@ PEER_LOST = LazyRegex(
 )
 VERSION_TEXT = LazyRegex(
     r"undefined symbol|(?i:version[ _]?mismatch)|installed with version .{0,60} but found version|"
-    r"requires [\w.-]+ ?[<>=]=?|incompatible|"
+    # a version bound (`requires torch>=2.1`), not an argument's value (`requires with_stack=True`)
+    r"requires [\w.-]+ ?(?:[<>]=?|[=~!]=)|incompatible|"
     # ... `is not compatible with` a version or a release, not a tensor's shape (`view size is not compatible
     # with input tensor's size and stride`)
     r"\bis not compatible with\b.{0,60}?(?:\bversions?\b|\bv?\d{1,4}\.\d{1,4}|\binstalled\b|\breleases?\b)|"
