@@ -5300,11 +5300,24 @@ def test_a_legacy_launchers_sigkill_report_without_the_space_is_a_sigkill() -> N
             " within communication group running on same CUDA device is not supported",
             "duplicate_device",
         ),
+        ("RuntimeError: PyTorch built without distributed support", "backend_unsupported"),
+        (
+            "[Error] [usdrt] GPU 1 requested. GPUs other than cuda:0 are not currently supported",
+            "backend_unsupported",
+        ),
+        (
+            "ValueError: DeepSpeed ZeRO-3 or FSDP is incompatible with PTQ-quantized models.",
+            "backend_unsupported",
+        ),
+        ("E cuda_driver.cc:300] failed call to cuInit: UNKNOWN ERROR (-1)", "cuda_error"),
+        ("PxgCudaUtils.h (54) : internal error : SynchronizeStreams cuEventRecord failed", "cuda_error"),
     ],
-    ids=["processes-on-one-device"],
+    ids=["processes-on-one-device", "build-without", "device", "sharding", "cuinit", "cu-call"],
 )
 def test_what_a_message_says_failed(text: str, category: str | None) -> None:
-    """Several processes of one group on one device is a shared device, in any library's words."""
+    """Several processes of one group on one device is a shared device; a build, a device or a sharding
+    strategy that cannot do what the job asks is an unsupported set-up; a CUDA driver call named as
+    failing is a CUDA failure: in any library's words."""
     said = message_category(text)
     assert (said[0] if said else None) == category
 
@@ -5328,3 +5341,87 @@ def test_an_arguments_required_value_is_not_a_version_bound(message: str, versio
     )
     root = explain_text(log).root_cause
     assert root is not None and (root.category == "version_mismatch") is version
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "[LightGBM] [Fatal] Socket recv error, code: 54",
+        "2026-05-09T11:08:58Z [48,152ms] [Error] [usdrt.scenegraph.plugin] SelectPrims: prims not found",
+        "/build/source/gpucommon/include/PxgCudaUtils.h (54) : internal error : SynchronizeStreams failed",
+    ],
+    ids=["bracketed-fatal", "bracketed-error", "file-line-internal-error"],
+)
+def test_error_levels_in_other_libraries_styles_are_error_lines(line: str) -> None:
+    """A level written in title case between brackets among a record's first fields, and a native
+    library's `file (line) : internal error :`, are error records: the log is not "no failure"."""
+    root = explain_text(f"step 10 loss 0.3\n{line}\nSegmentation fault (core dumped)\n").root_cause
+    assert root is not None and line.endswith(root.text)
+
+
+def test_a_straggler_stuck_in_a_wait_every_rank_went_through_is_pointed_at_its_wait() -> None:
+    """Every rank waited for its own shard and logged it; ranks 0-2 got theirs and went on into the
+    collective, rank 3 logged its wait again and then nothing: its wait is where the job stopped, at
+    its latest round. The peers' timeouts are the consequence."""
+    waits = "".join(
+        f"2026-12-04 09:37:35,86{r} [INFO] rank={r} waiting for /tmp/run/shard-00{r}.ready\n"
+        for r in range(4)
+    )
+    loaded = "".join(
+        f"2026-12-04 09:37:36,36{r} [INFO] rank={r} loaded shard with 256 samples\n" for r in range(3)
+    )
+    again = "2026-12-04 09:37:45,886 [INFO] rank=3 waiting for /tmp/run/shard-003.ready\n"
+    timeouts = "".join(
+        f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 15000ms for recv operation to complete\n"
+        for r in range(3)
+    )
+    root = explain_text(waits + loaded + again + timeouts).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert root.text == "waiting for /tmp/run/shard-003.ready" and root.line == 8
+
+
+def test_pysparks_java_error_is_a_wrapper_of_the_python_workers_error() -> None:
+    """`Py4JJavaError` only says a JVM call failed; the Spark job's Python worker raised the error (its
+    traceback follows inside the Java exception's text)."""
+    log = (
+        "Py4JJavaError: An error occurred while calling z:org.apache.spark.api.python.PythonRDD.collectAndServe.\n"
+        ": org.apache.spark.SparkException: Job aborted due to stage failure: barrier task failed\n"
+        "org.apache.spark.api.python.PythonException: Traceback (most recent call last):\n"
+        '  File "/usr/lib/spark/python/lib/pyspark.zip/pyspark/worker.py", line 586, in main\n'
+        "    func, profiler, deserializer, serializer = read_command(pickleSer, infile)\n"
+        "ModuleNotFoundError: No module named 'sparktorch'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "version_mismatch"
+    assert root.text == "ModuleNotFoundError: No module named 'sparktorch'"
+
+
+def test_a_library_that_disables_a_feature_and_goes_on_is_not_the_failure() -> None:
+    """PSM3 turns cross-memory attach off when it cannot read another process's memory and goes on;
+    its assertion a moment later is the failure."""
+    log = (
+        "[1705415958.879795729] machine:rank1.cpu_allreduce_test: Reading from remote process' memory failed."
+        " Disabling CMA support\n"
+        "machine:rank1: Assertion failure at psm3/ptl_am/ptl.c:196: nbytes == req->req_data.recv_msglen\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and "Assertion failure at psm3/ptl_am/ptl.c:196" in root.text
+
+
+def test_the_schedulers_own_lines_are_not_the_scripts_account() -> None:
+    """Slurm's step daemon on a node (`slurmstepd-sp-0016: error: ...`) reports that the container never
+    started; srun's `queued and waiting for resources` is the scheduler's, not the script saying it
+    waits. The daemon's error is the root line, and it is no check of the training code's own."""
+    log = (
+        "[user@login superpod]$ srun --container-image ./ubuntu.sqsh --gpus-per-task=8 --pty bash\n"
+        "srun: job 34262460 queued and waiting for resources\n"
+        "srun: job 34262460 has been allocated resources\n"
+        "slurmstepd-sp-0016: error: pyxis: couldn't start container\n"
+        "slurmstepd-sp-0016: error: spank: required plugin spank_pyxis.so: task_init() failed with rc=-1\n"
+        "slurmstepd-sp-0016: error: Failed to invoke spank plugin stack\n"
+        "srun: error: sp-0016: task 0: Exited with exit code 1\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.text == "slurmstepd-sp-0016: error: pyxis: couldn't start container"
+    assert root.category != "user_code"

@@ -1746,15 +1746,22 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             # it would go on until something happened (`P has rank 0 < 2, redrawing Q until full rank`):
             # the loop it was stuck in.
             halted = later[-1]
-        if cand.rank == rank and halted is not None:
-            cand.reasons.append(
-                f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})"
-            )
-            cand.stated = timeline.latest_round(rank, halted)
+        _point_at_halt(cand, timeline, rank, halted or timeline.shared_wait(rank))
         return
     last = timeline.progress.get(rank)
     if last is not None:
         cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
+    # Every rank waited on something of its own (`waiting for shard-003.ready`) and the others got it
+    # and went on into the collective: this one never got past its wait.
+    _point_at_halt(cand, timeline, rank, timeline.shared_wait(rank))
+
+
+def _point_at_halt(cand: Candidate, timeline: Timeline, rank: int, halted: Observation | None) -> None:
+    """Point the report of the rank the others waited for at the line where it stopped, when it is the
+    only suspect: at its wait loop's latest round; the others' timeout stays among the reasons."""
+    if cand.rank == rank and halted is not None:
+        cand.reasons.append(f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})")
+        cand.stated = timeline.latest_round(rank, halted)
 
 
 def membership_candidates(timeline: Timeline) -> list[Candidate]:

@@ -89,6 +89,8 @@ _NOT_A_HOST = LazyRegex(
     r"|^(?:local[_-]?)?rank[_-]?\d{1,7}$"  # `rank3: ...` is a rank label, read as one
     # a program's name, as argparse and shells put it before their messages (`launch.py: error: ...`)
     r"|\.(?:py|sh|bash|exe|pl|rb|js)$"
+    # Slurm's step daemon on a node (`slurmstepd-node01: error: ...`): the job's scheduler, not a host label
+    r"|^slurmstepd-"
 )
 
 # Rank fields of loggers' own line formats, read when no launcher label is found (see _logger_label).

@@ -86,6 +86,7 @@ from ddpdoctor.explain.wording import (
     NATIVE_CHECK,
     OLD_NCCL_WARN,
     PROCESS_EXITED,
+    SCHEDULER_SAYS,
     WRAPPER_EXCEPTIONS,
     message_category,
     numberless,
@@ -316,7 +317,9 @@ _NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|" + OLD_NCCL_WARN)
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).
-_FALLING_BACK = LazyRegex(r"\bfalling back\b")
+# ... or turns a feature off and goes on without it (PSM3's `Reading from remote process' memory failed.
+# Disabling CMA support`).
+_FALLING_BACK = LazyRegex(r"\bfalling back\b|\b[Dd]isabling \w{1,40} support\b")
 # Error-level records: `ERROR:`, `[FATAL]`, glog's `E1231 23:59:58` (`E20241231 23:59:58` since glog 0.7),
 # ONNX Runtime's `[E:onnxruntime:...]`, dmlc-core's fatal handler (MXNet, XGBoost, ps-lite: `[07:48:18]
 # dmlc/logging.h:276: [07:48:18] src/van.cc:121: ...`),
@@ -334,6 +337,11 @@ _ERROR_LEVEL = LazyRegex(
     r"|^\[\d\d:\d\d:\d\d\] [\w./-]{0,300}dmlc/logging\.h:\d{1,6}: "
     # a dated record whose level is a word in title case (Marian's `[2023-11-11 10:24:27] Error: ...`)
     r"|^\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[\d.,:+Z]{0,16}\]? (?:Error|Fatal|Critical): \S"
+    # ... or bracketed among the record's first fields (LightGBM's `[LightGBM] [Fatal] ...`, Omniverse
+    # Kit's `2026-05-09T11:08:58Z [48,152ms] [Error] [usdrt.scenegraph.plugin] ...`)
+    r"|^(?:\S{1,60}\s){0,3}\[(?:Error|Fatal|Critical)\] "
+    # a native library's `file (line) : internal error : ...` (NVIDIA PhysX, compilers' style)
+    r"|^\S{1,300} \(\d{1,6}\) : (?:internal |fatal )?error : \S"
     # a library that names itself before its error (`MIOpen Error: ...`, `### HCC STATUS_CHECK Error: ...`),
     # not a metric's value (`Top-1 Error: 23.4`)
     r"|^(?:#{1,5} )?(?:[A-Z][\w.-]{1,40} ){1,3}Error: [A-Za-z/\[_]"
@@ -903,8 +911,8 @@ class LogReader:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
             for n, text, _, warning in stream.recent:
-                if stream.rank is None and _RECORD_HEADER.match(text):
-                    continue  # a library's record (torchrun's agent), not a line of the script's
+                if stream.rank is None and (_RECORD_HEADER.match(text) or SCHEDULER_SAYS.match(text)):
+                    continue  # a library's record (torchrun's agent) or the scheduler's, not the script's
                 recent = self._observe(RecentLineObs, n, text, stream)
                 recent.error_record = _is_error_record(text)
                 recent.warning_record = not recent.error_record and (

@@ -35,6 +35,7 @@ from ddpdoctor.explain.wording import (
     SETTING,
     SIZE_READING,
     STATES_A_HALT,
+    WAITS_ON_SOMETHING,
     WORK_COUNT,
     numberless,
 )
@@ -154,6 +155,21 @@ class Timeline:
         ):
             return last
         return line
+
+    def shared_wait(self, rank: int) -> RecentLineObs | None:
+        """The rank's last line that says it waits on something (`waiting for shard-003.ready`), when
+        its peers printed that line too (numbers aside): a step of the routine every rank went through,
+        the one this rank never got past."""
+        own = self._recent.get(rank, [])
+        shapes = self._shapes.get(rank, [])
+        return next(
+            (
+                line
+                for line, shape in zip(reversed(own), reversed(shapes), strict=True)
+                if self._printers[shape] > 1 and WAITS_ON_SOMETHING.search(line.text)
+            ),
+            None,
+        )
 
     def first_halt(self, rank: int) -> RecentLineObs | None:
         """With no peer's lines to set beside the rank's, the first of its last lines that says it

@@ -48,6 +48,7 @@ from ddpdoctor.explain.wording import (
     LAYOUT_CHECK,
     NAMES_A_FAILURE,
     NATIVE_CHECK,
+    SCHEDULER_SAYS,
     TERMINATES_THE_OTHERS,
     message_category,
     numberless,
@@ -560,9 +561,14 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
         cause.rank_note = f"the line carries no rank label; rank {culprit.rank} alone ended on its own"
     cause.tier = CAUSE
     cause.reasons.append(f"rank {culprit.rank}'s own error line before it ended ({obs.text[:80]})")
-    if cause.category == "other" and culprit.kind in _ENDS and not _SOURCE_LOCATION.search(cause.obs.text):
-        # A line of the script's own (no library's source location) and then the process ended itself:
-        # the training code's own check stopped it.
+    if (
+        cause.category == "other"
+        and culprit.kind in _ENDS
+        and not _SOURCE_LOCATION.search(cause.obs.text)
+        and not SCHEDULER_SAYS.match(cause.obs.text)
+    ):
+        # A line of the script's own (no library's source location, not the scheduler's) and then the
+        # process ended itself: the training code's own check stopped it.
         cause.category = "user_code"
         cause.reasons.append("the script printed it and then ended its own process: its own check failed")
     if killed and cause.category in _NO_CAUSE:

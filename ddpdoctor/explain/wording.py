@@ -27,8 +27,14 @@ NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
 # (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
+# A scheduler's or MPI launcher's own status line (`srun: job 34262460 queued and waiting for resources`,
+# `slurmstepd-node1: error: pyxis: couldn't start container`): the job's, never a line the script printed.
+SCHEDULER_SAYS = LazyRegex(r"(?:srun|salloc|sbatch|slurmstepd(?:-[\w.-]{1,128})?|mpirun|mpiexec|prterun): ")
+# Words that say a process waits on something (`waiting for shard-003.ready`, `waits on the writer`).
+_WAITS = r"\bwait(?:s|ing)? (?:for|on|until)\b"
+WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
 STATES_A_HALT = LazyRegex(
-    r"(?i)\bwait(?:s|ing)? (?:for|on|until)\b|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
+    r"(?i)" + _WAITS + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
     # a wait loop of the script's own (`marker not ready, polling again in 3s`)
     r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bnot (?:yet )?ready\b)"
     r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
@@ -287,6 +293,7 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
     # a CUDA runtime or driver call named as failing (UCX's `cuCtxGetDevice(&cu_device) is failed`)
     r"|\bcu(?:da)?[A-Z]\w{2,40}\([^)\n]{0,80}\)\s{0,4}(?:is |has )?failed\b"
+    r"|\bcu(?:da)?[A-Z][A-Za-z]{2,40} failed\b|\bfailed call to cu(?:da)?[A-Z]\w{2,40}\b"  # ... named alone
     # CUDA set up in a process that then forks (its children cannot use it): MegEngine's, torch's words
     r"|(?i:\bcuda\b.{0,80}\bbefore (?:the )?fork|\bre-?initiali[sz]e cuda in (?:a )?forked)"
     r"|(?i:\bcuda has been initiali[sz]ed before\b.{0,80}\bfork)"  # accelerate's notebook_launcher
@@ -424,10 +431,18 @@ LAYOUT_CHECK = LazyRegex(
 )
 # The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
+# A device the library cannot use (`GPU 1 requested. GPUs other than cuda:0 are not currently supported`),
+# or a sharding strategy that cannot take the model as it is (`DeepSpeed ZeRO-3 or FSDP is incompatible with
+# PTQ-quantized models`).
+_UNSUPPORTED_SETUP = LazyRegex(
+    r"(?i)\b(?:GPUs?|devices?|cuda:\d{1,3})\b.{0,60}\b(?:is|are) not (?:currently |yet )?supported\b"
+    r"|\b(?:FSDP|ZeRO(?:-?[123])?|DeepSpeed)\b.{0,40}\b(?:is|are) (?:incompatible|not compatible) with\b"
+)
 _NOT_BUILT_WITH = LazyRegex(
     r"\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b|\bNo OpKernel was registered to support Op\b"
     r"|\bNo registered '\w{1,100}' OpKernel for\b"  # ... or for the device XLA compiles for
     r"|\b(?:not|wasn't|was not) (?:built|compiled) with (?:support for )?\w{1,40}"
+    r"|\b(?:built|compiled) without (?:\w{1,40} ){0,2}support\b"  # `PyTorch built without distributed support`
 )
 # CUDA's error 802: the machine's GPU system is not ready (on NVSwitch machines, the fabric manager is
 # not running or does not match the driver); a cause of its own, whoever reports it.
@@ -513,6 +528,7 @@ WRAPPER_EXCEPTIONS = (
     "AlgorithmError",  # SageMaker: `AlgorithmError: ExecuteUserScriptError: ExitCode 1`
     "ExecuteUserScriptError",
     "UnexpectedStatusException",  # SageMaker's SDK: the training job failed
+    "Py4JJavaError",  # PySpark: a JVM call failed; a Spark job's own error (a Python worker's traceback) follows
 )
 
 # (pattern, category, reason), in order: the first that matches decides.
@@ -540,6 +556,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _BACKEND_LACKS,
         "backend_unsupported",
         "the message says the process group's backend lacks the operation",
+    ),
+    (
+        _UNSUPPORTED_SETUP,
+        "backend_unsupported",
+        "the message says the library, or the way the model is sharded, does not support this device or model",
     ),
     (
         _NO_KERNEL_FOR_INPUTS,
@@ -693,6 +714,7 @@ PROGRESS_COUNTER = LazyRegex(r"(?i)\b(epoch|step|iter|iteration|round|episode|up
 NATIVE_CHECK = LazyRegex(
     r"\bAssertion `.{1,500}' failed\.|\bAssertion failed: .{1,500}\(\S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}\)"
     r"|^\S[^()]{1,200} \(\S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}\)$"
+    r"|\bAssertion failure at \S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}:"  # PSM3's, libfabric providers'
 )
 # A setting a line states by name, its value a word (`bond_features=False`, `precision: bf16`).
 SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40})\b")
