@@ -5425,3 +5425,25 @@ def test_the_schedulers_own_lines_are_not_the_scripts_account() -> None:
     root = explain_text(log).root_cause
     assert root is not None and root.text == "slurmstepd-sp-0016: error: pyxis: couldn't start container"
     assert root.category != "user_code"
+
+
+def test_composers_per_rank_sections_label_their_lines() -> None:
+    """Composer's launcher reports each failed rank's exit, then quotes its output between `Begin global
+    rank N STDERR` and `End ...` markers: the lines inside are rank N's, and the quote ends there."""
+    log = (
+        "Global rank 3 (PID 789) exited with code 1\n"
+        "Global rank 5 (PID 791) exited with code 1\n"
+        "----------Begin global rank 3 STDOUT----------\n"
+        "step 9 loss 0.21\n"
+        "----------End global rank 3 STDOUT----------\n"
+        "----------Begin global rank 5 STDERR----------\n"
+        "Traceback (most recent call last):\n"
+        '  File "/work/train.py", line 244, in main\n'
+        "    trainer.fit()\n"
+        "ValueError: shard 17 has no samples\n"
+        "----------End global rank 5 STDERR----------\n"
+        "training finished on the launcher's side\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 5)
+    assert root.text == "ValueError: shard 17 has no samples"

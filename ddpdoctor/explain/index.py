@@ -182,6 +182,7 @@ ANCHORS: tuple[Anchor, ...] = (
     # `tail`/`head` of several files: a file's name, `==> logs/rank_3.log <==` (by its rarer end: a
     # progress bar's `=====> ` holds the start)
     Anchor("file-section", r" <==", 0),
+    Anchor("rank-section", r"global rank \d{1,7} STD(?:OUT|ERR)-", 0),  # Composer's per-rank output
 )
 ANCHOR_DIGEST = repr([(a.name, a.source, a.after) for a in ANCHORS])
 

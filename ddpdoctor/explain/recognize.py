@@ -647,6 +647,9 @@ _PYTEST_SOURCE = LazyRegex(r">   +(?=\S)")  # ... under the source line that fai
 _PYTEST_MARGIN = 8
 # `tail`/`head` given several files print each one's name before its lines: `==> logs/rank_3.log <==`.
 _FILE_SECTION = LazyRegex(r"==> (.{1,4096}) <==[ \t]*$")
+# Composer's launcher prints each failed rank's output between markers after its exit report:
+# `----------Begin global rank 5 STDERR----------` ... `----------End global rank 5 STDERR----------`.
+_RANK_SECTION = LazyRegex(r"-{5,}(Begin|End) global rank (\d{1,7}) STD(?:OUT|ERR)-{5,}[ \t]*$")
 _SPAWN_ERROR = LazyRegex(r"-- Process (\d{1,7}) terminated with the following error:")
 _SPAWN_EXCEPTIONS = ("Exception", "ProcessExitedException")
 _SPAWN_EXIT = LazyRegex(
@@ -872,6 +875,9 @@ class LogReader:
         if data[:4] == b"==> " and (section := _FILE_SECTION.match(data.decode("utf-8", "replace"))):
             self._file_section(section.group(1))
             return
+        if data[:5] == b"-----" and (section := _RANK_SECTION.match(data.decode("utf-8", "replace"))):
+            self._rank_section(section.group(1) == "Begin", section.group(2))
+            return
         pieces = list(segments(data.decode("utf-8", "replace")))
         if not pieces:
             self._blank(None)
@@ -887,6 +893,17 @@ class LogReader:
         rank, how = rank_from_path(name)
         if rank is not None:
             self.default_rank, self.default_rank_source = rank, f"{how} in a `==> {name} <==` header"
+        else:
+            self.default_rank, self.default_rank_source = self._file_rank
+
+    def _rank_section(self, begins: bool, rank: str) -> None:
+        """The lines up to the section's end are that global rank's output, quoted by its launcher."""
+        self.gap()
+        self._labelled = None
+        number = bounded_rank(rank)
+        if begins and number is not None:
+            self.default_rank = number
+            self.default_rank_source = f"a `Begin global rank {number}` section (Composer's launcher)"
         else:
             self.default_rank, self.default_rank_source = self._file_rank
 
