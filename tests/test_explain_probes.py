@@ -5447,3 +5447,16 @@ def test_composers_per_rank_sections_label_their_lines() -> None:
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 5)
     assert root.text == "ValueError: shard 17 has no samples"
+
+
+def test_a_constructor_that_does_not_take_find_unused_parameters_is_an_older_release() -> None:
+    """`DistributedDataParallel.__init__() got an unexpected keyword argument 'find_unused_parameters'`
+    names the option, but says the installed torch predates it: no parameter went unused."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/det3d/apis/train.py", line 344, in train_detector\n'
+        "    model = DistributedDataParallel(model.cuda(), find_unused_parameters=True)\n"
+        "TypeError: __init__() got an unexpected keyword argument 'find_unused_parameters'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "version_mismatch"

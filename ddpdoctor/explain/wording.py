@@ -47,7 +47,9 @@ ENDS_NORMALLY = LazyRegex(
 )
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
-_UNUSED_PARAMETERS = LazyRegex(r"\bfind_unused_parameters\b")
+# (not a call that passed it to a constructor that does not take it: `unexpected keyword argument
+# 'find_unused_parameters'` is an older release)
+_UNUSED_PARAMETERS = LazyRegex(r"(?<!keyword argument ')\bfind_unused_parameters\b")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
 _ALREADY_CHECKED_IN = LazyRegex(
     r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
