@@ -5460,3 +5460,21 @@ def test_a_constructor_that_does_not_take_find_unused_parameters_is_an_older_rel
     )
     root = explain_text(log).root_cause
     assert root is not None and root.category == "version_mismatch"
+
+
+def test_a_size_mismatch_names_the_rank_that_announced_another_size() -> None:
+    """gloo's size check fails on the rank that received the data (rank 1 here); rank 2 alone had
+    announced another size than its peers (`trainable params: 5120` where they say `4096`): its
+    tensors are the odd ones."""
+    lines = "".join(
+        f"[default{r}]:[rank {r}] trainable params: {5120 if r == 2 else 4096} || all params: 20480\n"
+        for r in range(4)
+    )
+    log = (
+        lines + "[default1]:terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "[default1]:  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 512 vs 256. Received data size doesn't match expected size. Is there a"
+        " distributed collective mismatch in your code?\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)

@@ -34,6 +34,7 @@ from ddpdoctor.explain.wording import (
     PROGRESS_COUNTER,
     SETTING,
     SIZE_READING,
+    SIZE_SETTING,
     STATES_A_HALT,
     WAITS_ON_SOMETHING,
     WORK_COUNT,
@@ -187,8 +188,8 @@ class Timeline:
     def odd_setting(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a setting otherwise than all its peers: a line every rank of three
         or more printed once, alike but for a named value (`bond_features=False` where the others say
-        `True`) that one rank alone gives otherwise."""
-        return self._odd_one_out(SETTING, _setting_shape)
+        `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
+        return self._odd_one_out(SETTING, _setting_shape) or self._odd_one_out(SIZE_SETTING, numberless)
 
     def one_ahead(self) -> tuple[int, Observation] | None:
         """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
