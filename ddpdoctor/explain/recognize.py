@@ -343,8 +343,8 @@ _ERROR_LEVEL = LazyRegex(
     # a native library's `file (line) : internal error : ...` (NVIDIA PhysX, compilers' style)
     r"|^\S{1,300} \(\d{1,6}\) : (?:internal |fatal )?error : \S"
     # a library that names itself before its error (`MIOpen Error: ...`, `### HCC STATUS_CHECK Error: ...`),
-    # not a metric's value (`Top-1 Error: 23.4`)
-    r"|^(?:#{1,5} )?(?:[A-Z][\w.-]{1,40} ){1,3}Error: [A-Za-z/\[_]"
+    # not a metric's value (`Top-1 Error: 23.4`, `Validation Error: nan`)
+    r"|^(?:#{1,5} )?(?:[A-Z][\w.-]{1,40} ){1,3}Error: (?!(?:nan|inf)\b)[A-Za-z/\[_]"
     r"|^(?:[\w.-]{1,128}: )?ssh: \S"  # ssh's own errors (a launcher reaching the other nodes), behind pdsh's host
     r"|^(?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh: (?:line \d{1,9}: )?\S"
     # a status printed on its own by JAX, XLA and TensorFlow (`INTERNAL: ... ncclCommInitRank failed`)
