@@ -5268,7 +5268,10 @@ def test_a_gpu_library_that_names_itself_before_its_error_is_a_gpu_failure(line:
 
 def test_a_metric_named_error_is_not_an_error_line() -> None:
     """`Top-1 Error: 23.4` (or `nan`) is a value a training loop reports, not a library's error."""
-    assert explain_text("epoch 3\nTop-1 Error: 23.4\nTrain Error: 0.05\nValidation Error: nan\n").root_cause is None
+    assert (
+        explain_text("epoch 3\nTop-1 Error: 23.4\nTrain Error: 0.05\nValidation Error: nan\n").root_cause
+        is None
+    )
 
 
 def test_the_shells_killed_written_over_a_progress_line_is_a_sigkill() -> None:
