@@ -24,15 +24,15 @@ from ddpdoctor.units import GIB, format_size, parse_size
 
 # Words that say a text states an error (not a level word: `[ERROR]` alone states nothing).
 NAMES_A_FAILURE = LazyRegex(r"\b(?:[Ee]rror|[Ee]xception|[Ff]ailed|[Ff]ailure)\b")
-# Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
-# ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
-# (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
 # A scheduler's or MPI launcher's own status line (`srun: job 34262460 queued and waiting for resources`,
 # `slurmstepd-node1: error: pyxis: couldn't start container`): the job's, never a line the script printed.
 SCHEDULER_SAYS = LazyRegex(r"(?:srun|salloc|sbatch|slurmstepd(?:-[\w.-]{1,128})?|mpirun|mpiexec|prterun): ")
 # Words that say a process waits on something (`waiting for shard-003.ready`, `waits on the writer`).
 _WAITS = r"\bwait(?:s|ing)? (?:for|on|until)\b"
 WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
+# Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
+# ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
+# (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
 STATES_A_HALT = LazyRegex(
     r"(?i)" + _WAITS + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
     # a wait loop of the script's own (`marker not ready, polling again in 3s`)
@@ -431,8 +431,6 @@ LAYOUT_CHECK = LazyRegex(
     # ... or more ranks than the model has parts for (PiPPy's `Number of ranks is larger than number of stages`)
     r"|(?i:\bnumber of ranks is (?:larger|greater|more) than (?:the )?number of (?:stages|layers|experts)\b)"
 )
-# The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
-# dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
 # A device the library cannot use (`GPU 1 requested. GPUs other than cuda:0 are not currently supported`),
 # or a sharding strategy that cannot take the model as it is (`DeepSpeed ZeRO-3 or FSDP is incompatible with
 # PTQ-quantized models`).
@@ -440,6 +438,8 @@ _UNSUPPORTED_SETUP = LazyRegex(
     r"(?i)\b(?:GPUs?|devices?|cuda:\d{1,3})\b.{0,60}\b(?:is|are) not (?:currently |yet )?supported\b"
     r"|\b(?:FSDP|ZeRO(?:-?[123])?|DeepSpeed)\b.{0,40}\b(?:is|are) (?:incompatible|not compatible) with\b"
 )
+# The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
+# dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
 _NOT_BUILT_WITH = LazyRegex(
     r"\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b|\bNo OpKernel was registered to support Op\b"
     r"|\bNo registered '\w{1,100}' OpKernel for\b"  # ... or for the device XLA compiles for
