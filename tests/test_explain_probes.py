@@ -5481,3 +5481,109 @@ def test_a_size_mismatch_names_the_rank_that_announced_another_size() -> None:
     )
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+# --- classes found in the thirty-seventh session -------------------------------------------------------
+
+
+def test_a_straggler_pointed_at_its_numbered_retry_loop() -> None:
+    """The rank its peers waited for logged `lock ... busy, retry N` until they timed out: a numbered
+    retry is a wait loop of its own, so its latest round is the root line, not the peers' timeout."""
+    log = "".join(f"[rank {r}] step 6 loss 0.09\n" for r in range(3))
+    log += "".join(f"[rank 0] lock ema_shard0.lock busy, retry {n}\n" for n in range(1, 5))
+    for r in (1, 2):
+        log += (
+            f"[rank{r}]: Traceback (most recent call last):\n"
+            f'[rank{r}]:   File "/work/train.py", line 80, in <module>\n'
+            f"[rank{r}]:     dist.all_reduce(t)\n"
+            f"[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
+            " Timed out waiting 15000ms for recv operation to complete\n"
+        )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
+    assert root.text == "lock ema_shard0.lock busy, retry 4"
+
+
+def test_a_rank_that_vanished_while_its_memory_read_out_climbed_past_half_a_gib(tmp_path: Path) -> None:
+    """A --log-dir capture with no launcher output: rank 1's pool grew sixfold to 1023 MB, then it
+    printed nothing more while rank 0 lost its connection: most likely the host's OOM killer."""
+    attempt = tmp_path / "run_1" / "attempt_0"
+    for rank in (0, 1):
+        (attempt / str(rank)).mkdir(parents=True)
+    (attempt / "1" / "stderr.log").write_text(
+        "".join(
+            f"[rank 1][swa_pool] cycle {n}: snapshot {n} kept, pool {mb} MB on host\n"
+            for n, mb in enumerate((171, 341, 512, 682, 853, 1023), 1)
+        )
+    )
+    (attempt / "0" / "stderr.log").write_text(
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/work/train.py", line 49, in main\n'
+        "[rank0]:     dist.all_reduce(p.grad)\n"
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+        " [127.0.0.1]:8104: Connection reset by peer. This is typically caused by a remote worker hanging\n"
+    )
+    root = explain_paths([str(tmp_path / "run_1")]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+
+
+def test_an_error_quoted_in_prose_with_a_typographic_apostrophe_is_known() -> None:
+    """A message pasted into a sentence between curly quotes, its apostrophe typographic too."""
+    log = (
+        "I am getting below error\n"
+        "“Lightning can’t create new processes if CUDA is already initialized. Did you manually call"
+        " `torch.cuda.*` functions?”\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.entry) == ("cuda_error", "lightning-bad-cuda-fork")
+
+
+def test_a_tpu_that_could_not_be_initialised_is_an_accelerator_runtime_failure() -> None:
+    log = (
+        "2023-09-19 02:13:08.192277: F tensorflow/tsl/platform/statusor.cc:33] Attempting to fetch value"
+        " instead of handling error UNKNOWN: TPU initialization failed: open(/dev/accel0): Operation not permitted\n"
+        "https://symbolize.stripped_domain/r/?trace=7f5f5d0a1e2c,7f5f5d0a1e0f&map=\n"
+        "*** SIGABRT received by PID 321 (TID 321) on cpu 3 from PID 321; stack trace: ***\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "cuda_error"
+    assert "TPU initialization failed" in root.text
+
+
+def test_a_statement_of_the_failure_beats_a_bare_traceback_header_after_it() -> None:
+    """torch-xla's `Exception in device=TPU:6: ...` says what failed; the traceback after it was cut
+    off at its header and says nothing."""
+    log = (
+        "xla:0, 1.3990187644958496:.4f\n"
+        "Exception in device=TPU:6: DataLoader worker (pid(s) 1235) exited unexpectedly\n"
+        "Traceback (most recent call last):\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "dataloader"
+    assert "exited unexpectedly" in root.text
+
+
+def test_a_queue_that_timed_out_gives_way_to_what_its_waiter_raised() -> None:
+    """`_queue.Empty` is how the DataLoader's wait for a batch ran out; the RuntimeError it raised
+    from it (`DataLoader worker ... exited unexpectedly`) is the account of the failure."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.7/dist-packages/torch/utils/data/dataloader.py", line 885, in _try_get_data\n'
+        "    raise RuntimeError('DataLoader worker (pid(s) {}) exited unexpectedly'.format(pids_str)) from e\n"
+        "RuntimeError: DataLoader worker (pid(s) 2973, 3053) exited unexpectedly\n"
+        "\n"
+        "Exception in thread Thread-14:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/usr/local/lib/python3.7/dist-packages/torch/utils/data/dataloader.py", line 872, in _try_get_data\n'
+        "    data = self._data_queue.get(timeout=timeout)\n"
+        '  File "/usr/lib/python3.7/multiprocessing/queues.py", line 105, in get\n'
+        "    raise Empty\n"
+        "_queue.Empty\n"
+        "\n"
+        "The above exception was the direct cause of the following exception:\n"
+        "\n"
+        "Traceback (most recent call last):\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "dataloader"
+    assert root.text.startswith("RuntimeError: DataLoader worker")

@@ -187,6 +187,7 @@ _IN_FORWARD = "broadcast of buffers in DDP's forward"
 # ... and from the script's own line, with no frame of torch.distributed: a wait on a request it holds.
 _REQUEST_WAIT = "wait on a request"
 _POINT_TO_POINT = frozenset(("send", "recv", "isend", "irecv"))
+_QUEUE_EMPTY = frozenset(("_queue.Empty", "queue.Empty", "Empty"))  # a queue's get that timed out
 _CALLED_AT = " called at "
 _DDP_CODE = "torch/nn/parallel/distributed.py"
 _PG_ID = LazyRegex(r"PG ID (\d{1,9})")
@@ -822,6 +823,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "interrupt"
         cand.category, waiting = _interrupted_in(exc)
         cand.reasons.append(f"KeyboardInterrupt: the program was interrupted (Ctrl-C){waiting}")
+    elif short_type == "Empty" and exc is not None and exc.exc_type in _QUEUE_EMPTY:
+        # A `get(timeout=...)` on a queue ran out of time: the mechanism of a wait, not a failure; what
+        # the code that waited raised about it (`DataLoader worker ... exited unexpectedly`) says why.
+        cand.tier, cand.kind, cand.consequence = WRAPPER, "symptom", "timeout"
+        cand.reasons.append(f"{exc.exc_type}: a wait on a queue ran out of time")
     elif short_type == "SystemExit":
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "launcher"
         cand.reasons.append(f"{short_type}: the process was asked to stop")

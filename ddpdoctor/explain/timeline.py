@@ -475,7 +475,7 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
 
 
 MEMORY_CLIMB = 2.0  # a size read out that grew this many times over ...
-MEMORY_CLIMB_TO = float(GIB)  # ... to at least this much is memory climbing
+MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
 
 
 def _counter(line: Observation, unit: str) -> int:

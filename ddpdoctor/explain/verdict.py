@@ -680,11 +680,11 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
     for cand in ranked:
         if isinstance(cand.obs, CollectiveObs) and (cand.obs.op or cand.obs.sequence is not None):
             return cand
-    # What a rank reports about its peers before what it says about itself ("taking the process down"),
-    # and any statement of a failure before a traceback cut off before its exception (where, not what).
+    # Any statement of a failure before a traceback cut off before its exception (where, not what),
+    # and what a rank reports about its peers before what it says about itself ("taking the process down").
     ranked = sorted(
         ranked,
-        key=lambda c: (c.consequence == "earlier-error", isinstance(c.obs, ExceptionObs) and c.obs.cut_off),
+        key=lambda c: (isinstance(c.obs, ExceptionObs) and c.obs.cut_off, c.consequence == "earlier-error"),
     )
     for cand in ranked:
         if cand.category == "collective_mismatch" and cand.consequence is None:

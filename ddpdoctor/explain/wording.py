@@ -35,8 +35,8 @@ WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
 # (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
 STATES_A_HALT = LazyRegex(
     r"(?i)" + _WAITS + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
-    # a wait loop of the script's own (`marker not ready, polling again in 3s`)
-    r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bnot (?:yet )?ready\b)"
+    # a wait loop of the script's own (`marker not ready, polling again in 3s`, `lock busy, retry 2`)
+    r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
     r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
@@ -291,6 +291,8 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
     # ... its kernel driver's runtime status (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`) and its cuDNN, MIOpen
     r"|\bHSA_STATUS_ERROR_\w+|\bMIOpen Error\b|\bmiopenStatus(?!Success)\w+"
+    # a TPU's runtime or driver (`TPU initialization failed: open(/dev/accel0): ...`, `!!!! FATAL ERROR !!!!`)
+    r"|\bTPU initiali[sz]ation failed\b|\[/dev/accel\d{1,3}\b[^\]\n]{0,80}\] !+ ?FATAL ERROR\b"
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
     # a CUDA runtime or driver call named as failing (UCX's `cuCtxGetDevice(&cu_device) is failed`)
@@ -656,7 +658,7 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "an address could not be resolved or reached: check MASTER_ADDR, the network interface and"
         " that the nodes see each other",
     ),
-    (_CUDA_FAILURE, "cuda_error", "the message says a CUDA call failed"),
+    (_CUDA_FAILURE, "cuda_error", "the message says a call to the GPU (or other accelerator) runtime failed"),
     (
         _KILLED_BY_SIGKILL,
         "oom_host",
