@@ -57,7 +57,7 @@ def segments(line: str) -> Iterator[str]:
         line = line[:start] + recorded.replace("\n", "\r")
     if "#015" in line:
         line = line.replace("#015", "\r")
-    if "it]" in line:
+    if "it]" in line or "/s]" in line:
         line = _PROGRESS_END.compiled.sub("\\g<0>\r", line)
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
@@ -262,6 +262,8 @@ def install_gates(gates: Mapping[str, Sequence[tuple[str, bool]]]) -> None:
         _GATES[source] = tuple((text, bool(caseless)) for text, caseless in literals)
 
 
-# The end of a tqdm progress bar (`| 16/16 [00:25<00:00, 1.48s/it]`) with a record glued after it:
-# the bar's carriage return, lost in the paste, stood there.
-_PROGRESS_END = LazyRegex(r"\[[\d:]{1,12}<[\d:?]{1,12}, {0,2}[\d.?]{1,12} ?(?:it/s|s/it)\](?=\S)")
+# The end of a tqdm progress bar (`| 16/16 [00:25<00:00, 1.48s/it]`, a unit of its own: `1159.57
+# examples/s]`) with a record glued after it: the bar's carriage return, lost in the paste, stood there.
+_PROGRESS_END = LazyRegex(
+    r"\[[\d:]{1,12}<[\d:?]{1,12}, {0,2}[\d.?]{1,12} ?(?:[a-z]{1,12}/s|s/[a-z]{1,12})\](?=\S)"
+)

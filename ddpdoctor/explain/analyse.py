@@ -47,6 +47,7 @@ from ddpdoctor.explain.observations import (
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.wording import (
+    CHILD_DIED,
     CUDA_OOM,
     ENDS_NORMALLY,
     NAMES_A_FAILURE,
@@ -204,6 +205,11 @@ _PATH_ERRORS = (
     "NotADirectoryError",
 )
 _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
+# A path inside a library's own cache: a folder `datasets` is still writing (`<hash>.incomplete`), a
+# `.cache` folder, the Hugging Face caches. The library chose it; ranks or nodes share it.
+_LIBRARY_CACHE = LazyRegex(
+    r"\.incomplete\b|[/\\]\.cache[/\\]|[/\\]huggingface[/\\](?:datasets|hub|modules)[/\\]"
+)
 _DEVICE_LOOKUP = LazyRegex(r"(?i)devices?\b|device_ids|\bgpus?\b|cuda")
 _DEVICE_BY_RANK = LazyRegex(r"(?i)(?:devices?|device_ids|gpus?)\w{0,20}\[[^\]]{0,80}rank")
 # A data type refused by name (`Invalid scalar type`, `Unsupported data type`).
@@ -716,6 +722,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             short_type in WRAPPER_EXCEPTIONS
             or (exc is not None and exc.frames and _SPAWN_CODE.search(exc.frames[-1].posix))
             or (exited is not None and said is None and exited.group(1) not in ("0", "-0"))
+            or (said is None and CHILD_DIED.search(text))
             or (PROGRAM_FAILED.search(text) and said is None)  # a wrapper that states no cause of its own
             or (
                 exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].posix)
@@ -856,6 +863,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.reasons.append(
             f"a call passed an argument that the installed version of the function it called does not take{where}:"
             " the script or a package was written for another version of it"
+        )
+    elif (short_type in _PATH_ERRORS or short_type == "OSError") and _LIBRARY_CACHE.search(text):
+        cand.category, cand.strength = "other", 2
+        cand.reasons.append(
+            f"{short_type} on a file of a library's cache: the ranks (or nodes) share that cache and raced"
+            " on it, or its file system (NFS, GPFS) did not keep up; give each node its own cache folder"
+            " or prepare the data on one rank first"
         )
     elif (short_type in _PATH_ERRORS or (short_type == "OSError" and _PATH_ERRNO.search(text))) and not (
         exc is not None and _raised_by_data_code(exc)

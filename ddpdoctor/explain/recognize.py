@@ -1782,6 +1782,8 @@ class LogReader:
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
             or "terminate called after throwing" in rest  # a C++ exception's report of its own
+            # faulthandler's report of a crash after a Python exception (not the abort that ends a C++ one)
+            or (stripped.startswith("Fatal Python error") and exc is not None and exc.type is not None)
             or _is_exit_report(rest)
             or ("Process name: " in rest and _MPI_PROCESS.search(rest) is not None)
             or _NCCL_RECORD.match(rest) is not None

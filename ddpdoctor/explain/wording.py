@@ -473,7 +473,12 @@ _LOADER_WORKERS = LazyRegex(
 )
 # A distributed sampler's check of how it split the data between the ranks (`assert self.num_samples >= 1
 # or self.total_size == 0`, `assert len(indices) == self.total_size`): its own fields in the assertion.
-_SAMPLER_CHECK = LazyRegex(r"\bassert\b.{0,80}\bself\.(?:num_samples|total_size|num_replicas)\b")
+_SAMPLER_CHECK = LazyRegex(
+    r"\bassert\b.{0,80}\bself\.(?:num_samples|total_size|num_replicas)\b"
+    # ... or a streaming dataset's refusal to run on several nodes before it is told how to split its
+    # shards between them (webdataset's `you need to add an explicit nodesplitter to your input pipeline`)
+    r"|(?i:\bnode ?splitter\b|\binput pipeline\b.{0,60}\bmulti-?node\b)"
+)
 # A C or C++ assertion (glibc's `prog: file:line: function: Assertion `expr' failed.`) in a data loader's
 # own source: its file or function names the loader or the dataset (llm.c's `llmc/dataloader.h:186:
 # void dataloader_init(...)`).
@@ -519,6 +524,11 @@ VERSION_TEXT = LazyRegex(
 PROCESS_EXITED = LazyRegex(
     r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed)\b[^\n]{0,40}?"
     r"\b(?:exit )?(?:code|status)[ :=]{1,3}(-?\d{1,4})\b"
+)
+# ... or that a process it ran died, with no word of why (`datasets`' `One of the subprocesses has
+# abruptly died during map operation`): that process's own output says why.
+CHILD_DIED = LazyRegex(
+    r"(?i)\bsub-?process(?:es)?\b[^\n]{0,40}?\b(?:has |have )?(?:abruptly |unexpectedly |suddenly )?died\b"
 )
 # A platform's report that the program it ran failed with an exception (Azure ML's `UserError: User
 # program failed with SystemExit: 2`): the program's own output says what.
@@ -586,8 +596,9 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (
         _SAMPLER_CHECK,
         "dataloader",
-        "a distributed sampler's check of how it splits the data between the ranks failed (too few"
-        " samples for the number of processes, or a dataset whose length changed)",
+        "a check of how the data is split between the ranks failed (a distributed sampler with too few"
+        " samples for the number of processes or a dataset whose length changed, a streaming dataset not"
+        " told how to split its shards between the nodes)",
     ),
     (
         _NATIVE_LOADER_CHECK,
