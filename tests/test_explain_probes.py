@@ -5587,3 +5587,35 @@ def test_a_queue_that_timed_out_gives_way_to_what_its_waiter_raised() -> None:
     root = explain_text(log).root_cause
     assert root is not None and root.category == "dataloader"
     assert root.text.startswith("RuntimeError: DataLoader worker")
+
+
+def test_a_path_in_a_library_cache_is_the_cache_not_the_script() -> None:
+    """`datasets` builds its cache in a `<hash>.incomplete` folder; several nodes sharing it race on it
+    (`Directory not empty`), or a network file system drops it. The script chose no such path."""
+    log = (
+        "OSError: [Errno 39] Directory not empty: '/shared/Cache_mlm/text/default-d0870639fca1403e/0.0.0/"
+        "c4a140d10f020282918b5dd1b8a49f0104729c6177f60a6b49ec2a365ec69f34.incomplete'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "other"
+    assert any("library's cache" in reason for reason in root.why)
+
+
+def test_a_process_that_died_during_map_gives_way_to_its_bus_error_glued_to_a_progress_bar() -> None:
+    """`One of the subprocesses has abruptly died` only reports a child's death; the child's own
+    `Fatal Python error: Bus error` follows a tqdm bar whose unit is `examples/s`."""
+    log = (
+        "RuntimeError: One of the subprocesses has abruptly died during map operation.To debug the error,"
+        " disable multiprocessing.\n"
+        "Running tokenizer on dataset: 100%|##########| 3000/3000 [00:02<00:00, 1159.57 examples/s]"
+        "Fatal Python error: Bus error\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "oom_host"
+    assert root.text == "Fatal Python error: Bus error"
+
+
+def test_a_streaming_dataset_not_told_how_to_split_its_shards_is_the_data() -> None:
+    log = "ValueError: you need to add an explicit nodesplitter to your input pipeline for multi-node training\n"
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "dataloader"
