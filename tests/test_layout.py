@@ -68,6 +68,19 @@ def test_optional_columns_go_first_and_the_last_column_keeps_room() -> None:
     assert "torchelastic" in out.getvalue()
 
 
+def test_a_long_fixed_column_narrows_the_last_column_instead_of_overflowing() -> None:
+    # Once no optional column is left to drop, the free-text column takes what the whole ids leave,
+    # even below its usual minimum, so no row is cropped at the terminal's edge without an ellipsis.
+    entry_id = "an-entry-id-of-sixty-characters-that-a-user-kb-might-well-use"
+    table = Table(("id", "kind", "message"), ((entry_id, "wrapper", "word " * 40),), truncate=True)
+    out = io.StringIO()
+    for renderable in rich_renderables([table], 80):
+        Console(file=out, width=80, no_color=True).print(renderable)
+    lines = out.getvalue().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert lines[2].startswith(entry_id) and lines[2].endswith("…")
+
+
 def test_severity_is_coloured_in_tables() -> None:
     report = Report(
         schema="ddpdoctor.test/1",

@@ -248,7 +248,8 @@ def _rich_table(block: Table, width: int) -> RenderableType:
     for i in kept[:-1]:
         longest = max(len(row[i]) for row in cells)
         table.add_column(block.columns[i], no_wrap=True, min_width=longest, max_width=longest)
-    room = max(_LAST_COLUMN_MIN, width - _fixed_width(block, kept[:-1]) - 1)
+    # Whatever the fixed columns leave, down to one cell: the table never grows past the terminal.
+    room = max(1, width - _fixed_width(block, kept[:-1]) - 1)
     table.add_column(block.columns[kept[-1]], overflow="ellipsis", no_wrap=block.truncate, max_width=room)
     for row in block.rows:
         *fixed, last = (RichText(row[i], style=_SEVERITY_STYLE.get(row[i], "")) for i in kept)
