@@ -7,7 +7,8 @@ nothing beyond the standard library, so `explain`'s cold start pays for no YAML 
 - A line is matched after its ANSI colour codes (also those a paste left without their escape
   character) and trailing space are removed, cut at
   MAX_MATCH_CHARS (which bounds the time any pattern can spend on it); carriage-return segments
-  (progress bars, `#015`) are matched on their own.
+  (progress bars, `#015`) are matched on their own, and so are records a paste glued together (a
+  progress bar's end, a glog-style record's header).
 - Each entry counts once per text (its first matching pattern). Matches are ordered: a wrapper
   that carries an inner message first (it is peeled), then roots, other wrappers and symptoms,
   longer matches first; an entry that another matching entry `supersedes` goes after that entry.
@@ -59,6 +60,8 @@ def segments(line: str) -> Iterator[str]:
         line = line.replace("#015", "\r")
     if "it]" in line or "/s]" in line:
         line = _PROGRESS_END.compiled.sub("\\g<0>\r", line)
+    if ".py:" in line:
+        line = _GLUED_RECORD.compiled.sub("\r", line)
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
         if cleaned:
@@ -266,4 +269,9 @@ def install_gates(gates: Mapping[str, Sequence[tuple[str, bool]]]) -> None:
 # examples/s]`) with a record glued after it: the bar's carriage return, lost in the paste, stood there.
 _PROGRESS_END = LazyRegex(
     r"\[[\d:]{1,12}<[\d:?]{1,12}, {0,2}[\d.?]{1,12} ?(?:[a-z]{1,12}/s|s/[a-z]{1,12})\](?=\S)"
+)
+# A record of Python's glog-style logging (torch's `W0227 23:25:08.126000 227320 .../api.py:897] ...`)
+# glued after another's text: a paste that lost its line breaks; the space before it stood for one.
+_GLUED_RECORD = LazyRegex(
+    r"(?<=\S) (?=[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} {1,4}\d{1,10} \S{1,300}\.py:\d{1,6}\] )"
 )

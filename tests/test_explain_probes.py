@@ -5619,3 +5619,58 @@ def test_a_streaming_dataset_not_told_how_to_split_its_shards_is_the_data() -> N
     log = "ValueError: you need to add an explicit nodesplitter to your input pipeline for multi-node training\n"
     root = explain_text(log).root_cause
     assert root is not None and root.category == "dataloader"
+
+
+# --- classes found in the thirty-eighth session -------------------------------------------------------
+
+
+def test_a_package_built_without_its_cuda_extensions_is_an_installation_mismatch() -> None:
+    """apex installed without `--cuda_ext`: the class the script asked for needs a compiled part the
+    installed package lacks, which no change to the script fixes."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "finetune.py", line 212, in <module>\n'
+        "    optimizer = FusedAdam(params, lr=1e-4)\n"
+        '  File "/usr/lib/python3/dist-packages/apex/optimizers/fused_adam.py", line 80, in __init__\n'
+        "    raise RuntimeError('apex.optimizers.FusedAdam requires cuda extensions')\n"
+        "RuntimeError: apex.optimizers.FusedAdam requires cuda extensions\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "version_mismatch"
+
+
+def test_a_launcher_record_glued_to_the_exception_line_is_a_record_of_its_own() -> None:
+    """A paste lost its line breaks: torchrun's `W0227 ... api.py:897] Sending process ... SIGTERM`
+    follows the rank's exception on one line; the exception is the account, not the SIGTERM."""
+    log = (
+        "[rank2]: RuntimeError: shape mismatch: value tensor of shape [3, 14325] cannot be broadcast to"
+        " indexing result of shape [3, 9215] W0227 23:25:08.126000 227320 site-packages/torch/distributed/"
+        "elastic/multiprocessing/api.py:897] Sending process 227444 closing signal SIGTERM W0227"
+        " 23:25:08.130000 227320 site-packages/torch/distributed/elastic/multiprocessing/api.py:897]"
+        " Sending process 227445 closing signal SIGTERM\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    assert root.text.endswith("indexing result of shape [3, 9215]")
+
+
+def test_a_straggler_pointed_at_its_loop_counted_in_attempts() -> None:
+    """The rank its peers waited for kept re-fetching a batch (`(attempt 2/6), re-fetching in 2s`)
+    until they timed out: a loop counted in attempts is a wait of its own; its latest round is the
+    root line, not a peer's timeout."""
+    log = "".join(f"[rank{r}] step 6 loss 0.69\n" for r in range(3))
+    log += "".join(
+        f"[rank2] non-finite loss on block 9 (attempt {n}/6), re-fetching in {2 ** (n - 1)}s\n"
+        for n in range(1, 4)
+    )
+    for r in (0, 1):
+        log += (
+            f"[rank{r}]: Traceback (most recent call last):\n"
+            f'[rank{r}]:   File "/work/train.py", line 60, in main\n'
+            f"[rank{r}]:     loss.backward()\n"
+            f"[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
+            " Timed out waiting 15000ms for recv operation to complete\n"
+        )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text == "non-finite loss on block 9 (attempt 3/6), re-fetching in 4s"

@@ -37,6 +37,8 @@ STATES_A_HALT = LazyRegex(
     r"(?i)" + _WAITS + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
     # a wait loop of the script's own (`marker not ready, polling again in 3s`, `lock busy, retry 2`)
     r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
+    # ... counted in attempts, or doing a step again after a pause (`(attempt 2/6), re-fetching in 2s`)
+    r"|(?i:\battempt \d{1,5} ?(?:/|of) ?\d|\bre-?[a-z]{2,20}ing (?:again )?in \d)"
     r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
@@ -114,9 +116,11 @@ _LIBRARY_MISSING = LazyRegex(
     # ... or the Python interpreter a launcher starts on another host is not there (`bash:
     # /home/u/.pyenv/versions/3.7.2/bin/python3.7: No such file or directory`)
     r"|/python[\d.]{0,5}: No such file or directory\b"
-    # ... or a library's own binaries for this CUDA (NVRTC's `failed to load builtins for compute_61`,
-    # bitsandbytes' `CUDA Setup failed despite GPU being available`)
-    r"|\bnvrtc: error: failed to load builtins\b|\bCUDA Setup failed despite GPU being available\b"
+    # ... or a library's own binaries for this CUDA (NVRTC's `failed to load builtins for compute_61`)
+    r"|\bnvrtc: error: failed to load builtins\b"
+    # ... or a package installed without the compiled extensions a class of it needs (apex's
+    # `apex.optimizers.FusedAdam requires cuda extensions`: built without `--cuda_ext`)
+    r"|\brequires (?:the )?(?:cuda|CUDA|C\+\+|compiled) extensions?\b"
 )
 # A message that states the version something needs (`Native multi-GPU training requires
 # pytorch>=1.9.1`, pip's `xformers 0.0.20 requires torch==2.0.1, but you have torch 2.1.0`).
