@@ -56,6 +56,11 @@ _SHORTENED_LIBRARIES = frozenset(
 )
 
 
+# Scripts a library writes into the user's folders, run from there: DeepSpeed copies `zero_to_fp32.py`
+# into every checkpoint folder it saves.
+_COPIED_LIBRARY_SCRIPTS = frozenset({"zero_to_fp32.py"})
+
+
 def posix_path(path: str) -> str:
     """A frame's file with `/` separators (a Windows traceback prints `\\`), for matching library paths."""
     return path.replace("\\", "/")
@@ -65,7 +70,8 @@ def is_user_frame(path: str) -> bool:
     """A frame from the user's code, not from an installed library, the interpreter or the toolchain.
 
     An installed console script (`.../bin/torchrun`, `.../bin/accelerate`: no `.py`, in a `bin`
-    folder) is a launcher, not the user's code.
+    folder) is a launcher, not the user's code; nor is a library's script it copied into the user's
+    folders (DeepSpeed's `zero_to_fp32.py`).
     """
     path = posix_path(path)
     if not path or any(marker in path for marker in _LIBRARY_MARKERS):
@@ -73,6 +79,8 @@ def is_user_frame(path: str) -> bool:
     if not path.startswith(("/", ".")) and path.split("/", 1)[0] in _SHORTENED_LIBRARIES:
         return False
     folder, _, name = path.rpartition("/")
+    if name in _COPIED_LIBRARY_SCRIPTS:
+        return False
     return not (folder.endswith("/bin") and "." not in name)
 
 

@@ -5674,3 +5674,53 @@ def test_a_straggler_pointed_at_its_loop_counted_in_attempts() -> None:
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
     assert root.text == "non-finite loss on block 9 (attempt 3/6), re-fetching in 4s"
+
+
+def test_a_missing_attribute_on_one_rank_while_another_failed_elsewhere_in_the_script_is_that_ranks() -> None:
+    """A version error is every rank's environment, unless another rank is seen elsewhere in the
+    script: rank 0 alone ran `wandb.init` (the master process's logger) while rank 1's traceback, cut
+    off, was in the training loop. Rank 0 is named."""
+    log = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/nanoGPT/train.py", line 253, in <module>\n'
+        '[rank0]:     wandb.init(project=wandb_project, mode="offline")\n'
+        "[rank0]: AttributeError: module 'wandb' has no attribute 'init'\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/home/u/nanoGPT/train.py", line 306, in <module>\n'
+        "[rank1]:     logits, loss = model(X, Y)\n"
+        "...\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("version_mismatch", 0)
+
+
+def test_deepspeeds_conversion_script_in_the_checkpoint_folder_is_not_the_users_code() -> None:
+    """DeepSpeed copies `zero_to_fp32.py` into every checkpoint folder; a failure inside it is the
+    library's reading of the checkpoint, not a line the user wrote."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "./zero_to_fp32.py", line 151, in <module>\n'
+        "    convert_zero_chkpt_to_fp32_consolid_state_dict(args.checkpoint_dir, args.output_file)\n"
+        '  File "./zero_to_fp32.py", line 122, in convert_zero_chkpt_to_fp32_consolid_state_dict\n'
+        "    tuple(fp32_flat_groups[i].narrow(0,\n"
+        "RuntimeError: start (32899072) + length (16777216) exceeds dimension size (32899072).\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "other" and root.user_frame is None
+
+
+def test_a_rank_that_listed_one_setting_more_than_its_peers_is_named_by_a_receivers_size_check() -> None:
+    """gloo's size check fails on the rank that received too many bytes (rank 0); rank 3 alone started
+    with an extra augmentation in its policy (`mixup=0.2`), so its gathered counts are longer."""
+    policy = "augment policy: time_mask=0.5, freq_mask=0.5, gain=0.3, time_shift=0.3"
+    log = "".join(f"[rank {r}][INFO] {policy}{', mixup=0.2' if r == 3 else ''}\n" for r in (3, 1, 0, 2))
+    log += (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 20 vs 16. Received data size doesn't match expected size."
+        " Is there a distributed collective mismatch in your code?\n"
+        "E1204 16:23:54.579000 11022 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+        " (exitcode: -6) local_rank: 0 (pid: 11085) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)

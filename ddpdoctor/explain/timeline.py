@@ -189,7 +189,11 @@ class Timeline:
         """The one rank that states a setting otherwise than all its peers: a line every rank of three
         or more printed once, alike but for a named value (`bond_features=False` where the others say
         `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
-        return self._odd_one_out(SETTING, _setting_shape) or self._odd_one_out(SIZE_SETTING, numberless)
+        return (
+            self._odd_one_out(SETTING, _setting_shape)
+            or self._odd_one_out(SIZE_SETTING, numberless)
+            or self._odd_key_set()
+        )
 
     def one_ahead(self) -> tuple[int, Observation] | None:
         """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
@@ -247,6 +251,31 @@ class Timeline:
                     rare = min(seen, key=seen.__getitem__)
                     rank = next(r for r, f in found.items() if f[position] == rare)
                     odd[rank] = lines[rank]
+        return next(iter(odd.items())) if len(odd) == 1 else None
+
+    def _odd_key_set(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank whose list of `key=value` settings names other keys than its peers' (`... gain=0.3,
+        time_shift=0.3, mixup=0.2` where every other rank stops at `time_shift`), in a line every rank
+        of three or more printed once, alike up to its first setting; None unless exactly one is odd."""
+        ranks = sorted(self._recent)
+        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
+            return None
+        by_head: dict[str, dict[int, list[tuple[RecentLineObs, tuple[str, ...]]]]] = {}
+        for rank in ranks:
+            for line in self._recent[rank]:
+                keys = _SETTING_KEY.findall(line.text)
+                if len(keys) >= 2:
+                    head = numberless(line.text[: line.text.index(keys[0] + "=")])
+                    by_head.setdefault(head, {}).setdefault(rank, []).append((line, tuple(keys)))
+        odd: dict[int, RecentLineObs] = {}
+        for lines in by_head.values():
+            if len(lines) != len(ranks) or any(len(printed) != 1 for printed in lines.values()):
+                continue
+            key_sets = Counter(printed[0][1] for printed in lines.values())
+            if len(key_sets) == 2 and min(key_sets.values()) == 1:
+                rare = min(key_sets, key=key_sets.__getitem__)
+                rank = next(r for r, printed in lines.items() if printed[0][1] == rare)
+                odd[rank] = lines[rank][0][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
     def last_line(self, rank: int) -> RecentLineObs | None:
@@ -486,6 +515,10 @@ def _counter(line: Observation, unit: str) -> int:
 def _sizes(text: str) -> list[float]:
     """The sizes a line reads out, in bytes, in order."""
     return [size for m in SIZE_READING.finditer(text) if (size := parse_size(f"{m[1]} {m[2]}")) is not None]
+
+
+# The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
+_SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
 
 
 def _setting_shape(text: str) -> str:

@@ -846,16 +846,26 @@ def _two_parties(culprit: Candidate, found: list[Candidate]) -> None:
 
 def _others_got_further(culprit: Candidate, found: list[Candidate]) -> bool:
     """Whether another rank got past the culprit's failing step: it waited in a collective or lost
-    its peer, or failed of another cause of its own (not a bare exit, which says nothing of where)."""
+    its peer, failed of another cause of its own (not a bare exit, which says nothing of where), or
+    its traceback (even one cut off) ends at another line of the script than the culprit's."""
     return any(
         c.rank is not None
         and c.rank != culprit.rank
         and (
             c.consequence in ("timeout", "peer-failure", "watchdog")
             or (c.tier == CAUSE and c.category != culprit.category and c.kind not in ("exit", "crash"))
+            or _elsewhere_in_the_script(c, culprit)
         )
         for c in found
     )
+
+
+def _elsewhere_in_the_script(other: Candidate, culprit: Candidate) -> bool:
+    """Whether the other's innermost frame of the user's code is another line of the culprit's file."""
+    if not isinstance(other.obs, ExceptionObs) or not isinstance(culprit.obs, ExceptionObs):
+        return False
+    theirs, mine = other.obs.user_frame(), culprit.obs.user_frame()
+    return theirs is not None and mine is not None and theirs.file == mine.file and theirs.line != mine.line
 
 
 def _named_by_report(culprit: Candidate) -> bool:
