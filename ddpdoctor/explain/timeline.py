@@ -263,10 +263,11 @@ class Timeline:
         by_head: dict[str, dict[int, list[tuple[RecentLineObs, tuple[str, ...]]]]] = {}
         for rank in ranks:
             for line in self._recent[rank]:
-                keys = _SETTING_KEY.findall(line.text)
-                if len(keys) >= 2:
-                    head = numberless(line.text[: line.text.index(keys[0] + "=")])
-                    by_head.setdefault(head, {}).setdefault(rank, []).append((line, tuple(keys)))
+                settings = list(_SETTING_KEY.finditer(line.text))
+                if len(settings) >= 2:
+                    head = numberless(line.text[: settings[0].start()])
+                    keys = tuple(m.group(1) for m in settings)
+                    by_head.setdefault(head, {}).setdefault(rank, []).append((line, keys))
         odd: dict[int, RecentLineObs] = {}
         for lines in by_head.values():
             if len(lines) != len(ranks) or any(len(printed) != 1 for printed in lines.values()):
