@@ -5724,3 +5724,23 @@ def test_a_rank_that_listed_one_setting_more_than_its_peers_is_named_by_a_receiv
     )
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+
+
+# --- classes found in the thirty-ninth session --------------------------------------------------------
+
+
+def test_a_climb_read_from_lines_whose_step_is_padded_to_a_column_starts_at_the_first_reading() -> None:
+    """`step    5` and `step   10` are one line shape (the step is padded to a column): the rss the
+    vanished rank read out climbed from its first line (386 MB), not from where the padding changed."""
+    log = "".join(
+        f"[rank {rank}] step {step:>4} loss 0.69 rss {rss}MB\n"
+        for step, climb in zip((0, 5, 10, 15), ((383, 386), (489, 608), (500, 746), (512, 908)), strict=True)
+        for rank, rss in enumerate(climb)
+    )
+    log += (
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
+        " Connection closed by peer [127.0.0.1]:49345. This is typically caused by a remote worker crashing.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("step   15 loss 0.69 rss 908MB")

@@ -714,7 +714,7 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
 )
 
 
-_DIGIT_RUN = re.compile(r"\d+")
+_DIGIT_RUN = re.compile(r"(?<! ) *\d+")  # from a run of spaces' start: linear on a line of spaces
 
 
 # A count of the units of work a rank announces it will run (`5 batches`, `12 steps/epoch`, `6 val steps`).
@@ -746,8 +746,8 @@ SIZE_READING = re.compile(r"(?<![\w.])(\d{1,9}(?:\.\d{1,6})?) ?([KMGT]i?B)\b")
 
 
 def numberless(text: str) -> str:
-    """The text with every run of digits as `#`: what two lines that differ only in their numbers
-    (a step, a rank, a time, a port) share."""
+    """The text with every run of digits (and the spaces that pad it to a column) as `#`: what two
+    lines that differ only in their numbers (a step, a rank, a time, a port) share."""
     return _DIGIT_RUN.sub("#", text)
 
 
