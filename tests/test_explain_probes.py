@@ -5744,3 +5744,69 @@ def test_a_climb_read_from_lines_whose_step_is_padded_to_a_column_starts_at_the_
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert root.text.endswith("step   15 loss 0.69 rss 908MB")
+
+
+def test_a_summary_quoting_a_messages_first_words_gives_way_to_the_message_in_full() -> None:
+    """A report's summary sentence quotes the start of the message in a code span; the code block under
+    it holds the whole line (with where the check failed): that line is the root line."""
+    log = (
+        "**Error**: `RuntimeError: batch % im2col_step_ == 0 INTERNAL ASSERT FAILED` in the deformable attention\n"
+        "\n"
+        "```\n"
+        'RuntimeError: batch % im2col_step_ == 0 INTERNAL ASSERT FAILED at "/tmp/mmcv/ops/csrc/ms_deform_attn_cuda.cu"'
+        ":244, please report a bug to PyTorch. batch(%d) must divide im2col_step(%d)\n"
+        "```\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.text.endswith("must divide im2col_step(%d)")
+
+
+def test_hydras_failed_import_of_a_configured_target_is_the_environment() -> None:
+    """Hydra wraps the failed import of a `_target_` (`Error locating target '...'`) inside the error of
+    the object that needed it; the import, not the outer constructor, is what failed."""
+    log = (
+        "[rank0]: hydra.errors.InstantiationException: Error in call to target 'training.trainer.Trainer':\n"
+        "[rank0]: InstantiationException(\"Error locating target 'training.dataset.vos_dataset.VOSDataset', set env"
+        ' var HYDRA_FULL_ERROR=1 to see chained exception.\\nfull_key: data.train.datasets[0]")\n'
+        "[rank0]: full_key: trainer\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.entry) == (
+        "version_mismatch",
+        "hydra-target-not-located",
+    )
+
+
+def test_xlas_check_of_an_all_to_alls_buffers_is_a_collective_mismatch() -> None:
+    """XLA's NCCL all-to-all refuses buffers of different sizes (`INVALID_ARGUMENT: All buffers must have
+    the same element type and count`): the collective's inputs disagree, not a bad argument of the user."""
+    log = (
+        "E1111 20:20:54.172290  207019 pjrt_stream_executor_client.cc:3077] Execution of replica 0 failed:"
+        " INVALID_ARGUMENT: All buffers must have the same element type and count\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "collective_mismatch"
+
+
+def test_a_rank_field_after_the_records_process_id_attributes_the_line() -> None:
+    """`%(asctime)s %(levelname)s %(process)d [rank N]`: the process id between the level and the rank
+    field is one of the record's fields, so rank 0's retry loop is its own and the peers' timeouts point
+    at it."""
+    log = "".join(
+        f"2026-12-04 18:29:55,20{r} INFO 1547{r} [rank {r}] waiting for rank 0 to fetch the corpus\n"
+        for r in (1, 2)
+    )
+    log += "2026-12-04 18:29:55,313 INFO 15470 [rank 0] fetching the corpus from the mirror\n"
+    log += "".join(
+        f"2026-12-04 18:29:5{6 + n},314 WARNING 15470 [rank 0] corpus.gz: sha256 e54b3fc16787 != pinned"
+        f" 4f0b6c1f3d2e, attempt {n + 1}, retrying in 1.0s\n"
+        for n in range(3)
+    )
+    log += "".join(
+        f"[rank{r}]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
+        f" Timed out waiting 15000ms for recv operation to complete\n"
+        for r in (1, 2)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
+    assert "attempt 3, retrying" in root.text

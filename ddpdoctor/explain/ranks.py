@@ -109,6 +109,8 @@ _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _WARNING_LEVELS = frozenset(("WARNING", "WARN"))
 _LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
+# A process or thread id after the record's time or level, before a bracketed field (`%(process)d [rank 0]`).
+_PROCESS_FIELD = LazyRegex(r"\d{1,10}(?= {1,4}[\[(])")
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).
 _FIELD_SEPARATOR = LazyRegex(r"(?:[ \t]{0,4}[|:-](?![\w/]))?[ \t]?")
 _CLOSERS = {"[": "]", "(": ")", "<": ">"}
@@ -331,6 +333,8 @@ def _logger_label(text: str) -> tuple[int, bool, int, str | None] | None:
             pos = close + 1
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
             level = _severer(level, m.group())
+            field, pos = None, m.end()
+        elif pos and (m := _PROCESS_FIELD.match(text, pos)):
             field, pos = None, m.end()
         elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
             field, pos = m, m.end()

@@ -424,18 +424,27 @@ def _prefer_known(ranked: list[Candidate]) -> Candidate:
     return first
 
 
-# How far below a line cut at its start (an excerpt that begins mid-line) its complete copy may stand.
+# How far below a line cut at its start (an excerpt that begins mid-line) its complete copy may stand, and
+# how far below a report's sentence that quotes the message's first words.
 _COPY_LINES = 3
+_QUOTE_LINES = 8
 _MIN_COPY_CHARS = 20
 
 
 def _whole_copy(culprit: Candidate, pool: list[Candidate]) -> Candidate:
-    """The complete line of the same message when the culprit's line was cut at its start (an excerpt
-    that begins mid-line: `operation timeout: WorkNCCL(...)` above `[Rank 5] Watchdog caught collective
-    operation timeout: WorkNCCL(...)`), numbers aside."""
+    """The complete line of the same message, numbers aside, when the culprit's line is cut short: at its
+    start (an excerpt that begins mid-line: `operation timeout: WorkNCCL(...)` above `[Rank 5] Watchdog
+    caught collective operation timeout: WorkNCCL(...)`), or at its end in a sentence quoting it (a
+    report's summary, ``**Error**: `RuntimeError: ... FAILED` in ...``, above the message in full)."""
     text = culprit.obs.text.strip()
-    if text[:1].isupper() or text[:1] in "[(<" or len(text) < _MIN_COPY_CHARS:
-        return culprit  # it starts where a message or a label starts
+    if len(text) < _MIN_COPY_CHARS:
+        return culprit
+    cut_at_start = not (
+        text[:1].isupper() or text[:1] in "[(<"
+    )  # else it starts where a message or label does
+    if not cut_at_start and not culprit.obs.quoted:
+        return culprit
+    below = _COPY_LINES if cut_at_start else _QUOTE_LINES
     cut = numberless(text)
     for other in pool:
         whole = numberless(other.obs.text.strip())
@@ -444,9 +453,10 @@ def _whole_copy(culprit: Candidate, pool: list[Candidate]) -> Candidate:
             # A copy another rank's label claims is that rank's own error (a victim's rank is decided
             # from every victim after this).
             and (other.rank == culprit.rank or other.tier == CONSEQUENCE)
-            and 0 < other.obs.line - culprit.obs.line <= _COPY_LINES
+            and 0 < other.obs.line - culprit.obs.line <= below
+            and not other.obs.quoted
             and len(whole) > len(cut)
-            and whole.endswith(cut)
+            and (whole.endswith(cut) if cut_at_start else whole.startswith(cut))
         ):
             return other
     return culprit

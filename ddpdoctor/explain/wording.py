@@ -94,6 +94,9 @@ _COLLECTIVE_SIZE_CHECK = LazyRegex(
     r"|\bSplit sizes doesn't match total dim 0 size\b|\bNumber of tensor splits not equal to group size\b"
     r"|\bdim 0 does not divide equally across group size\b"
     r"|\b(?:output|input) tensor (?:size )?must be (?:equal to|the same size as) (?:world_size times|output size times world size)\b"
+    # ... or XLA's check of the buffers its NCCL all-to-all exchanges (`INVALID_ARGUMENT: All buffers must have
+    # the same element type and count`)
+    r"|\bAll buffers must have the same element type and count\b"
 )
 # Two ranks on one device (NCCL's `Duplicate GPU detected`, torch's symmetric memory `detected
 # allocations from overlapping devices from different ranks`).
