@@ -5810,3 +5810,28 @@ def test_a_rank_field_after_the_records_process_id_attributes_the_line() -> None
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 0)
     assert "attempt 3, retrying" in root.text
+
+
+def test_a_rank_stating_another_parameter_count_than_its_agreeing_peers_is_named_whatever_else_differs() -> (
+    None
+):
+    """Two trials of a sweep run side by side with different settings (dropout, an auxiliary head on or
+    off); only rank 2's parameter count differs from all the others' (they agree). gloo's size check on
+    rank 3 received its larger gradient buffer: rank 2 is the odd one, not the reporter."""
+    runs = ((3, 1, 0.3, True, 128780, 3), (2, 1, 0.3, True, 128910, 5), (1, 0, 0.1, False, 128780, 3))
+    runs += ((0, 0, 0.1, False, 128780, 3),)
+    log = "".join(
+        f"2026-12-04 18:30:39,0{r}4 rank={r} sweep: trial {t} cfg={{'dropout': {d}, 'aux_probe': {a}}}"
+        f" params={p} tensors={n}\n"
+        for r, t, d, a, p, n in runs
+    )
+    log += (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 128912 vs 128780. Received data size doesn't match expected size."
+        " Is there a distributed collective mismatch in your code?\n"
+        "E1204 18:30:44.477000 16103 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+        " (exitcode: -6) local_rank: 3 (pid: 16133) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)

@@ -189,11 +189,7 @@ class Timeline:
         """The one rank that states a setting otherwise than all its peers: a line every rank of three
         or more printed once, alike but for a named value (`bond_features=False` where the others say
         `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
-        return (
-            self._odd_one_out(SETTING, _setting_shape)
-            or self._odd_one_out(SIZE_SETTING, numberless)
-            or self._odd_key_set()
-        )
+        return self._odd_one_out(SETTING, _setting_shape) or self._odd_named_size() or self._odd_key_set()
 
     def one_ahead(self) -> tuple[int, Observation] | None:
         """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
@@ -251,6 +247,34 @@ class Timeline:
                     rare = min(seen, key=seen.__getitem__)
                     rank = next(r for r, f in found.items() if f[position] == rare)
                     odd[rank] = lines[rank]
+        return next(iter(odd.items())) if len(odd) == 1 else None
+
+    def _odd_named_size(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank that states a named number otherwise than all its peers, who agree on it
+        (`params=128910` where they say `params=128780`), in a line every rank of three or more printed
+        once with the same named numbers, whatever else differs in it (another trial's settings)."""
+        ranks = sorted(self._recent)
+        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
+            return None
+        by_keys: dict[tuple[str, ...], dict[int, list[tuple[RecentLineObs, tuple[str, ...]]]]] = {}
+        for rank in ranks:
+            for line in self._recent[rank]:
+                sizes = list(SIZE_SETTING.finditer(line.text))
+                if sizes:
+                    keys = tuple(numberless(m.group(1)) for m in sizes)  # `shard-002.json: 64` too
+                    values = tuple(m.group(2) for m in sizes)
+                    by_keys.setdefault(keys, {}).setdefault(rank, []).append((line, values))
+        odd: dict[int, RecentLineObs] = {}
+        for lines in by_keys.values():
+            if len(lines) != len(ranks) or any(len(printed) != 1 for printed in lines.values()):
+                continue
+            stated = {rank: printed[0] for rank, printed in lines.items()}
+            for position in range(len(next(iter(stated.values()))[1])):
+                seen = Counter(values[position] for _, values in stated.values())
+                if len(seen) == 2 and min(seen.values()) == 1:
+                    rare = min(seen, key=seen.__getitem__)
+                    rank = next(r for r, (_, values) in stated.items() if values[position] == rare)
+                    odd[rank] = stated[rank][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
     def _odd_key_set(self) -> tuple[int, RecentLineObs] | None:

@@ -740,8 +740,8 @@ NATIVE_CHECK = LazyRegex(
 )
 # A setting a line states by name, its value a word (`bond_features=False`, `precision: bf16`).
 SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40})\b")
-# ... its value a number (`trainable params: 5120`, `num_classes=11`).
-SIZE_SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)(\d{1,12}(?:\.\d{1,9})?)(?![\w.])")
+# ... its value a number (`trainable params: 5120`, `num_classes=11`): its key, then its value.
+SIZE_SETTING = LazyRegex(r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)(\d{1,12}(?:\.\d{1,9})?)(?![\w.])")
 
 
 # A size a progress line reads out (`mask_cache 3.49 GiB`, `rss=12.3GB`): memory the rank holds.
