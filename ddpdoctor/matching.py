@@ -62,6 +62,8 @@ def segments(line: str) -> Iterator[str]:
         line = _PROGRESS_END.compiled.sub("\\g<0>\r", line)
     if ".py:" in line:
         line = _GLUED_RECORD.compiled.sub("\r", line)
+    if line.startswith("[rank") and " [rank" in line:
+        line = _GLUED_RANK_LABEL.compiled.sub("\r", line)
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
         if cleaned:
@@ -275,3 +277,6 @@ _PROGRESS_END = LazyRegex(
 _GLUED_RECORD = LazyRegex(
     r"(?<=\S) (?=[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{6} {1,4}\d{1,10} \S{1,300}\.py:\d{1,6}\] )"
 )
+# ... or, on a line that starts with torchrun's rank label, the label of the next line
+# (`[rank3]:     self._make_launchers() [rank3]:   File "..."`).
+_GLUED_RANK_LABEL = LazyRegex(r"(?<=\S) (?=\[rank\d{1,7}\]:)")

@@ -5835,3 +5835,19 @@ def test_a_rank_stating_another_parameter_count_than_its_agreeing_peers_is_named
     )
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_a_paste_that_lost_its_line_breaks_between_rank_labelled_lines_reads_each_line() -> None:
+    """torchrun's `[rank3]:` labels glued one after another on a single line (a paste that lost its line
+    breaks): each label starts a line of its own, so the exception line is the root line, whole."""
+    log = (
+        "[rank3]:     self._make_launchers() [rank3]:   File"
+        ' "/opt/envs/lib/python3.12/site-packages/torch/_inductor/runtime/triton_heuristics.py", line 573, in'
+        ' _make_launchers [rank3]:     raise RuntimeError(f"No valid triton configs. {type(exc).__name__}: {exc}")'
+        " [rank3]: torch._inductor.exc.InductorError: RuntimeError: No valid triton configs. OutOfMemoryError:"
+        " out of resource: triton_tem_fused_0 Required: 107008 Hardware limit:101376 Reducing block sizes or"
+        " `num_stages` may help.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.entry, root.rank) == ("triton-out-of-shared-memory", 3)
+    assert root.text.startswith("torch._inductor.exc.InductorError: RuntimeError: No valid triton configs.")
