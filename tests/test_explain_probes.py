@@ -5851,3 +5851,47 @@ def test_a_paste_that_lost_its_line_breaks_between_rank_labelled_lines_reads_eac
     root = explain_text(log).root_cause
     assert root is not None and (root.entry, root.rank) == ("triton-out-of-shared-memory", 3)
     assert root.text.startswith("torch._inductor.exc.InductorError: RuntimeError: No valid triton configs.")
+
+
+def test_a_library_asking_another_librarys_object_for_a_name_it_lacks_is_a_version_mismatch() -> None:
+    """The traceback ends in library code that asks a library's object (`Seq2SeqTrainer`) for a public
+    name this version of it does not have: the installed versions do not fit each other."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/ChatGLM2-6B/ptuning/main.py", line 411, in <module>\n'
+        "    main()\n"
+        '  File "/opt/conda/lib/python3.10/site-packages/transformers/trainer.py", line 1645, in train\n'
+        "    return inner_training_loop(\n"
+        '  File "/opt/conda/lib/python3.10/site-packages/accelerate/utils/other.py", line 88, in wrapper\n'
+        "    if trainer.is_deepspeed_enabled:\n"
+        "AttributeError: 'Seq2SeqTrainer' object has no attribute 'is_deepspeed_enabled'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "version_mismatch"
+
+
+def test_a_wrappers_attribute_lookup_of_the_users_model_stays_the_users_code() -> None:
+    """The same AttributeError raised by torch's module `__getattr__` is the user's model's name read
+    through the DDP wrapper: not a version problem."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/train.py", line 88, in <module>\n'
+        "    dim = model.head_dim\n"
+        '  File "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py", line 1931, in __getattr__\n'
+        "    raise AttributeError(\n"
+        "AttributeError: 'DistributedDataParallel' object has no attribute 'head_dim'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "user_code"
+
+
+def test_a_device_named_in_a_form_torch_cannot_read_is_an_invalid_device() -> None:
+    """`torch.device("0")` (a launcher's GPU index passed as a device string) fails to parse."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/u/dac/train.py", line 40, in <module>\n'
+        "    model.to(args.device)\n"
+        "RuntimeError: Invalid device string: '0'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "invalid_device"

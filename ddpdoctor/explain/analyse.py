@@ -219,6 +219,11 @@ _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
 # exception (torch_npu's `NPU function error: ...`, then `[ERROR] ...`, ..., `EE1001: ... Reason: ...`).
 _CONTINUATION_LINES = 5
 _PRIVATE_ATTRIBUTE = LazyRegex(r"object has no attribute '_[A-Za-z]\w{0,100}'")
+# A library's own object asked for a public name it does not have (`'Accelerator' object has no attribute
+# 'deepspeed_engine_wrapped'`); not None, a builtin value, or a module's attribute lookup.
+_OBJECT_LACKS = LazyRegex(
+    r"'(?!NoneType'|int'|float'|str'|bool'|list'|dict'|tuple'|bytes'|set')([A-Z]\w{1,100})' object has no attribute '[A-Za-z]\w{0,100}'"
+)
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (
     "RendezvousClosedError",
@@ -789,6 +794,21 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.category, cand.strength = "version_mismatch", 2
         cand.reasons.append(
             "library code asked for a private attribute this version of the object does not have:"
+            " the installed versions do not fit each other"
+        )
+    elif (
+        short_type == "AttributeError"
+        and _OBJECT_LACKS.search(text)
+        and exc is not None
+        and exc.frames
+        and exc.raised_in_library()
+        and (exc.worker_frames or exc.frames)[-1].function != "__getattr__"
+    ):
+        # One library calling another's object by a name this version of it lacks (a module's own
+        # attribute lookup, `__getattr__`, is how a wrapper hides the user's model's names instead).
+        cand.category, cand.strength = "version_mismatch", 2
+        cand.reasons.append(
+            "library code asked an object of another library for a name this version of it does not have:"
             " the installed versions do not fit each other"
         )
     elif exc is not None and _unpickled_in_object_collective(exc, short_type, text):

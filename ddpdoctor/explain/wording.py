@@ -232,6 +232,9 @@ _CUDA_VERSION = LazyRegex(
     # cudaErrorInvalidDeviceFunction: the kernel was not compiled for this GPU's architecture
     r"|\binvalid device function\b|(?:cuda|hip)ErrorInvalidDeviceFunction"
 )
+# A device named in a form torch cannot parse (`Invalid device string: '0'`, `Expected one of cpu, cuda, ...
+# device type at start of device string: 0`): the job's device setting, not the hardware.
+_DEVICE_STRING = LazyRegex(r"\bInvalid device string: |\bdevice type at start of device string: ")
 _CUDA_NO_DEVICE = LazyRegex(
     r"cudaErrorNoDevice|cudaErrorInvalidDevice\b|CUDA_ERROR_NO_DEVICE|CUDA_ERROR_INVALID_DEVICE|hipErrorNoDevice"
     r"|(?i:invalid device ordinal|no CUDA-capable device)"
@@ -617,6 +620,11 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (CUDA_OOM, "oom_gpu", "the message says a device ran out of memory"),
     (_CUDA_VERSION, "version_mismatch", "the message says the CUDA driver or binaries do not fit this GPU"),
     (_CUDA_NO_DEVICE, "invalid_device", "the message says the CUDA device asked for does not exist"),
+    (
+        _DEVICE_STRING,
+        "invalid_device",
+        "the job named its device in a form torch cannot read (`0` for `cuda:0`): its device setting is wrong",
+    ),
     (
         _ACCELERATOR_MISSING,
         "invalid_device",
