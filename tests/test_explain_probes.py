@@ -5895,3 +5895,23 @@ def test_a_device_named_in_a_form_torch_cannot_read_is_an_invalid_device() -> No
     )
     root = explain_text(log).root_cause
     assert root is not None and root.category == "invalid_device"
+
+
+def test_the_rank_every_other_fingerprint_check_names_is_the_odd_one() -> None:
+    """Under TORCH_DISTRIBUTED_DEBUG=DETAIL each rank compares its collective with one peer's: ranks 0
+    and 2 both name rank 1 (shape [7] where they run [6]); rank 1 can only name one of them."""
+
+    def fingerprint(shape: int) -> str:
+        return f"CollectiveFingerPrint(SequenceNumber=0, OpType=ALLREDUCE, TensorShape=[{shape}], TensorDtypes=Double)"
+
+    log = "".join(
+        f"[rank{me}]: RuntimeError: Detected mismatch between collectives on ranks. Rank {me} is running collective:"
+        f" {fingerprint(7 if me == 1 else 6)}, but Rank {peer} is running collective: {fingerprint(7 if peer == 1 else 6)}."
+        " Collectives differ in the following aspects: \t Tensor Tensor shapes: 7vs 6\n"
+        for me, peer in ((1, 0), (0, 1), (2, 1))
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    assert root.text.startswith(
+        "RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running"
+    )

@@ -38,6 +38,7 @@ import signal
 from collections import Counter
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
+from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.ranks import NCCL_PROCESS, bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
@@ -1105,14 +1106,15 @@ def _every_rank_alike(
 
 def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     """Ranks raised one known message that names another rank (`but Rank 1 has 9 params, while rank
-    0 has inconsistent 8 params`), and every one of them but the rank named names that same rank: the
+    0 has inconsistent 8 params`, a fingerprint check's `Rank 0 is running collective: ..., but Rank 1
+    is running collective: ...`), and every one of them but the rank named names that same rank: the
     others agree it is the odd one (its own message can only name one of them). Its own copy of the
     message, where it raised one, is the one to show."""
     entry = culprit.entry
-    if entry is None or entry.rank_group in (None, "rank") or entry.rank_fixed is not None:
+    if entry is None or entry.rank_fixed is not None:
         return culprit
     raised = [c for c in pool if c.entry is not None and c.entry.id == entry.id]
-    named = {c.obs.rank: entry.rank_from(c.obs.groups()) for c in raised if c.obs.rank is not None}
+    named = {c.obs.rank: _other_rank_named(c) for c in raised if c.obs.rank is not None}
     votes = Counter(rank for rank in named.values() if rank is not None)
     if not votes:
         return culprit
@@ -1127,6 +1129,17 @@ def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> Candidate
         f"ranks {others} each name rank {odd} in this message: it is the one that differs from them"
     )
     return chosen
+
+
+def _other_rank_named(cand: Candidate) -> int | None:
+    """The rank a known message names beside the rank that printed it: by its entry's rank rule when
+    that reads another group than the printer's own, or the peer of a collective fingerprint check."""
+    entry = cand.entry
+    if entry is not None and entry.rank_group not in (None, "rank"):
+        return entry.rank_from(cand.obs.groups())
+    facts = collective_facts(cand.obs.innermost_text())
+    peers = set(facts.named_ops) - {cand.obs.rank} if facts is not None and facts.state == "mismatch" else set()
+    return peers.pop() if len(peers) == 1 else None
 
 
 def _cut_off_on_the_way(cand: Candidate, culprit: Candidate) -> bool:
