@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable
+from operator import itemgetter
 from typing import Any
 
 from ddpdoctor.explain.attempts import path_attempt
@@ -221,59 +222,60 @@ class Timeline:
                 ahead.append((leaders[0], lines[leaders[0]]))
         return ahead[0] if len({rank for rank, _ in ahead}) == 1 else None
 
+    def _printed_once_by_every_rank(
+        self, read: Callable[[str], tuple[Any, Any] | None]
+    ) -> list[dict[int, tuple[RecentLineObs, Any]]]:
+        """The ranks' lines grouped by the key `read` gives a line (with what else it reads from it), for
+        the groups in which each of three or more ranks, every rank of the job, printed exactly one
+        line; nothing when fewer ranks' lines are known."""
+        ranks = sorted(self._recent)
+        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
+            return []
+        groups: dict[Any, dict[int, list[tuple[RecentLineObs, Any]]]] = {}
+        for rank in ranks:
+            for line in self._recent[rank]:
+                if (found := read(line.text)) is not None:
+                    key, value = found
+                    groups.setdefault(key, {}).setdefault(rank, []).append((line, value))
+        return [
+            {rank: printed[0] for rank, printed in lines.items()}
+            for lines in groups.values()
+            if len(lines) == len(ranks) and all(len(printed) == 1 for printed in lines.values())
+        ]
+
     def _odd_one_out(
         self, values: LazyRegex | re.Pattern[str], shape_of: Callable[[str], str]
     ) -> tuple[int, RecentLineObs] | None:
         """The one rank whose line differs from its peers' in one of the `values` (group 1) of a line
         every rank printed once, alike in shape; None unless exactly one rank is odd."""
-        ranks = sorted(self._recent)
-        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
-            return None
-        by_shape: dict[str, dict[int, RecentLineObs]] = {}
-        for rank in ranks:
-            shapes = [shape_of(line.text) for line in self._recent[rank]]
-            once = Counter(shapes)
-            for line, shape in zip(self._recent[rank], shapes, strict=True):
-                if once[shape] == 1 and values.search(line.text):
-                    by_shape.setdefault(shape, {})[rank] = line
+
+        def read(text: str) -> tuple[str, list[str]] | None:
+            found = [m.group(1) for m in values.finditer(text)]
+            return (shape_of(text), found) if found else None
+
         odd: dict[int, RecentLineObs] = {}
-        for lines in by_shape.values():
-            if len(lines) != len(ranks):
-                continue
-            found = {rank: [m.group(1) for m in values.finditer(line.text)] for rank, line in lines.items()}
-            for position in range(min(len(f) for f in found.values())):
-                seen = Counter(f[position] for f in found.values())
-                if len(seen) == 2 and min(seen.values()) == 1:
-                    rare = min(seen, key=seen.__getitem__)
-                    rank = next(r for r, f in found.items() if f[position] == rare)
-                    odd[rank] = lines[rank]
+        for stated in self._printed_once_by_every_rank(read):
+            for position in range(min(len(found) for _, found in stated.values())):
+                if (rank := _lone(stated, itemgetter(position))) is not None:
+                    odd[rank] = stated[rank][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
     def _odd_named_size(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a named number otherwise than all its peers, who agree on it
         (`params=128910` where they say `params=128780`), in a line every rank of three or more printed
         once with the same named numbers, whatever else differs in it (another trial's settings)."""
-        ranks = sorted(self._recent)
-        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
-            return None
-        by_keys: dict[tuple[str, ...], dict[int, list[tuple[RecentLineObs, tuple[str, ...]]]]] = {}
-        for rank in ranks:
-            for line in self._recent[rank]:
-                sizes = list(SIZE_SETTING.finditer(line.text))
-                if sizes:
-                    keys = tuple(numberless(m.group(1)) for m in sizes)  # `shard-002.json: 64` too
-                    values = tuple(m.group(2) for m in sizes)
-                    by_keys.setdefault(keys, {}).setdefault(rank, []).append((line, values))
+
+        def read(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+            sizes = list(SIZE_SETTING.finditer(text))
+            if not sizes:
+                return None
+            # The keys numbers aside (`shard-002.meta.json: 64`), each with its value.
+            return tuple(numberless(m.group(1)) for m in sizes), tuple(m.group(2) for m in sizes)
+
         odd: dict[int, RecentLineObs] = {}
-        for lines in by_keys.values():
-            if len(lines) != len(ranks) or any(len(printed) != 1 for printed in lines.values()):
-                continue
-            stated = {rank: printed[0] for rank, printed in lines.items()}
+        for stated in self._printed_once_by_every_rank(read):
             for position in range(len(next(iter(stated.values()))[1])):
-                seen = Counter(values[position] for _, values in stated.values())
-                if len(seen) == 2 and min(seen.values()) == 1:
-                    rare = min(seen, key=seen.__getitem__)
-                    rank = next(r for r, (_, values) in stated.items() if values[position] == rare)
+                if (rank := _lone(stated, itemgetter(position))) is not None:
                     odd[rank] = stated[rank][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
@@ -281,26 +283,17 @@ class Timeline:
         """The one rank whose list of `key=value` settings names other keys than its peers' (`... gain=0.3,
         time_shift=0.3, mixup=0.2` where every other rank stops at `time_shift`), in a line every rank
         of three or more printed once, alike up to its first setting; None unless exactly one is odd."""
-        ranks = sorted(self._recent)
-        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
-            return None
-        by_head: dict[str, dict[int, list[tuple[RecentLineObs, tuple[str, ...]]]]] = {}
-        for rank in ranks:
-            for line in self._recent[rank]:
-                settings = list(_SETTING_KEY.finditer(line.text))
-                if len(settings) >= 2:
-                    head = numberless(line.text[: settings[0].start()])
-                    keys = tuple(m.group(1) for m in settings)
-                    by_head.setdefault(head, {}).setdefault(rank, []).append((line, keys))
+
+        def read(text: str) -> tuple[str, tuple[str, ...]] | None:
+            settings = list(_SETTING_KEY.finditer(text))
+            if len(settings) < 2:
+                return None
+            return numberless(text[: settings[0].start()]), tuple(m.group(1) for m in settings)
+
         odd: dict[int, RecentLineObs] = {}
-        for lines in by_head.values():
-            if len(lines) != len(ranks) or any(len(printed) != 1 for printed in lines.values()):
-                continue
-            key_sets = Counter(printed[0][1] for printed in lines.values())
-            if len(key_sets) == 2 and min(key_sets.values()) == 1:
-                rare = min(key_sets, key=key_sets.__getitem__)
-                rank = next(r for r, printed in lines.items() if printed[0][1] == rare)
-                odd[rank] = lines[rank][0][0]
+        for stated in self._printed_once_by_every_rank(read):
+            if (rank := _lone(stated, lambda keys: keys)) is not None:
+                odd[rank] = stated[rank][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
     def last_line(self, rank: int) -> RecentLineObs | None:
@@ -544,6 +537,15 @@ def _sizes(text: str) -> list[float]:
 
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
+
+
+def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], Any]) -> int | None:
+    """The one rank whose part of what its line states differs from all its peers', who agree."""
+    seen = Counter(part(value) for _, value in stated.values())
+    if len(seen) != 2 or min(seen.values()) != 1:
+        return None
+    rare = min(seen, key=seen.__getitem__)
+    return next(rank for rank, (_, value) in stated.items() if part(value) == rare)
 
 
 def _setting_shape(text: str) -> str:

@@ -1138,7 +1138,9 @@ def _other_rank_named(cand: Candidate) -> int | None:
     if entry is not None and entry.rank_group not in (None, "rank"):
         return entry.rank_from(cand.obs.groups())
     facts = collective_facts(cand.obs.innermost_text())
-    peers = set(facts.named_ops) - {cand.obs.rank} if facts is not None and facts.state == "mismatch" else set()
+    peers = (
+        set(facts.named_ops) - {cand.obs.rank} if facts is not None and facts.state == "mismatch" else set()
+    )
     return peers.pop() if len(peers) == 1 else None
 
 
