@@ -440,9 +440,8 @@ def _whole_copy(culprit: Candidate, pool: list[Candidate]) -> Candidate:
     text = culprit.obs.text.strip()
     if len(text) < _MIN_COPY_CHARS:
         return culprit
-    cut_at_start = not (
-        text[:1].isupper() or text[:1] in "[(<"
-    )  # else it starts where a message or label does
+    # A line that starts where a message or a label starts was not cut at its start.
+    cut_at_start = not (text[:1].isupper() or text[:1] in "[(<")
     if not cut_at_start and not culprit.obs.quoted:
         return culprit
     below = _COPY_LINES if cut_at_start else _QUOTE_LINES
