@@ -219,11 +219,9 @@ _VERSION_TYPES = ("ModuleNotFoundError", "ImportError")
 # exception (torch_npu's `NPU function error: ...`, then `[ERROR] ...`, ..., `EE1001: ... Reason: ...`).
 _CONTINUATION_LINES = 5
 _PRIVATE_ATTRIBUTE = LazyRegex(r"object has no attribute '_[A-Za-z]\w{0,100}'")
-# A library's own object asked for a public name it does not have (`'Accelerator' object has no attribute
-# 'deepspeed_engine_wrapped'`); not None, a builtin value, or a module's attribute lookup.
-_OBJECT_LACKS = LazyRegex(
-    r"'(?!NoneType'|int'|float'|str'|bool'|list'|dict'|tuple'|bytes'|set')([A-Z]\w{1,100})' object has no attribute '[A-Za-z]\w{0,100}'"
-)
+# A class's object asked for a public name it does not have (`'Accelerator' object has no attribute
+# 'deepspeed_engine_wrapped'`): a capitalised class, so not a builtin value (`'int' object`), nor None.
+_OBJECT_LACKS = LazyRegex(r"'(?!NoneType')[A-Z]\w{1,100}' object has no attribute '[A-Za-z]\w{0,100}'")
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (
     "RendezvousClosedError",
