@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from ddpdoctor._heartbeat import BEAT_SUFFIX, HEARTBEAT_DIR_VARIABLE, STACK, STEPS, parse_beat
-from ddpdoctor.supervise import procfs
+from ddpdoctor._heartbeat import BEAT_SUFFIX, HEARTBEAT_DIR_VARIABLE, STACK, STEPS, beat_record, parse_beat
+from ddpdoctor.supervise import procfs, supervisor
 
 JOB = Path(__file__).resolve().parent / "run_jobs" / "heartbeat.py"
 MARK = "DDPDOCTOR_TEST_MARK"
@@ -98,6 +98,39 @@ def test_nothing_happens_without_ddpdoctor_run(tmp_path: Path) -> None:
     assert (done.returncode, done.stdout) == (0, "['MainThread']\n"), done.stderr
     done = _child(script, {HEARTBEAT_DIR_VARIABLE: str(tmp_path / "absent"), "RANK": "0"})
     assert (done.returncode, done.stdout) == (0, "['MainThread']\n"), done.stderr
+
+
+def test_ranks_that_stopped_beating_together_are_stalled_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Beats are written and read once a second each, so ranks stopped in one moment cross the limit
+    apart: the hang report names them all, and not a rank that still beats."""
+    clock = [0.0]
+    monkeypatch.setattr(supervisor.time, "monotonic", lambda: clock[0])
+    files = {rank: tmp_path / f"rank{rank}{BEAT_SUFFIX}" for rank in (0, 1, 2)}
+
+    def beat(rank: int, count: int) -> None:
+        files[rank].write_bytes(beat_record(os.getpid(), count, STEPS))
+
+    def at(moment: float, *beating: int) -> None:
+        clock[0] = moment
+        for rank in beating:
+            beat(rank, int(moment * 10))
+
+    for rank in files:
+        beat(rank, 0)
+    beats = supervisor._Heartbeats(tmp_path)
+    assert beats.stalled(HANG_AFTER) == []
+    at(1.2, 1, 2)  # rank 0 stopped at 0; rank 1's last beat is seen one look later
+    assert beats.stalled(HANG_AFTER) == []
+    for moment in (2.4, 3.6, 4.8):
+        at(moment, 2)  # rank 2 goes on beating
+        beats.stalled(HANG_AFTER)
+    at(5.0)
+    assert [stall.rank for stall in beats.stalled(HANG_AFTER)] == [], "read at most once a second"
+    at(6.0, 2)
+    assert [stall.rank for stall in beats.stalled(HANG_AFTER)] == [0]
+    assert [(stall.rank, stall.since) for stall in beats.stalled_together(HANG_AFTER)] == [(0, 0.0), (1, 1.2)]
 
 
 # --- real torchrun jobs under `ddpdoctor run` ----------------------------------------------------

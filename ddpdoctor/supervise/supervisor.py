@@ -60,6 +60,9 @@ BUSY_CORES = 0.25
 # How long CPU use is measured once the job looks stuck (silent, or a heartbeat stopped).
 PROBE_S = 2.0
 TICK_S = 0.25
+# Ranks whose beats stopped together are seen to stop up to this far apart: a write and a read
+# interval, each at its own phase, and a late tick.
+_SAME_MOMENT_S = 3 * BEAT_INTERVAL_S
 # After the job's main process exits, how long its pipes may stay open before run moves on.
 EXIT_DRAIN_S = 2.0
 FLIGHT_RECORDER_WAIT_S = 10.0
@@ -256,14 +259,9 @@ class _Heartbeats:
         self.next_look = 0.0
         self.stalls: list[Stall] = []
 
-    def stalled(self, hang_after: float, *, fresh: bool = False) -> list[Stall]:
-        """The ranks of live processes whose beat has not changed for `hang_after` seconds (`fresh`:
-        read the beats now, not at most once per beat interval)."""
-        now = time.monotonic()
-        if now < self.next_look and not fresh:
-            return self.stalls
-        self.next_look = now + BEAT_INTERVAL_S
-        stalls = []
+    def _still(self, now: float) -> list[Stall]:
+        """Every live rank with a beat file, since when (monotonic) its beat has not changed."""
+        ranks = []
         for path in self.folder.glob("rank*" + BEAT_SUFFIX):
             try:
                 data = path.read_bytes()
@@ -276,10 +274,30 @@ class _Heartbeats:
             previous = self.changed.get(path)
             if previous is None or previous[0] != data:
                 self.changed[path] = previous = (data, now)
-            if now - previous[1] >= hang_after:
-                stalls.append(Stall(int(rank), previous[1], beat.source))
-        self.stalls = sorted(stalls, key=lambda stall: stall.rank)
+            ranks.append(Stall(int(rank), previous[1], beat.source))
+        return sorted(ranks, key=lambda stall: stall.rank)
+
+    def stalled(self, hang_after: float) -> list[Stall]:
+        """The ranks of live processes whose beat has not changed for `hang_after` seconds (read at
+        most once per beat interval)."""
+        now = time.monotonic()
+        if now >= self.next_look:
+            self.next_look = now + BEAT_INTERVAL_S
+            self.stalls = [stall for stall in self._still(now) if now - stall.since >= hang_after]
         return self.stalls
+
+    def stalled_together(self, hang_after: float) -> list[Stall]:
+        """Read now: the stalled ranks with every rank whose beat stopped in the same moment as theirs.
+
+        Each rank writes its beat once per interval at its own phase and the supervisor reads once
+        per interval, so ranks that stopped together cross `hang_after` some seconds apart.
+        """
+        now = time.monotonic()
+        still = self._still(now)
+        if not any(now - stall.since >= hang_after for stall in still):
+            return self.stalls
+        limit = max(hang_after - _SAME_MOMENT_S, hang_after / 2)
+        return [stall for stall in still if now - stall.since >= limit]
 
 
 class _HangWatch:
@@ -384,9 +402,8 @@ class _Job:
 
         answers = self.streams.ask_for_flight_recorder_dumps()
         last_output = self.streams.last_output
-        # Read again: ranks that stopped beating within the same moment (the one stuck, and the ones
-        # that then blocked waiting for it) have all crossed the limit by now.
-        stalls = self.heartbeats.stalled(self.options.hang_after, fresh=True) or self.heartbeats.stalls
+        # The one stuck and the ones that then blocked waiting for it stopped beating together.
+        stalls = self.heartbeats.stalled_together(self.options.hang_after)
         stalled_since = min((stall.since for stall in stalls), default=None)
         self.report.hang_trigger = "silence" if self.silent else "heartbeat"
         self.report.stalled_ranks = [stall.rank for stall in stalls]
