@@ -5915,3 +5915,156 @@ def test_the_rank_every_other_fingerprint_check_names_is_the_odd_one() -> None:
     assert root.text.startswith(
         "RuntimeError: Detected mismatch between collectives on ranks. Rank 1 is running"
     )
+
+
+# --- classes found in the fortieth session -----------------------------------------------------------
+
+
+def test_a_watchdogs_rank_inside_a_smaller_group_is_not_another_rank_of_the_job() -> None:
+    """Global rank 7 (`[rank7]:`) times out as rank 1 of a sequence-parallel group (`PG ID 2`); rank 0,
+    seen only in the default group hearing of the dump, may not be in that group: no straggler named."""
+    log = (
+        "[rank7]:[E226 16:00:37.342220332 ProcessGroupNCCL.cpp:685] [Rank 1] Watchdog caught collective operation"
+        " timeout: WorkNCCL(SeqNum=262, OpType=ALLTOALL, NumelIn=4493312, NumelOut=4493312, Timeout(ms)=1800000)"
+        " ran for 1800082 milliseconds before timing out.\n"
+        "[rank7]:[E226 16:00:37.342550291 ProcessGroupNCCL.cpp:2252] [PG ID 2 PG GUID 6(mesh_sp) Rank 1]  failure"
+        " detected by watchdog at work sequence id: 262 PG status: last enqueued work: 265, last completed work: 261\n"
+        "[rank0]:[E226 16:00:37.807344500 ProcessGroupNCCL.cpp:1806] [PG ID 0 PG GUID 0(default_pg) Rank 0] Observed"
+        " flight recorder dump signal from another rank via TCPStore.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+    assert "Watchdog caught collective operation timeout" in root.text
+
+
+def test_a_silent_rank_of_the_default_group_is_still_the_straggler() -> None:
+    """The guard of the rule above: ranks 0-2 time out in the job's default group and rank 3 prints
+    nothing after its start: it is the one they waited for."""
+    log = "".join(
+        f"[rank{rank}]:[E226 16:00:37.34222 ProcessGroupNCCL.cpp:685] [PG ID 0 PG GUID 0(default_pg) Rank {rank}]"
+        " Watchdog caught collective operation timeout: WorkNCCL(SeqNum=40, OpType=ALLREDUCE, NumelIn=10,"
+        " NumelOut=10, Timeout(ms)=600000) ran for 600010 milliseconds before timing out.\n"
+        for rank in range(3)
+    )
+    log = "[rank3]: step 0 starting\n" + log
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+
+
+def test_the_rank_the_others_name_in_a_fingerprint_mismatch_stays_named_when_its_own_names_a_peer() -> None:
+    """Rank 2 runs ALLREDUCE where ranks 0, 1 and 3 run ALLGATHER; each of them names rank 2, and rank
+    2's own message (first in the log) names rank 0: the message names two ranks, the others agree."""
+
+    def fingerprint(op: str) -> str:
+        return (
+            f"CollectiveFingerPrint(SequenceNumber=11, OpType={op}, TensorShape=[16, 32], TensorDtypes=Float)"
+        )
+
+    log = "".join(
+        f"[rank{me}]: RuntimeError: Detected mismatch between collectives on ranks. Rank {me} is running collective:"
+        f" {fingerprint('ALLREDUCE' if me == 2 else 'ALLGATHER')}, but Rank {peer} is running collective:"
+        f" CollectiveFingerPrint(SequenceNumber=0OpType={'SCATTER' if me == 2 else 'GATHER'}).Collectives differ in"
+        " the following aspects: \t Sequence number: 11vs 0\n"
+        for me, peer in ((2, 0), (1, 2), (3, 2), (0, 2))
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_the_interpreter_refusing_to_open_the_script_is_the_launch_command_not_a_rank() -> None:
+    """`python: can't open file 'main.py--cfg'` (a flag glued to the script's name): the program never
+    ran; every rank runs that command, so no rank is at fault and it is not the training code's error."""
+    log = (
+        "/root/miniconda3/bin/python: can't open file 'main_simmim.py--cfg': [Errno 2] No such file or directory\n"
+        "ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 2) local_rank: 0 (pid: 1986) of"
+        " binary: /root/miniconda3/bin/python\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("other", None)
+    assert "can't open file 'main_simmim.py--cfg'" in root.text
+
+
+def test_a_strategy_the_operating_system_cannot_run_is_unsupported() -> None:
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "C:\\\\work\\\\train.py", line 30, in <module>\n'
+        "    trainer.fit(model)\n"
+        "ValueError: You selected `Trainer(strategy='ddp_fork')` but process forking is not supported on this"
+        " platform. We recommend `Trainer(strategy='ddp_spawn')` instead.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "backend_unsupported"
+
+
+def test_a_replicas_error_whose_own_traceback_is_cut_is_not_pinned_on_the_reraise() -> None:
+    """DataParallel re-raises a replica's AssertionError through torch's `reraise`; the replica's own
+    traceback ends where torch called the user's module: where it raised is not shown, and torch's
+    re-raise is not where an assertion failed."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "main.py", line 51, in main\n'
+        "    loss = model.forward(images1, images2)\n"
+        '  File "/env/lib/python3.8/site-packages/torch/nn/parallel/data_parallel.py", line 161, in forward\n'
+        "    outputs = self.parallel_apply(replicas, inputs, kwargs)\n"
+        '  File "/env/lib/python3.8/site-packages/torch/_utils.py", line 428, in reraise\n'
+        "    raise self.exc_type(msg)\n"
+        "AssertionError: Caught AssertionError in replica 0 on device 0.\n"
+        "Original Traceback (most recent call last):\n"
+        '  File "/env/lib/python3.8/site-packages/torch/nn/parallel/parallel_apply.py", line 61, in _worker\n'
+        "    output = module(*input, **kwargs)\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "user_code"
+    assert not any("_utils.py" in reason for reason in root.why)
+
+
+def test_a_frame_line_as_long_as_the_longest_is_not_a_terminals_wrap() -> None:
+    """Every rank prints the same traceback; its frame lines are the longest lines, each followed by its
+    indented code line: that is a traceback, not lines a terminal cut at that width."""
+    path = "/ruiyan/yuhao/project/FMBC/dinov2/dinov2/train/train.py"
+    one = (
+        "Traceback (most recent call last):\n"
+        f'  File "{path}", line 322, in <module>\n'
+        "    main(args)\n"
+        f'  File "{path}", line 317, in main\n'
+        "    do_train(cfg, model, resume=not args.no_resume)\n"
+        f'  File "{path}", line 279, in do_train\n'
+        "    raise AssertionError\n"
+        "AssertionError\n"
+    )
+    root = explain_text(one * 4).root_cause
+    assert root is not None and root.user_frame is not None
+    assert (root.user_frame.function, root.user_frame.code) == ("do_train", "raise AssertionError")
+    assert root.text == "AssertionError at `raise AssertionError`"
+
+
+def test_a_library_object_taken_for_a_dict_is_a_mistake_of_the_code_not_a_version() -> None:
+    """`getattr(self, 'accelerator', {}).get('model')`: asking an object for a dict's method is code that
+    took it for a dict, not an API that moved between versions."""
+    log = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/home/u/gpu.py", line 125, in <module>\n'
+        "[rank0]:     trainer.train()\n"
+        '[rank0]:   File "/env/lib/python3.10/site-packages/unsloth/trainer.py", line 468, in new_training_step\n'
+        "[rank0]:     ref = getattr(self, 'accelerator', {}).get('model', None)\n"
+        "[rank0]: AttributeError: 'Accelerator' object has no attribute 'get'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "user_code"
+
+
+def test_a_vanished_ranks_memory_that_grew_by_three_quarters_is_a_climb() -> None:
+    """Rank 1's resident memory rose from 311 MB to 551 MB (1.8 times) while rank 0's stayed flat, then
+    rank 1 vanished without an error and rank 0 lost its connection: most likely the host's OOM killer."""
+    log = "".join(
+        f"[rank {rank}] step {step} loss=2.47 rss={rss}MB\n"
+        for step, pair in zip((0, 10, 20, 30), ((303, 311), (305, 431), (306, 471), (308, 551)), strict=True)
+        for rank, rss in enumerate(pair)
+    )
+    log += (
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
+        " Connection closed by peer [127.0.0.1]:62136. This is typically caused by a remote worker crashing.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("step 30 loss=2.47 rss=551MB")

@@ -221,7 +221,12 @@ _CONTINUATION_LINES = 5
 _PRIVATE_ATTRIBUTE = LazyRegex(r"object has no attribute '_[A-Za-z]\w{0,100}'")
 # A class's object asked for a public name it does not have (`'Accelerator' object has no attribute
 # 'deepspeed_engine_wrapped'`): a capitalised class, so not a builtin value (`'int' object`), nor None.
-_OBJECT_LACKS = LazyRegex(r"'(?!NoneType')[A-Z]\w{1,100}' object has no attribute '[A-Za-z]\w{0,100}'")
+_OBJECT_LACKS = LazyRegex(r"'(?!NoneType')[A-Z]\w{1,100}' object has no attribute '([A-Za-z]\w{0,100})'")
+# ... unless the name is a builtin container's method: the code took the object for a dict or a list
+# (`getattr(self, 'accelerator', {}).get('model')`), a mistake of its own, not an API that moved.
+_CONTAINER_METHODS = frozenset(
+    ("get", "keys", "values", "items", "update", "setdefault", "pop", "append", "extend", "insert")
+)
 # torchrun's rendezvous and the c10d store raise these when the processes cannot assemble.
 _RENDEZVOUS_TYPES = (
     "RendezvousClosedError",
@@ -573,6 +578,16 @@ def _innermost_caller(exc: ExceptionObs) -> Frame | None:
     return next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.posix)), None)
 
 
+def _raised_in_your_code(exc: ExceptionObs | None, user: Frame) -> str:
+    """Where the user's code raised it, or ran the worker or replica whose traceback was cut off."""
+    if exc is not None and exc.worker_cut:
+        return (
+            f"raised in a worker or replica your code ran at {user.where()} (its own traceback is cut off"
+            " before the error)"
+        )
+    return f"raised in your code at {user.where()}"
+
+
 def _data_loop(exc: ExceptionObs) -> Frame | None:
     """The user's loop over its data where the error came from taking the next item (`for batch in
     train_loader:` is the innermost of the user's frames, so only library code is under it): the data
@@ -796,11 +811,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         )
     elif (
         short_type == "AttributeError"
-        and _OBJECT_LACKS.search(text)
+        and (lacks := _OBJECT_LACKS.search(text))
+        and lacks.group(1) not in _CONTAINER_METHODS
         and exc is not None
         and exc.frames
         and exc.raised_in_library()
-        and (exc.worker_frames or exc.frames)[-1].function != "__getattr__"
+        and (site := exc.raise_site()) is not None
+        and site.function != "__getattr__"
     ):
         # One library calling another's object by a name this version of it lacks (a module's own
         # attribute lookup, `__getattr__`, is how a wrapper hides the user's model's names instead).
@@ -919,19 +936,29 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         )
     elif raised_by_user and user is not None:
         cand.category, cand.strength = "user_code", 2
-        cand.reasons.append(f"raised in your code at {user.where()}")
+        cand.reasons.append(_raised_in_your_code(exc, user))
     elif exc is not None and (raiser := _raised_by_data_code(exc)) is not None:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append(f"raised by the data pipeline's code (at {raiser.where()})")
-    elif short_type == "NotImplementedError" and exc is not None and exc.frames and exc.raised_in_library():
+    elif (
+        short_type == "NotImplementedError"
+        and exc is not None
+        and (site := exc.raise_site()) is not None
+        and not site.user
+    ):
         # A library that has no implementation for this case: the model, device or backend asked for
         # is one it does not support (`Sharded Llama requires Flash Attention enabled models`).
         cand.category, cand.strength = "backend_unsupported", 2
-        cand.reasons.append(f"the library has no implementation for this case ({exc.frames[-1].where()})")
-    elif short_type == "AssertionError" and exc is not None and exc.frames and exc.raised_in_library():
+        cand.reasons.append(f"the library has no implementation for this case ({site.where()})")
+    elif (
+        short_type == "AssertionError"
+        and exc is not None
+        and (site := exc.raise_site()) is not None
+        and not site.user
+    ):
         # A library's own invariant failed (`fp32 param and grad have different shape`): its internal
         # state or its support for this combination of features, not a call the script got wrong.
-        cand.reasons.append(f"an assertion inside a library failed ({exc.frames[-1].where()})")
+        cand.reasons.append(f"an assertion inside a library failed ({site.where()})")
     elif _NUMERIC.search(text):
         cand.reasons.append("the numbers went bad (NaN/Inf): a numerical failure, not a crash of the code")
     elif user is not None:
@@ -939,7 +966,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         if exc is not None and exc.raised_in_library():
             cand.reasons.append(f"raised by a library called from your code at {user.where()}")
         else:
-            cand.reasons.append(f"raised in your code at {user.where()}")
+            cand.reasons.append(_raised_in_your_code(exc, user))
     elif short_type in _PROGRAMMING_ERRORS and (
         not (exc is not None and exc.frames and user is None) or short_type in _VALUE_ERRORS
     ):
@@ -1606,12 +1633,14 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         )
     }
     waiting |= {o.rank for o in reports if o.rank is not None and o.state == "timeout"}
-    # The watchdog's own `[Rank N]` tag names the rank that timed out, even where the line's prefix
-    # numbers it differently (a local rank, another process group): that rank waited too.
+    # The watchdog's own `[Rank N]` tag names the rank that timed out where the line's prefix numbers
+    # it differently as a node-local rank: that rank waited too. Under a global label another number is
+    # the rank inside a smaller process group, not another rank of the job.
     waiting |= {
         tag
         for o in reports
         if o.state == "timeout"
+        and (o.rank is None or o.local_rank)
         and (facts := collective_facts(o.text))
         and (tag := facts.reporter) is not None
     }
@@ -1659,7 +1688,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     # A rank that printed an exception of its own is not a silent one, whatever the verdict makes of it
     # (a traceback the excerpt cut off, a store wait that names no rank as its culprit).
     printed = {c.obs.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.rank is not None}
-    silent = sorted(known - waiting - lost - failing - printed)
+    silent = _could_be_in_the_group(timeline, sorted(known - waiting - lost - failing - printed), waiting)
     if not silent:
         return None if failing else _departed(timeline, found, reports, sorted(waiting | lost))
     quiet = silent
@@ -1709,6 +1738,21 @@ def _wait_report(
     ]
     in_kb = [o for o in timeouts if o.known() is not None] or timeouts
     return next((o for o in in_kb if _RECEIVE_WAIT in o.text), in_kb[0] if in_kb else None)
+
+
+def _could_be_in_the_group(timeline: Timeline, silent: list[int], waiting: set[int]) -> list[int]:
+    """The silent ranks that may belong to the process group the others timed out in: all of them when
+    the waiting ranks' lines name the job's default group (`PG ID 0`) or none; when they name only
+    smaller groups (`PG ID 2`, a sequence-parallel or expert group), those seen in one of them: a rank
+    seen only in other groups may not be a member."""
+
+    def groups(rank: int) -> set[str]:
+        return {m.group(1) for line in timeline.last_lines(rank) if (m := _PG_ID.search(line.text))}
+
+    waited_in = {group for rank in waiting for group in groups(rank)}
+    if not waited_in or "0" in waited_in:
+        return silent
+    return [rank for rank in silent if groups(rank) & waited_in]
 
 
 def _departed(

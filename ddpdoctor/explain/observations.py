@@ -177,6 +177,7 @@ class ExceptionObs(Observation):
     cut_off: bool = False  # the report ended before its message (a traceback, a C++ terminate's what())
     worker_frames: list[Frame] = field(default_factory=list)  # a DataLoader worker's original traceback
     worker_text: str | None = None  # ... and its exception line, which the re-raise only carries
+    worker_cut: bool = False  # ... cut off before its exception line: where it raised is not shown
     # A crash's native backtrace, innermost first: each frame's function, else its library
     # (`pncclCommDeregister`, `libnccl.so.2`)
     native: list[str] = field(default_factory=list)
@@ -205,10 +206,17 @@ class ExceptionObs(Observation):
         if not self.frames or (self.user_frame() is None and other.user_frame() is not None):
             self.frames = other.frames
 
-    def raised_in_library(self) -> bool:
-        """The innermost frame is library code (the user's code called into it)."""
+    def raise_site(self) -> Frame | None:
+        """The innermost frame of the traceback that raised it (a worker's or replica's own first);
+        None when that traceback was cut off before its exception line, so where it raised is unknown
+        (its last frame shown is where the library called into the user's module or dataset)."""
         frames = self.worker_frames or self.frames
-        return bool(frames) and not frames[-1].user
+        return frames[-1] if frames and not self.worker_cut else None
+
+    def raised_in_library(self) -> bool:
+        """The raise site is library code (the user's code called into it)."""
+        site = self.raise_site()
+        return site is not None and not site.user
 
 
 class ExitObs(Observation):

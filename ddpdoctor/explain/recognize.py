@@ -1934,6 +1934,7 @@ class LogReader:
         worker = next((exc for exc in chain if exc.worker_frames or exc.worker_text), None)
         if worker is not None:
             obs.worker_frames = worker.worker_frames
+            obs.worker_cut = worker.worker_text is None
             if worker.worker_text and not _BARE_EXCEPTION.match(worker.worker_text):
                 # The worker's own exception states the failure; the re-raise only carries it (unless
                 # the worker's is a bare type and the re-raise's "Caught X in DataLoader worker" says more).

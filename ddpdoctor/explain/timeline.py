@@ -140,6 +140,10 @@ class Timeline:
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
 
+    def last_lines(self, rank: int) -> list[RecentLineObs]:
+        """The rank's last lines (error records too), in order."""
+        return list(self._recent.get(rank, []))
+
     def lines_from(self, rank: int, line: Observation) -> list[RecentLineObs]:
         """The rank's last lines from this one on (the line itself included, when it is one of them)."""
         start = (line.file_index, line.line)
@@ -521,7 +525,7 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
     return False
 
 
-MEMORY_CLIMB = 2.0  # a size read out that grew this many times over ...
+MEMORY_CLIMB = 1.5  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
 
 

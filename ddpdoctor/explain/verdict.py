@@ -39,6 +39,7 @@ from collections import Counter
 
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.collectives import collective_facts
+from ddpdoctor.explain.index import INTERPRETER_REFUSAL
 from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
 from ddpdoctor.explain.ranks import NCCL_PROCESS, bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
@@ -71,6 +72,7 @@ _PROSE = LazyRegex(
 _SOURCE_LOCATION = LazyRegex(r"\.(?:h|hpp|c|cc|cpp|cu|cxx|py|rs):\d{1,6}\b")
 _COMMUNICATOR_ABORTED = LazyRegex(r"NCCL communicator was aborted")
 _ENQUEUED = LazyRegex(r"workMetaList_\.size\(\)=(\d{1,9})")
+_INTERPRETER_REFUSED = LazyRegex(INTERPRETER_REFUSAL)
 
 
 class Verdict(Record):
@@ -566,6 +568,13 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
     if not stated:
         return culprit
     cause = min(stated, key=lambda c: (c.obs.file_index, c.obs.line))
+    if _INTERPRETER_REFUSED.search(cause.obs.text):
+        # `python: can't open file 'train.py--cfg'`: the script never ran; the launch command is wrong.
+        cause.tier = CAUSE
+        cause.reasons.append(f"the interpreter refused to start the program, then it ended ({obs.text[:80]})")
+        cause.rank = culprit.rank
+        cause.disown("the command that every rank runs names a program the interpreter cannot start")
+        return cause
     if cause.rank is None:
         cause.rank = culprit.rank
         cause.rank_note = f"the line carries no rank label; rank {culprit.rank} alone ended on its own"
@@ -845,6 +854,8 @@ def _two_parties(culprit: Candidate, found: list[Candidate]) -> None:
         or (entry is not None and entry.rank_group not in (None, "rank"))
     ):
         return  # the peer of a lost connection is an address, not a rank
+    if entry is not None and (agreed := _odd_one_named(entry.id, found)) and agreed[0] == culprit.rank:
+        return  # the other ranks that raised it all name this one: it is the party at fault
     named = {bounded_rank(groups.get(key)) for key in ("rank", "peer", "other_rank")}
     culprit.suspects = sorted(
         {c.rank for c in found if c.rank is not None and c.category == culprit.category}
@@ -1112,22 +1123,34 @@ def _named_by_the_others(culprit: Candidate, pool: list[Candidate]) -> Candidate
     entry = culprit.entry
     if entry is None or entry.rank_fixed is not None:
         return culprit
-    raised = [c for c in pool if c.entry is not None and c.entry.id == entry.id]
-    named = {c.obs.rank: _other_rank_named(c) for c in raised if c.obs.rank is not None}
-    votes = Counter(rank for rank in named.values() if rank is not None)
-    if not votes:
+    agreed = _odd_one_named(entry.id, pool)
+    if agreed is None:
         return culprit
-    odd, count = votes.most_common(1)[0]
-    if count < 2 or any(named[printer] != odd for printer in named if printer != odd):
-        return culprit
-    others = rank_list(sorted(printer for printer in named if printer != odd))
-    chosen = next((c for c in raised if c.obs.rank == odd), culprit)
+    odd, printers = agreed
+    others = rank_list(printers)
+    chosen = next(
+        (c for c in pool if c.entry is not None and c.entry.id == entry.id and c.obs.rank == odd), culprit
+    )
     chosen.rank, chosen.suspects = odd, [odd]
     chosen.rank_note = f"named by every other rank that raised it ({others})"
     chosen.reasons.append(
         f"ranks {others} each name rank {odd} in this message: it is the one that differs from them"
     )
     return chosen
+
+
+def _odd_one_named(entry_id: str, cands: list[Candidate]) -> tuple[int, list[int]] | None:
+    """The rank that every other rank printing this known message names in it, and those others, when
+    at least two of them agree on it and none names another."""
+    raised = [c for c in cands if c.entry is not None and c.entry.id == entry_id]
+    named = {c.obs.rank: _other_rank_named(c) for c in raised if c.obs.rank is not None}
+    votes = Counter(rank for rank in named.values() if rank is not None)
+    if not votes:
+        return None
+    odd, count = votes.most_common(1)[0]
+    if count < 2 or any(named[printer] != odd for printer in named if printer != odd):
+        return None
+    return odd, sorted(printer for printer in named if printer != odd)
 
 
 def _other_rank_named(cand: Candidate) -> int | None:

@@ -449,6 +449,8 @@ LAYOUT_CHECK = LazyRegex(
 _UNSUPPORTED_SETUP = LazyRegex(
     r"(?i)\b(?:GPUs?|devices?|cuda:\d{1,3})\b.{0,60}\b(?:is|are) not (?:currently |yet )?supported\b"
     r"|\b(?:FSDP|ZeRO(?:-?[123])?|DeepSpeed)\b.{0,40}\b(?:is|are) (?:incompatible|not compatible) with\b"
+    # ... or on this operating system (`process forking is not supported on this platform`)
+    r"|\bnot (?:currently |yet )?supported on (?:this platform|Windows|mac ?OS)\b"
 )
 # The installed build lacks a feature the job uses (`compile with USE_DIST_KVSTORE=1 to use
 # dist_sync`, TensorFlow's `No OpKernel was registered to support Op 'NcclAllReduce'`).
@@ -584,7 +586,8 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (
         _UNSUPPORTED_SETUP,
         "backend_unsupported",
-        "the message says the library, or the way the model is sharded, does not support this device or model",
+        "the message says the library, or the way the model is sharded, does not support this device, model or"
+        " operating system",
     ),
     (
         _NO_KERNEL_FOR_INPUTS,

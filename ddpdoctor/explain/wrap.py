@@ -71,9 +71,15 @@ def _continues(piece: str, after: str) -> bool:
     starting like a record of its own (or like the record `piece` starts)."""
     if not after.strip() or _RECORD_START.match(after):
         return False
+    if piece.lstrip().startswith('File "') and _indent(after) > _indent(piece):
+        return False  # a traceback's frame line, then its code line indented under it
     if after[:1] == piece[:1] and not after[:1].isalnum() and not after[:1].isspace():
         return False  # both start with the same mark (a box's side, a quote marker, a list's bullet)
     return not _starts_alike(after, piece)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
 
 
 def _starts_alike(line: str, other: str) -> bool:
