@@ -49,6 +49,10 @@ class Record:
 
     _fields: ClassVar[tuple[str, ...]] = ()
     _defaults: ClassVar[dict[str, object]] = {}
+    _field_set: ClassVar[frozenset[str]] = frozenset()
+    _fixed: ClassVar[dict[str, object]] = {}
+    _factories: ClassVar[tuple[tuple[str, Callable[[], object]], ...]] = ()
+    _required: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, *, frozen: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -69,31 +73,38 @@ class Record:
                 defaults[name] = default
         cls._fields = tuple(fields)
         cls._defaults = defaults
+        # What `__init__` reads: the names, the fixed defaults, the factories and the names with none.
+        cls._field_set = frozenset(fields)
+        cls._fixed = {name: value for name, value in defaults.items() if not isinstance(value, _Factory)}
+        cls._factories = tuple(
+            (name, value.make) for name, value in defaults.items() if isinstance(value, _Factory)
+        )
+        cls._required = tuple(name for name in fields if name not in defaults)
         if frozen:
             for name, method in _FROZEN_METHODS.items():
                 setattr(cls, name, method)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        fields = self._fields
+        cls = type(self)
+        fields = cls._fields
         if len(args) > len(fields):
-            raise TypeError(
-                f"{type(self).__name__}() takes {len(fields)} arguments but {len(args)} were given"
-            )
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments but {len(args)} were given")
         values = dict(zip(fields, args, strict=False))
         for name, value in kwargs.items():
-            if name in values or name not in fields:
-                raise TypeError(f"{type(self).__name__}() got an unexpected or repeated argument {name!r}")
+            if name in values or name not in cls._field_set:
+                raise TypeError(f"{cls.__name__}() got an unexpected or repeated argument {name!r}")
             values[name] = value
-        for name in fields:
-            if name in values:
-                value = values[name]
-            else:
-                value = self._defaults.get(name, _REQUIRED)
-                if value is _REQUIRED:
-                    raise TypeError(f"{type(self).__name__}() missing required argument {name!r}")
-                if isinstance(value, _Factory):
-                    value = value.make()
-            object.__setattr__(self, name, value)  # a frozen record refuses `setattr`
+        for name in cls._required:
+            if name not in values:
+                raise TypeError(f"{cls.__name__}() missing required argument {name!r}")
+        # Straight into the instance's dict: a frozen record refuses `setattr`, and one dict update is
+        # far cheaper than a call per field (observations have dozens, and a large log makes many).
+        state = self.__dict__
+        state.update(cls._fixed)
+        for name, make in cls._factories:
+            if name not in values:
+                state[name] = make()
+        state.update(values)
 
     def __repr__(self) -> str:
         inside = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)

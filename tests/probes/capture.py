@@ -75,7 +75,7 @@ class Probe:
 
 PROBES = (
     Probe("hang-sleep", "collective_timeout", 1),
-    Probe("sys-exit", "other", 1),
+    Probe("sys-exit", "other", 1, launcher=("--monitor-interval", "2")),
     Probe("sigkill", "oom_host", 1, logdir_category="other", launcher=("--monitor-interval", "2")),
     Probe("shape-mismatch", "user_code", 1),
     Probe("dataloader-keyerror", "dataloader", 1),
