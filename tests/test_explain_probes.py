@@ -6068,3 +6068,14 @@ def test_a_vanished_ranks_memory_that_grew_by_three_quarters_is_a_climb() -> Non
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert root.text.endswith("step 30 loss=2.47 rss=551MB")
+
+
+def test_cudas_pinned_host_allocator_running_out_is_the_hosts_memory() -> None:
+    """THC's `cuda runtime error (2) : out of memory` raised by the caching host allocator: page-locked
+    memory of the host (a data loader's pinned buffers), not the GPU's."""
+    log = (
+        "RuntimeError: cuda runtime error (2) : out of memory at /workspace/build/src/aten/src/THC/"
+        "THCCachingHostAllocator.cpp:301\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "oom_host"

@@ -183,6 +183,9 @@ _ALLOCATED = LazyRegex(r"\bOf the allocated memory " + _SIZE + " is allocated by
 # A process holding this much of a device trains on it; a peer's stray CUDA context holds far less.
 _TRAINING_SHARE = 2 * GIB
 _SHARERS = 3  # processes training on one device: more than a leftover process beside the job
+# Page-locked host memory that CUDA's pinned allocator could not get (`cuda runtime error (2) : out of
+# memory at .../THCCachingHostAllocator.cpp:301`): the host's memory, reported with a CUDA error code.
+_PINNED_HOST_OOM = LazyRegex(r"(?i)\bout of memory\b.{0,200}CachingHostAllocator\b")
 # Memory the host could not give: the kernel's OOM killer, a container's limit, malloc failing.
 _HOST_OOM = LazyRegex(
     r"\bCannot allocate memory\b|\bstd::bad_alloc\b|\bENOMEM\b|\bOOMKilled\b|\boom[-_]kill(?:er)?\b"
@@ -783,6 +786,8 @@ def without_source_preamble(text: str) -> str:
 
 def message_category(text: str) -> tuple[str, str] | None:
     """What an unknown message says failed, in its own words: (category, reason), or None."""
+    if _PINNED_HOST_OOM.search(text):  # CUDA's error 2, from the allocator of the host's memory
+        return "oom_host", "CUDA's allocator of page-locked host memory ran out: the host's memory, not the GPU's"
     number = _cuda_error_number(text)
     if number is not None and number in _CUDA_ERROR_CATEGORY:
         return _CUDA_ERROR_CATEGORY[number]
