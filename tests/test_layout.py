@@ -100,7 +100,7 @@ OOM = str(Path(__file__).parent / "fixtures" / "explain" / "torchrun_oom_table.l
 _ALL_FIXTURE_LOGS = sorted((Path(__file__).parent / "fixtures" / "logs").glob("*.log"))
 # An evenly spaced sample of the development logs: the layout's spread over every kind of log, in a
 # time that does not grow with the split (each log is laid out through the whole CLI).
-FIXTURE_LOGS = _ALL_FIXTURE_LOGS[:: max(1, len(_ALL_FIXTURE_LOGS) // 400)]
+FIXTURE_LOGS = _ALL_FIXTURE_LOGS[:: max(1, len(_ALL_FIXTURE_LOGS) // 250)]
 
 
 @pytest.mark.parametrize("width", WIDTHS)
