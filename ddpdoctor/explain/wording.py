@@ -787,7 +787,10 @@ def without_source_preamble(text: str) -> str:
 def message_category(text: str) -> tuple[str, str] | None:
     """What an unknown message says failed, in its own words: (category, reason), or None."""
     if _PINNED_HOST_OOM.search(text):  # CUDA's error 2, from the allocator of the host's memory
-        return "oom_host", "CUDA's allocator of page-locked host memory ran out: the host's memory, not the GPU's"
+        return (
+            "oom_host",
+            "CUDA's allocator of page-locked host memory ran out: the host's memory, not the GPU's",
+        )
     number = _cuda_error_number(text)
     if number is not None and number in _CUDA_ERROR_CATEGORY:
         return _CUDA_ERROR_CATEGORY[number]
