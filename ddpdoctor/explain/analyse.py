@@ -815,8 +815,8 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         and lacks.group(1) not in _CONTAINER_METHODS
         and exc is not None
         and exc.frames
-        and exc.raised_in_library()
         and (site := exc.raise_site()) is not None
+        and not site.user
         and site.function != "__getattr__"
     ):
         # One library calling another's object by a name this version of it lacks (a module's own
