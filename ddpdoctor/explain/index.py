@@ -31,7 +31,7 @@ from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.folders import stamp, tree_stamp, walk_files
 from ddpdoctor.matching import install_gates, lazy_pattern_sources
 
-INDEX_FORMAT = 9
+INDEX_FORMAT = 10
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -247,6 +247,8 @@ class KbIndex:
         self.literals: list[list[tuple[bytes, bool]] | None] = data["literals"]
         self.supersets: list[bytes | None] = data["supersets"]
         self.literal_search: list[tuple[bytes, bool]] = data["literal_search"]
+        # For each literal of literal_search, the patterns with a required literal that contains it.
+        self.literal_owners: list[list[int]] = data["literal_owners"]
         self.hs_blob: bytes | None = data["hs_blob"]
         self.unfiltered: tuple[int, ...] = tuple(data["unfiltered"])
         # Patterns of team entries (--kb, DDPDOCTOR_KB_PATH): they run under a time budget.
@@ -352,12 +354,23 @@ def load_index(kb_dirs: Sequence[str] = ()) -> KbIndex:
     if bundled is None:
         return _installed(KbIndex(build_index_data(extra, "")))
     key = index_key(bundled, extra, hyperscan_version())
+    loaded = _LOADED.get(key)
+    if loaded is not None:
+        return _installed(loaded)
     path = os.path.join(cache_dir(), f"kb-{zlib.crc32(key.encode()):08x}-{len(key)}.idx")
     data = _read_cache(path, key)
     if data is None:
         data = build_index_data(extra, key)
         _write_cache(path, data)
-    return _installed(KbIndex(data))
+    index = KbIndex(data)
+    _LOADED.clear()  # one index kept: a long-lived process that changes its team folders does not grow
+    _LOADED[key] = index
+    return _installed(index)
+
+
+# The index this process loaded last, by its key: a library caller (guard, an integration, a test
+# suite) explaining many logs reads and checks the cache file once.
+_LOADED: dict[str, KbIndex] = {}
 
 
 def _installed(index: KbIndex) -> KbIndex:
@@ -544,6 +557,7 @@ def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
     supersets = [_usable_superset(s) for s in all_sources]
     literals = [_literals(s) for s in all_sources]
     blob, unfiltered = _hyperscan_blob(supersets, literals)
+    search = _minimal({(t.lower() if c else t, c) for lits in literals if lits for t, c in lits})
     return {
         "format": INDEX_FORMAT,
         "key": key,
@@ -551,9 +565,8 @@ def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
         "pattern_sources": sources,
         "pattern_entry": owner,
         "literals": literals,
-        "literal_search": _minimal(
-            {(t.lower() if c else t, c) for lits in literals if lits for t, c in lits}
-        ),
+        "literal_search": search,
+        "literal_owners": _owners(search, literals),
         "supersets": supersets,
         "hs_blob": blob,
         "unfiltered": unfiltered,
@@ -562,16 +575,30 @@ def build_index_data(extra: Sequence[str], key: str) -> dict[str, Any]:
     }
 
 
+def _contains(text: bytes, caseless: bool, short: bytes, short_caseless: bool) -> bool:
+    """Whether every line holding the literal `text` also holds the literal `short`."""
+    return short in text.lower() if short_caseless else short in text and not caseless
+
+
 def _minimal(literals: set[tuple[bytes, bool]]) -> list[tuple[bytes, bool]]:
     """The literals that contain no other literal (a line with a longer one contains the shorter one)."""
     ordered = sorted(literals, key=lambda lit: (len(lit[0]), lit))
     kept: list[tuple[bytes, bool]] = []
     for text, caseless in ordered:
-        folded = text.lower()
-        if any(
-            (short in folded if short_caseless else short in text and not caseless)
-            for short, short_caseless in kept
-        ):
+        if any(_contains(text, caseless, short, short_caseless) for short, short_caseless in kept):
             continue
         kept.append((text, caseless))
     return kept
+
+
+def _owners(
+    search: Sequence[tuple[bytes, bool]], literals: Sequence[Sequence[tuple[bytes, bool]] | None]
+) -> list[list[int]]:
+    """For each minimal literal, the patterns with a required literal containing it: a line can only
+    pass a pattern's literal check if it holds one of the minimal literals that pattern is listed under."""
+    owners: list[list[int]] = [[] for _ in search]
+    for pid, lits in enumerate(literals):
+        for at, (short, short_caseless) in enumerate(search):
+            if any(_contains(text, caseless, short, short_caseless) for text, caseless in lits or ()):
+                owners[at].append(pid)
+    return owners

@@ -180,20 +180,23 @@ class LiteralEngine:
     A line can only match a pattern if it contains one of the pattern's required literals, so the
     candidate lines are the lines holding any literal. Literals that contain a shorter literal add
     nothing to that search, so only the minimal ones are searched for, each with `bytes.find`
-    (CPython's fast substring search); the full per-pattern check runs on the few lines found.
+    (CPython's fast substring search). On the few lines found, the minimal literals a line holds
+    name the patterns worth the full per-pattern check (each pattern is listed under the minimal
+    literals its own literals contain).
     """
 
     name = "python"
 
     def __init__(self, index: KbIndex) -> None:
-        self._checks: list[tuple[int, Sequence[tuple[bytes, bool]]]] = []
+        self._checks: dict[int, Sequence[tuple[bytes, bool]]] = {}
         slow: list[int] = []
         for pid, lits in enumerate(index.literals):
             if lits:
-                self._checks.append((pid, lits))
+                self._checks[pid] = lits
             else:
                 slow.append(pid)
         self._search = index.literal_search
+        self._owned = list(zip(index.literal_search, index.literal_owners, strict=True))
         self._slow = _SlowPatterns(index, tuple(slow))
 
     def scan(self, data: bytes | bytearray, lo: int, hi: int) -> Hits:
@@ -219,10 +222,16 @@ class LiteralEngine:
     def candidates(self, line: bytes) -> frozenset[int]:
         """See :class:`Engine`."""
         lower = line.lower()
+        maybe: set[int] = set()
+        for (short, caseless), owners in self._owned:
+            if short in (lower if caseless else line):
+                maybe.update(owners)
         found = {
             pid
-            for pid, lits in self._checks
-            if any(text.lower() in lower if caseless else text in line for text, caseless in lits)
+            for pid in maybe
+            if any(
+                text.lower() in lower if caseless else text in line for text, caseless in self._checks[pid]
+            )
         }
         return frozenset(found | self._slow.candidates(line))
 
