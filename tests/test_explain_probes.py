@@ -6079,3 +6079,101 @@ def test_cudas_pinned_host_allocator_running_out_is_the_hosts_memory() -> None:
     )
     root = explain_text(log).root_cause
     assert root is not None and root.category == "oom_host"
+
+
+# --- classes found in the forty-first session -------------------------------------------------------
+
+
+def test_a_fault_the_knowledge_base_calls_the_machines_names_no_rank() -> None:
+    """Every mpirun rank on one host repeats Open MPI's refused cross-memory read (`errno = 1`, a
+    container without ptrace rights): the entry's scope is the machine, so no rank is named, and a
+    refused read is the sandbox's doing, not a backend that lacks something."""
+    log = "".join(
+        f"[1,{rank}]<stderr>:[8311b4012d34:15393{rank}] Read -1, expected 131072, errno = 1\n"
+        for rank in (5, 7, 3, 6)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("other", None)
+    assert root.entry == "openmpi-cma-read-not-permitted"
+
+
+def test_a_machine_fault_on_one_rank_while_another_got_further_keeps_that_rank() -> None:
+    """The guard of the rule above: rank 1 cannot create NCCL's shared-memory segment while rank 0 is
+    already waiting in its collective: rank 1's own path met the fault first, so it stays named."""
+    log = (
+        "[rank1]: torch.distributed.DistBackendError: NCCL error in: ProcessGroupNCCL.cpp:1970, unhandled system"
+        " error, NCCL version 2.20.5\n"
+        "[rank1]: Error while creating shared memory segment /dev/shm/nccl-h1Xc2a (size 9637888)\n"
+        "[rank0]:[E1205 10:00:00.000000000 ProcessGroupNCCL.cpp:685] [Rank 0] Watchdog caught collective operation"
+        " timeout: WorkNCCL(SeqNum=1, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for"
+        " 600010 milliseconds before timing out.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "oom_host" and root.rank == 1
+
+
+def test_ncclss_check_of_a_list_collectives_element_count_is_a_buffer_of_the_wrong_size() -> None:
+    """ProcessGroupNCCL refuses an all_gather whose output list holds tensors of another size than the
+    input (a buffer sized for a full batch, the last batch shorter): the collective's operands do not
+    fit, not the training code's own exception."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "train.py", line 108, in main\n'
+        "    distributed.all_gather(_gather_labels, local_labels)\n"
+        '  File "/opt/conda/lib/python3.7/site-packages/torch/distributed/distributed_c10d.py", line 1863, in all_gather\n'
+        "    work = default_pg.allgather([tensor_list], [tensor])\n"
+        "RuntimeError: All tensor operands to scatter/gather must have the same number of elements\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "collective_mismatch"
+    assert root.entry == "collective-buffer-size-invalid"
+
+
+def test_cpp_terminate_without_an_exception_is_a_verdict_not_silence() -> None:
+    """Two processes abort with `terminate called without an active exception` (a native thread
+    outlived its owner) and print nothing else: that is a failure, of no one rank."""
+    log = (
+        "[SPARSE] Conv backend: flex_gemm; Attention backend: flash_attn\n" * 2
+        + "terminate called without an active exception\n" * 2
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("other", None)
+    assert root.entry == "cpp-terminate-without-exception"
+
+
+def test_a_vanished_ranks_memory_reading_counts_when_a_line_of_another_shape_follows_it() -> None:
+    """Rank 1 reads its resident memory every refit (381, 512, 636 MB) and prints a count line after
+    each; it vanishes, and rank 0 loses the connection: the climb is in its last size reading, not in
+    its very last line."""
+    rank1 = [
+        "start rss=223MB refit_rank=1",
+        "step 25 refit on 204800 vectors reservoir=50MB rss=381MB",
+        "step 25 codes_used=104/256",
+        "step 50 refit on 409600 vectors reservoir=100MB rss=512MB",
+        "step 50 codes_used=131/256",
+        "step 75 refit on 614400 vectors reservoir=150MB rss=636MB",
+        "step 75 codes_used=133/256",
+    ]
+    log = "".join(f"[rank1]: [rank 1] {line}\n" for line in rank1) + (
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+        " [127.0.0.1]:2721: Connection reset by peer\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert "rss=636MB" in root.text
+
+
+def test_cudnn_finding_no_engine_for_a_convolution_is_a_cuda_failure() -> None:
+    """torch's cuDNN v8 path raises `GET was unable to find an engine to execute this computation` when
+    cuDNN has no engine for the convolution it was asked for: a failure of CUDA's library, not the
+    training code's exception."""
+    log = (
+        "Traceback (most recent call last):\n"
+        '  File "scripts/train.py", line 240, in main\n'
+        "    booster.backward(loss=loss, optimizer=optimizer)\n"
+        '  File "/opt/conda/lib/python3.9/site-packages/torch/autograd/__init__.py", line 200, in backward\n'
+        "    Variable._execution_engine.run_backward(\n"
+        "RuntimeError: GET was unable to find an engine to execute this computation\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "cuda_error"

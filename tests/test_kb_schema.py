@@ -111,6 +111,8 @@ def test_a_valid_team_entry_loads_beside_the_bundled_ones(tmp_path: Path) -> Non
             "names groups no pattern has",
         ),
         ({"checks": ["gpu-ok"]}, "checks[0]", "is not a check id"),
+        ({"scope": "node"}, "scope", "'node' is not allowed"),
+        ({"scope": "machine", "rank": {"fixed": 0}}, "scope", "fixes one rank"),
         ({"title": "two\nlines"}, "title", "single line"),
     ],
 )

@@ -410,7 +410,7 @@ def exception_candidate(obs: Observation) -> Candidate | None:
         )
         cand = Candidate(obs, CONSEQUENCE, "symptom", symptom.category, symptom, obs.rank)
         cand.consequence = _consequence(symptom) or "peer-failure"
-        cand.reasons.append(f"{symptom.id} is what a rank reports when it waits for or loses a peer")
+        cand.reasons.append(f"{symptom.id} {_SYMPTOM_OF.get(cand.consequence, _SYMPTOM_OF['peer-failure'])}")
         named = _named_as_behind(obs)
         if named:
             # It names the peer it waited for: that rank is the one to look at (its own error, if
@@ -658,6 +658,14 @@ def _indexes_devices(exc: ExceptionObs) -> bool:
     if innermost.user:
         return _DEVICE_BY_RANK.search(innermost.code or "") is not None
     return _DEVICE_LOOKUP.search(f"{innermost.function} {innermost.code or ''}") is not None
+
+
+# What a symptom's message follows from, by the consequence its entry declares.
+_SYMPTOM_OF = {
+    "peer-failure": "is what a rank reports when it waits for or loses a peer",
+    "earlier-error": "is what a process reports after an error of its own, which it follows from",
+    "launcher": "is the launcher's own action after a failure",
+}
 
 
 def _consequence(entry: IndexEntry) -> str | None:

@@ -31,7 +31,7 @@ from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.folders import stamp, tree_stamp, walk_files
 from ddpdoctor.matching import install_gates, lazy_pattern_sources
 
-INDEX_FORMAT = 10
+INDEX_FORMAT = 11
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"
 ENV_KB_PATH = "DDPDOCTOR_KB_PATH"  # the loader's variable; repeated here to avoid importing it
 _KEEP_CACHE_FILES = 8
@@ -135,7 +135,8 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "fatal",
         r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed|Floating point exception"
-        r"|Illegal instruction|Memory access fault by GPU|HW Exception by GPU",
+        r"|Illegal instruction|Memory access fault by GPU|HW Exception by GPU"
+        r"|terminate called (?:without an active exception|recursively)",
         20,
     ),
     Anchor(
@@ -201,6 +202,7 @@ class IndexEntry:
         "rank_fixed",
         "rank_group",
         "rank_offset",
+        "scope",
         "solutions",
         "status",
         "supersedes",
@@ -222,6 +224,7 @@ class IndexEntry:
         self.pattern_ids: tuple[int, ...] = tuple(data["pattern_ids"])
         self.supersedes: tuple[str, ...] = tuple(data["supersedes"])
         self.consequence_of: tuple[str, ...] = tuple(data["consequence_of"])
+        self.scope: str = data["scope"]
 
     def rank_from(self, groups: Mapping[str, str]) -> int | None:
         """The rank a match names, by the entry's rank rule (same rule as the knowledge base)."""
@@ -354,23 +357,23 @@ def load_index(kb_dirs: Sequence[str] = ()) -> KbIndex:
     if bundled is None:
         return _installed(KbIndex(build_index_data(extra, "")))
     key = index_key(bundled, extra, hyperscan_version())
-    loaded = _LOADED.get(key)
+    path = os.path.join(cache_dir(), f"kb-{zlib.crc32(key.encode()):08x}-{len(key)}.idx")
+    loaded = _LOADED.get((key, path))
     if loaded is not None:
         return _installed(loaded)
-    path = os.path.join(cache_dir(), f"kb-{zlib.crc32(key.encode()):08x}-{len(key)}.idx")
     data = _read_cache(path, key)
     if data is None:
         data = build_index_data(extra, key)
         _write_cache(path, data)
     index = KbIndex(data)
     _LOADED.clear()  # one index kept: a long-lived process that changes its team folders does not grow
-    _LOADED[key] = index
+    _LOADED[(key, path)] = index
     return _installed(index)
 
 
-# The index this process loaded last, by its key: a library caller (guard, an integration, a test
-# suite) explaining many logs reads and checks the cache file once.
-_LOADED: dict[str, KbIndex] = {}
+# The index this process loaded last, by its key and cache file: a library caller (guard, an
+# integration, a test suite) explaining many logs reads and checks the cache file once.
+_LOADED: dict[tuple[str, str], KbIndex] = {}
 
 
 def _installed(index: KbIndex) -> KbIndex:
@@ -529,6 +532,7 @@ def _entry_data(entry: Any, pattern_ids: list[int]) -> dict[str, Any]:
         "pattern_ids": pattern_ids,
         "supersedes": list(entry.supersedes),
         "consequence_of": list(entry.consequence_of),
+        "scope": entry.scope,
     }
 
 

@@ -305,17 +305,22 @@ class Timeline:
         lines = self._recent.get(rank)
         return lines[-1] if lines else None
 
-    def memory_climb(self, rank: int) -> tuple[ProgressObs, float, float] | None:
-        """The rank's last healthy line with the size it read out then and at its first line of the same
-        shape (`mask_cache 0.37 GiB` ... `3.49 GiB`), when that size grew at least MEMORY_CLIMB-fold to
-        MEMORY_CLIMB_TO bytes or more: the memory it held was climbing when it stopped."""
-        last = self.progress.get(rank)
-        if last is None or not SIZE_READING.search(last.text):
+    def memory_climb(self, rank: int) -> tuple[Observation, float, float] | None:
+        """The rank's last healthy line that reads out a size, among its last lines, with that size and
+        the one its first line of the same shape read (`mask_cache 0.37 GiB` ... `3.49 GiB`), when it grew
+        at least MEMORY_CLIMB-fold to MEMORY_CLIMB_TO bytes or more: the memory it held was climbing
+        when it stopped (a line of another shape, `step 75 codes_used=133/256`, may come after it)."""
+        progress = self.progress.get(rank)
+        healthy: list[Observation] = [
+            line for line in self._recent.get(rank, []) if not (line.error_record or line.warning_record)
+        ]
+        if progress is not None:
+            healthy.append(progress)
+        last = next((line for line in reversed(healthy) if SIZE_READING.search(line.text)), None)
+        if last is None:
             return None
         shape = numberless(last.text)
-        first = next((line for line in self._recent.get(rank, []) if numberless(line.text) == shape), None)
-        if first is None:
-            return None
+        first = next(line for line in healthy if numberless(line.text) == shape)
         for before, now in zip(_sizes(first.text), _sizes(last.text), strict=False):
             if now >= MEMORY_CLIMB_TO and now >= MEMORY_CLIMB * before:
                 return last, before, now

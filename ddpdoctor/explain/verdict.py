@@ -159,6 +159,15 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # The build or the backend lacks what the job asks for: every rank asks for it alike, unless
         # the others are seen past that point (only this rank's path asked for it).
         culprit.disown("the backend or build lacks it on every rank")
+    if (
+        culprit.entry is not None
+        and culprit.entry.scope == "machine"
+        and culprit.tier == CAUSE
+        and not _others_got_further(culprit, found)
+    ):
+        # The knowledge base says the fault is the machine's (its shared memory, its kernel's rules):
+        # every rank on it meets it alike.
+        culprit.disown("the machine's fault, which every rank on it meets alike")
     _two_parties(culprit, found)
     _uneven_work(culprit, timeline)
     _odd_setting(culprit, timeline)

@@ -308,6 +308,8 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bTPU initiali[sz]ation failed\b|\[/dev/accel\d{1,3}\b[^\]\n]{0,80}\] !+ ?FATAL ERROR\b"
     r"|\b(?:AcceleratorError|CudaError|CUDAError)\b"  # torch's exception types for a device's errors
     r"|\bCUDNN_STATUS_\w+|\bcuDNN error\b|illegal memory access|device-side assert"
+    # torch's cuDNN v8 path when cuDNN offers no engine for a convolution (`GET was unable to find an engine`)
+    r"|\b(?:GET|FIND) was unable to find an engine to execute this computation\b"
     # a CUDA runtime or driver call named as failing (UCX's `cuCtxGetDevice(&cu_device) is failed`)
     r"|\bcu(?:da)?[A-Z]\w{2,40}\([^)\n]{0,80}\)\s{0,4}(?:is |has )?failed\b"
     r"|\bcu(?:da)?[A-Z][A-Za-z]{2,40} failed\b|\bfailed call to cu(?:da)?[A-Z]\w{2,40}\b"  # ... named alone

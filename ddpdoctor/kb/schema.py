@@ -50,6 +50,8 @@ RELATION_TYPES: tuple[str, ...] = (
 )
 # Why a message can be an echo of another failure rather than its cause (see the README's rules).
 CONSEQUENCES: tuple[str, ...] = ("peer-failure", "earlier-error", "launcher")
+# Whose fault a match is: one rank's (the default), or the machine's, which every rank on it shares.
+SCOPES: tuple[str, ...] = ("rank", "machine")
 # When a solution applies: before launch (`check`, `preflight()`) or after a failure (`explain`).
 # A solution written as plain text applies at both.
 STAGES: tuple[str, ...] = ("preflight", "runtime")
@@ -162,6 +164,7 @@ class Entry:
     rank: RankRule = RankRule()
     supersedes: tuple[str, ...] = ()
     consequence_of: tuple[str, ...] = ()
+    scope: str = "rank"
     # The stage of each solution, aligned with `solutions`: "preflight", "runtime" or None (both).
     solution_stages: tuple[str | None, ...] = ()
     related: tuple[Related, ...] = ()
@@ -208,6 +211,7 @@ class Entry:
             "rank": {"group": self.rank.group, "offset": self.rank.offset, "fixed": self.rank.fixed},
             "supersedes": list(self.supersedes),
             "consequence_of": list(self.consequence_of),
+            "scope": self.scope,
             "meaning": self.meaning,
             "triggers": list(self.triggers),
             "situations": list(self.situations),
@@ -502,6 +506,7 @@ FIELDS: tuple[FieldSpec, ...] = (
     FieldSpec("rank", False, "write `rank: {group: worker, offset: 1}` or `rank: {fixed: 0}`"),
     FieldSpec("supersedes", False, "write `supersedes: [other-entry]`"),
     FieldSpec("consequence_of", False, f"write `consequence_of: [{CONSEQUENCES[0]}]`"),
+    FieldSpec("scope", False, "write `scope: machine` (the default is `rank`)"),
     FieldSpec("meaning", True, "add `meaning:` with one paragraph"),
     FieldSpec("triggers", True, "add `triggers:` with at least one item"),
     FieldSpec("situations", True, "add `situations:` with at least one item"),
@@ -548,6 +553,7 @@ def parse_entry(doc: Any, path: str, categories: frozenset[str]) -> Entry:
         "rank": _rank,
         "supersedes": _id_list,
         "consequence_of": _consequences,
+        "scope": lambda c, v, k: _choice(c, v, k, SCOPES),
         "meaning": _text,
         "triggers": _text_list,
         "situations": _text_list,
@@ -589,6 +595,8 @@ def _cross_check(ctx: _Ctx, entry: Entry) -> None:
             f"no pattern has a group named {entry.rank.group!r}",
             "name a group the patterns capture",
         )
+    if entry.scope == "machine" and entry.rank.fixed is not None:
+        raise ctx.fail("scope", "is the machine's, but `rank` fixes one rank", "drop one of the two")
     if any(r.id == entry.id for r in entry.related):
         raise ctx.fail("related", "links to the entry itself", "remove the self-link")
     if entry.id in entry.supersedes:
