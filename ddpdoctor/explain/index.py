@@ -135,8 +135,7 @@ ANCHORS: tuple[Anchor, ...] = (
     Anchor(
         "fatal",
         r"Segmentation fault|Fatal Python error|core dumped|Bus error|Killed|Floating point exception"
-        r"|Illegal instruction|Memory access fault by GPU|HW Exception by GPU"
-        r"|terminate called (?:without an active exception|recursively)",
+        r"|Illegal instruction|Memory access fault by GPU|HW Exception by GPU",
         20,
     ),
     Anchor(

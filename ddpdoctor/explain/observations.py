@@ -56,7 +56,6 @@ FATAL_WORD_SIGNALS = {
     "Bus error": 7,
     "Floating point exception": 8,
     "Illegal instruction": 4,
-    "terminate called": 6,
 }
 
 

@@ -214,7 +214,6 @@ _FATAL_WORDS = (
     "Floating point exception",
     "Illegal instruction",
     "Aborted",
-    "terminate called",
 )
 # Lines that start a new log record: NCCL's `host:pid:tid [dev] `, c10's `[E ProcessGroupNCCL.cpp:...]`.
 _NCCL_RECORD = LazyRegex(r"\S{1,200}:\d{1,10}:\d{1,10} \[\d{1,4}\] |\[[IWEF](?:\d{3,4} \d\d:\d\d|\s)")
@@ -302,9 +301,7 @@ _FATAL = LazyRegex(
     r"(?:Fatal Python error: (?P<what>.*)"
     r"|(?P<segv>Segmentation fault|Bus error|Floating point exception|Illegal instruction"
     # ROCm's report of a kernel's bad address or of a hung or faulted GPU, before it aborts
-    r"|Memory access fault by GPU|HW Exception by GPU"
-    # C++'s std::terminate outside any exception (a joinable std::thread destroyed): it aborts the process
-    r"|terminate called (?:without an active exception|recursively))\b.*"
+    r"|Memory access fault by GPU|HW Exception by GPU)\b.*"
     r"|(?:^\s{0,20}|\d\s{1,20})(?P<abort>Aborted)\b(?! at ).*)"
 )
 _WARNING_TEXT = LazyRegex(r"\b\w{0,100}Warning\b:|\bwarnings\.warn\b")
