@@ -6177,3 +6177,37 @@ def test_cudnn_finding_no_engine_for_a_convolution_is_a_cuda_failure() -> None:
     )
     root = explain_text(log).root_cause
     assert root is not None and root.category == "cuda_error"
+
+
+def test_a_traceback_cut_off_at_the_scripts_barrier_is_a_wait_not_its_own_error() -> None:
+    """Every rank warns that its store socket failed while waiting, and one rank's traceback is cut
+    off at the script's `accelerator.wait_for_everyone()`: a barrier carries no data, so the rank was
+    waiting for its peers, not failing in its own code."""
+    log = "".join(
+        f"[rank{rank}]:[W915 17:32:18.928929035 socket.cpp:428] [c10d] While waitForInput, poolFD failed with"
+        " (errno: 0 - Success).\n"
+        for rank in (1, 4, 2, 3, 5)
+    ) + (
+        "[rank3]: Traceback (most recent call last):\n"
+        '[rank3]:   File "/home/project/sd-scripts/flux_train.py", line 905, in <module>\n'
+        "[rank3]:     train(args)\n"
+        '[rank3]:   File "/home/project/sd-scripts/flux_train.py", line 193, in train\n'
+        "[rank3]:     accelerator.wait_for_everyone()\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "collective_timeout"
+
+
+def test_a_traceback_cut_off_inside_the_librarys_barrier_keeps_ncclss_own_report() -> None:
+    """The guard of the rule above: cut off inside torch's `barrier`, after NCCL's warning of why it
+    failed: NCCL's report stays the root."""
+    log = (
+        "host:41367:41367 [1] enqueue.cc:422 NCCL WARN Error : no algorithm/protocol available\n"
+        "Traceback (most recent call last):\n"
+        '  File "pretrain_gpt.py", line 120, in <module>\n'
+        "    torch.distributed.barrier()\n"
+        '  File "/opt/conda/lib/python3.8/site-packages/torch/distributed/distributed_c10d.py", line 2654, in barrier\n'
+        "    work = default_pg.barrier()\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "nccl_error"

@@ -97,6 +97,8 @@ _STORE_WAIT = LazyRegex(r"wait timeout after|Timeout waiting for key")
 _COLLECTIVE_CALL = LazyRegex(
     r"(?:barrier|broadcast\w*|all_?gather\w*|all_?reduce\w*|gather\w*|scatter\w*|recv\w*|send\w*)$"
 )
+# A call that only synchronises the ranks (`accelerator.wait_for_everyone()`, `dist.barrier()`).
+_BARRIER_CALL = LazyRegex(r"\b(?:wait_for_everyone|barrier|monitored_barrier)\(")
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
 )
@@ -1029,6 +1031,12 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.strength = 1
         cand.reasons.append("the traceback was cut off before its exception line")
         cand.tier = CONSEQUENCE  # weaker than any complete evidence, but never silence
+        if exc.frames and exc.frames[-1].user and _BARRIER_CALL.search(exc.frames[-1].code or ""):
+            # Cut off at the script's own call of a barrier, which carries no data: a rank fails in one
+            # only by waiting too long for its peers or losing them (inside the library, NCCL's own
+            # report of why it failed may follow).
+            cand.category = "collective_timeout"
+            cand.reasons.append(f"it was cut off in a barrier ({exc.frames[-1].where()}): the rank was waiting")
     return cand
 
 
