@@ -1036,7 +1036,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             # only by waiting too long for its peers or losing them (inside the library, NCCL's own
             # report of why it failed may follow).
             cand.category = "collective_timeout"
-            cand.reasons.append(f"it was cut off in a barrier ({exc.frames[-1].where()}): the rank was waiting")
+            cand.reasons.append(
+                f"it was cut off in a barrier ({exc.frames[-1].where()}): the rank was waiting"
+            )
     return cand
 
 
