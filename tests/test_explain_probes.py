@@ -6112,7 +6112,7 @@ def test_a_machine_fault_on_one_rank_while_another_got_further_keeps_that_rank()
     assert root is not None and root.category == "oom_host" and root.rank == 1
 
 
-def test_ncclss_check_of_a_list_collectives_element_count_is_a_buffer_of_the_wrong_size() -> None:
+def test_nccls_check_of_a_list_collectives_element_count_is_a_buffer_of_the_wrong_size() -> None:
     """ProcessGroupNCCL refuses an all_gather whose output list holds tensors of another size than the
     input (a buffer sized for a full batch, the last batch shorter): the collective's operands do not
     fit, not the training code's own exception."""
@@ -6198,7 +6198,7 @@ def test_a_traceback_cut_off_at_the_scripts_barrier_is_a_wait_not_its_own_error(
     assert root is not None and root.category == "collective_timeout"
 
 
-def test_a_traceback_cut_off_inside_the_librarys_barrier_keeps_ncclss_own_report() -> None:
+def test_a_traceback_cut_off_inside_the_librarys_barrier_keeps_nccls_own_report() -> None:
     """The guard of the rule above: cut off inside torch's `barrier`, after NCCL's warning of why it
     failed: NCCL's report stays the root."""
     log = (
