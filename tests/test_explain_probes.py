@@ -6211,3 +6211,15 @@ def test_a_traceback_cut_off_inside_the_librarys_barrier_keeps_nccls_own_report(
     )
     root = explain_text(log).root_cause
     assert root is not None and root.category == "nccl_error"
+
+
+def test_an_mpi_abort_report_is_read_wherever_it_stands_in_a_long_log() -> None:
+    """Open MPI's `MPI_ABORT was invoked on rank 2 ... with errorcode 1.` followed by more output than
+    the few last lines always read: the report is still found (it was read only at a log's end)."""
+    log = (
+        " MPI_ABORT was invoked on rank 2 in communicator MPI COMMUNICATOR 5 DUP FROM 0\n"
+        "with errorcode 1.\n"
+        "NOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.\n" + "\n" * 200
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.rank == 2

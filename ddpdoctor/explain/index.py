@@ -122,7 +122,8 @@ ANCHORS: tuple[Anchor, ...] = (
         "exit",
         r"exitcode|exit code|Exit code:|exit status|exits with return code|exit with status code|Process name: |"
         r"received by PID|received at time=|closing signal|death signal|exited on signal|"
-        r"terminated with (?:signal|exit code|the following error)|with code -?\d|\] Error \d|status failed cmd",
+        r"terminated with (?:signal|exit code|the following error)|with code -?\d|\] Error \d|status failed cmd|"
+        r"MPI_ABORT was invoked",
         3,
     ),
     Anchor("cpp", r"terminate called after throwing|what\(\):", 4),
