@@ -6223,3 +6223,58 @@ def test_an_mpi_abort_report_is_read_wherever_it_stands_in_a_long_log() -> None:
     )
     root = explain_text(log).root_cause
     assert root is not None and root.rank == 2
+
+
+# --- classes found in the forty-second session ------------------------------------------------------
+
+
+def _stdout_dir(root: Path, stdout: dict[int, str]) -> Path:
+    """A torchrun `--log-dir` folder of one attempt in which each rank printed only to stdout (the
+    folder, returned): what torchrun keeps when no process printed an error."""
+    run = root / "run" / "attempt_0"
+    for rank, text in stdout.items():
+        (run / str(rank)).mkdir(parents=True, exist_ok=True)
+        (run / str(rank) / "stdout.log").write_text(text)
+        (run / str(rank) / "stderr.log").write_text("")
+    return run
+
+
+def _cache_lines(rank: int, sizes: Iterable[float]) -> str:
+    return "".join(
+        f"[rank {rank}] teacher pass {3 * (i + 1)}/12 host cache {size} GiB\n" for i, size in enumerate(sizes)
+    )
+
+
+def test_a_log_dir_whose_one_rank_stops_at_an_outsized_memory_reading_is_a_likely_host_oom(
+    tmp_path: Path,
+) -> None:
+    """No process printed an error and the folder keeps no launcher output, but rank 3's output stops
+    at a host cache three times the largest its peers ever read in that line: it vanished taking that
+    memory (the kernel's out-of-memory killer), said with low confidence, never "No failure found"."""
+    run = _stdout_dir(
+        tmp_path,
+        {
+            0: _cache_lines(0, (9.5, 15.5)),
+            1: _cache_lines(1, (9.5, 15.5)),
+            2: _cache_lines(2, (12.5,)),
+            3: _cache_lines(3, (27.5, 51.5)),
+        },
+    )
+    report = explain_paths([str(run)])
+    root = report.root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 3)
+    assert root.text == "teacher pass 6/12 host cache 51.5 GiB"
+    assert root.confidence == "low" and int(report.exit_code()) == 1
+
+
+def test_a_log_dir_whose_ranks_read_alike_sizes_or_finished_is_no_failure(tmp_path: Path) -> None:
+    """The guards of the rule above: sizes that differ less than twofold between ranks, or a rank whose
+    last line says it finished, are a healthy run's files; so is one rank's outsized reading in a
+    single console capture, where the launcher would have reported a death."""
+    alike = _stdout_dir(tmp_path / "alike", {r: _cache_lines(r, (9.5, 15.5 + r)) for r in range(4)})
+    assert explain_paths([str(alike)]).root_cause is None
+    done = {r: _cache_lines(r, (9.5, 15.5)) + f"[rank {r}] training finished\n" for r in range(3)}
+    done[3] = _cache_lines(3, (27.5, 51.5))
+    assert explain_paths([str(_stdout_dir(tmp_path / "done", done))]).root_cause is None
+    console = "".join(_cache_lines(r, (9.5, 51.5 if r == 3 else 15.5)) for r in range(4))
+    assert explain_text(console).root_cause is None

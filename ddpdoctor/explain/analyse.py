@@ -333,6 +333,26 @@ def silent_death_candidates(found: list[Candidate]) -> list[Candidate]:
     return [cand]
 
 
+def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
+    """Per-rank files (a `--log-dir` folder) in which no process printed an error: nothing in them
+    records how the processes ended. When one rank's output stops at a line that reads a size far over
+    what its peers ever read in that line (`host cache 51.5 GiB` where they reached 15.5 GiB), it was
+    taking that memory when it went: the kernel's out-of-memory killer, likely (inferred, weakly)."""
+    if (outsized := timeline.outsized_last_reading()) is None:
+        return []
+    rank, line, peers, now = outsized
+    cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
+    cand.reasons.append(
+        f"no process printed an error, and the files do not say how the processes ended; rank {rank}'s"
+        f" output stops at a line that reads {format_size(now)}, where its peers never read more than"
+        f" {format_size(peers)} in the same line: it most likely vanished taking that memory, killed by"
+        " the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or the"
+        " launcher's output: torchrun reports the rank's exit code -9)"
+    )
+    cand.rank_note = "inferred: the rank whose output stops at an outsized memory reading"
+    return [cand]
+
+
 # --- exceptions and matched messages ------------------------------------------------------------
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ddpdoctor.explain import advice
-from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates
+from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates, vanished_while_taking
 from ddpdoctor.explain.attempts import attempts
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
@@ -25,6 +25,8 @@ from ddpdoctor.explain.observations import (
     Link,
     MembershipObs,
     Observation,
+    ProgressObs,
+    RecentLineObs,
     StackDumpObs,
 )
 from ddpdoctor.explain.ranks import rank_list
@@ -69,7 +71,17 @@ _LOST_PEER_SOLUTIONS = (
     "Keep every rank's whole output (torchrun --log-dir DIR --tee 3, or the launcher's per-rank logs): the"
     " other ranks' lost connections are consequences of it.",
 )
+_HOST_KILL_SOLUTIONS = (
+    "Confirm how the rank ended: torchrun's console output reports its exit code (-9 for SIGKILL), and the"
+    " kernel's log on its node names what the out-of-memory killer stopped (`dmesg -T | grep -i 'killed"
+    " process'`, `journalctl -k`).",
+    "Bound what that rank holds in host memory at the line its output stops at: shard or stream the data,"
+    " memory-map it, or free what it no longer needs; the other ranks read far less there.",
+    "Keep the launcher's output beside the per-rank files (torchrun --log-dir DIR --tee 3, and the console):"
+    " the per-rank files alone do not record how each process ended.",
+)
 _SOLUTIONS_OF_KIND = {
+    "host-kill": _HOST_KILL_SOLUTIONS,
     "interface": _INTERFACE_SOLUTIONS,
     "left-early": _LEFT_EARLY_SOLUTIONS,
     "lost-peer": _LOST_PEER_SOLUTIONS,
@@ -142,6 +154,8 @@ def _diagnose_one(
                 cand.reasons.append(
                     "only a warning says it: the program went on, and nothing else in the logs failed"
                 )
+    if not found and len(set(input_ranks)) > 1:
+        found = vanished_while_taking(timeline)
     return timeline, decide(timeline, found)
 
 
@@ -241,6 +255,9 @@ def _headline(cand: Candidate) -> str:
         if sig is not None:
             return f"{subject} was killed by {SIGNAL_NAMES.get(sig, f'signal {sig}')} (exit {obs.code})"
         return f"{subject} exited with code {obs.code} and printed no error"
+    if cand.kind == "host-kill" and isinstance(obs, (ProgressObs, RecentLineObs)):
+        subject = who or "a rank"
+        return f"{subject} most likely ran out of host memory: its output stops at `{_first_sentences(obs.text, 100)}`"
     if cand.kind == "straggler":
         subject = who or "a rank"
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"

@@ -32,6 +32,7 @@ from ddpdoctor.explain.observations import (
     StopObs,
 )
 from ddpdoctor.explain.wording import (
+    ENDS_NORMALLY,
     PROGRESS_COUNTER,
     SETTING,
     SIZE_READING,
@@ -310,12 +311,7 @@ class Timeline:
         the one its first line of the same shape read (`mask_cache 0.37 GiB` ... `3.49 GiB`), when it grew
         at least MEMORY_CLIMB-fold to MEMORY_CLIMB_TO bytes or more: the memory it held was climbing
         when it stopped (a line of another shape, `step 75 codes_used=133/256`, may come after it)."""
-        progress = self.progress.get(rank)
-        healthy: list[Observation] = [
-            line for line in self._recent.get(rank, []) if not (line.error_record or line.warning_record)
-        ]
-        if progress is not None:
-            healthy.append(progress)
+        healthy = [line for line in self._with_progress(rank) if not _a_record(line)]
         last = next((line for line in reversed(healthy) if SIZE_READING.search(line.text)), None)
         if last is None:
             return None
@@ -325,6 +321,42 @@ class Timeline:
             if now >= MEMORY_CLIMB_TO and now >= MEMORY_CLIMB * before:
                 return last, before, now
         return None
+
+    def _with_progress(self, rank: int) -> list[Observation]:
+        """The rank's last lines with its last healthy line in its place (a run of lines that differ
+        only in their numbers is kept among the last lines as its first)."""
+        lines: list[Observation] = list(self._recent.get(rank, []))
+        progress = self.progress.get(rank)
+        if progress is not None and all(
+            (o.file_index, o.line) != (progress.file_index, progress.line) for o in lines
+        ):
+            lines.append(progress)
+        return sorted(lines, key=lambda o: (o.file_index, o.line))
+
+    def outsized_last_reading(self) -> tuple[int, Observation, float, float] | None:
+        """The one rank whose last line reads a size OUTSIZED-fold, and MEMORY_CLIMB_TO more, over the
+        largest its peers read in lines of the same shape (`host cache 51.5 GiB` where the others reached
+        `15.5 GiB`), with that line, the peers' largest and its own size: what it was taking on when its
+        output stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
+        said = {rank: self._with_progress(rank) for rank in self._recent}
+        largest: dict[int, dict[str, float]] = {}
+        for rank, lines in said.items():
+            for line in lines:
+                if not _a_record(line) and (sizes := _sizes(line.text)):
+                    read, shape = largest.setdefault(rank, {}), _reading_shape(line.text)
+                    read[shape] = max(read.get(shape, 0.0), *sizes)
+        outsized = []
+        for rank, lines in said.items():
+            last = lines[-1]
+            if ENDS_NORMALLY.search(last.text):
+                return None
+            if _a_record(last) or not (sizes := _sizes(last.text)):
+                continue
+            shape, now = _reading_shape(last.text), max(sizes)
+            peers = [read[shape] for peer, read in largest.items() if peer != rank and shape in read]
+            if peers and now >= OUTSIZED * max(peers) and now - max(peers) >= MEMORY_CLIMB_TO:
+                outsized.append((rank, last, max(peers), now))
+        return outsized[0] if len(outsized) == 1 else None
 
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did
@@ -532,11 +564,22 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
 
 MEMORY_CLIMB = 1.5  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
+OUTSIZED = 2.0  # a rank's size reading this many times its peers' largest in the same line is outsized
 
 
 def _counter(line: Observation, unit: str) -> int:
     """The highest count of the unit a line states (`epoch 3` -> 3)."""
     return max(int(m.group(2)) for m in PROGRESS_COUNTER.finditer(line.text) if m.group(1).lower() == unit)
+
+
+def _a_record(line: Observation) -> bool:
+    """An error or warning record among a rank's last lines: a report, not what the rank did."""
+    return isinstance(line, RecentLineObs) and (line.error_record or line.warning_record)
+
+
+def _reading_shape(text: str) -> str:
+    """What lines that read out sizes share when only their numbers and units differ."""
+    return numberless(SIZE_READING.sub("#", text))
 
 
 def _sizes(text: str) -> list[float]:

@@ -40,7 +40,14 @@ from collections import Counter
 from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import INTERPRETER_REFUSAL
-from ddpdoctor.explain.observations import CollectiveObs, ExceptionObs, ExitObs, Observation
+from ddpdoctor.explain.observations import (
+    CollectiveObs,
+    ExceptionObs,
+    ExitObs,
+    Observation,
+    ProgressObs,
+    RecentLineObs,
+)
 from ddpdoctor.explain.ranks import NCCL_PROCESS, bounded_rank, rank_list
 from ddpdoctor.explain.timeline import Timeline, order
 from ddpdoctor.explain.wording import (
@@ -1259,6 +1266,8 @@ def _confidence(culprit: Candidate, rivals: list[Candidate], timeline: Timeline)
         level = min(2, level + 1)
     if culprit.rank is None and timeline.world_size and timeline.world_size > 1 and culprit.tier <= INFERRED:
         level = max(level, 1)
+    if isinstance(culprit.obs, (ProgressObs, RecentLineObs)):
+        level = 2  # no failure line backs it: inferred from healthy lines alone
     return CONFIDENCE[level]
 
 
