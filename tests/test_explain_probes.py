@@ -6278,3 +6278,4 @@ def test_a_log_dir_whose_ranks_read_alike_sizes_or_finished_is_no_failure(tmp_pa
     assert explain_paths([str(_stdout_dir(tmp_path / "done", done))]).root_cause is None
     console = "".join(_cache_lines(r, (9.5, 51.5 if r == 3 else 15.5)) for r in range(4))
     assert explain_text(console).root_cause is None
+
