@@ -6279,3 +6279,33 @@ def test_a_log_dir_whose_ranks_read_alike_sizes_or_finished_is_no_failure(tmp_pa
     console = "".join(_cache_lines(r, (9.5, 51.5 if r == 3 else 15.5)) for r in range(4))
     assert explain_text(console).root_cause is None
 
+
+def test_srun_labels_padded_to_one_width_are_read_when_the_first_lost_its_pad() -> None:
+    """`srun --label` pads task numbers to the widest (` 4: ` among `12: `); an excerpt whose first line
+    lost that space still reads as labelled, so task 0's traceback keeps its exception line instead of
+    being read as cut off inside task 4's; a tensor-parallel size the attention heads do not divide is
+    a check of the job's layout that every task fails alike (`other`, no rank)."""
+    log = "4: Traceback (most recent call last):\n" + "".join(
+        f" 0: {line}\n"
+        for line in (
+            '  File "/usr/local/lib/python3.12/dist-packages/nemo/lightning/_strategy_lib.py", line 171, in set_model_parallel_attributes',
+            "    config.__post_init__()",
+            '  File "/usr/local/lib/python3.12/dist-packages/megatron/core/transformer/transformer_config.py", line 464, in __post_init__',
+            "    raise ValueError(",
+            "ValueError: num_attention_heads (15) must be a multiple of tensor_model_parallel_size (2).",
+        )
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.text.startswith("ValueError: num_attention_heads (15)")
+    assert (root.category, root.rank) == ("other", None)
+
+
+def test_a_rust_backtrace_is_not_read_as_srun_labels() -> None:
+    """The guard of the rule above: a Rust panic's backtrace frames (`   0: std::...`) are indented by
+    more than srun's one space of padding, so their numbers are not ranks."""
+    log = (
+        "thread 'main' panicked at src/main.rs:10:5:\nindex out of bounds: the len is 3 but the index is 7\n"
+        + "".join(f"  {n:>2}: frame_{n}::call\n             at src/lib.rs:{n}:1\n" for n in range(6))
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.rank is None

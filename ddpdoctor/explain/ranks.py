@@ -381,11 +381,12 @@ def _rank_label(text: str, kube_master: bool) -> tuple[int | None, bool, int] | 
 
 
 def looks_srun_labelled(lines: list[str]) -> bool:
-    """Whether a file's first lines (`program_lines`) carry `srun --label` numbers: at column 0 (a
-    Rust backtrace's `  3: std::...` frames are indented) on a good share of them."""
+    """Whether a file's first lines (`program_lines`) carry `srun --label` numbers: at column 0, or
+    after the one space srun pads a shorter task number with (` 4: ` among `12: `; a Rust backtrace's
+    `   3: std::...` frames are indented further), on a good share of them."""
     if len(lines) < 3:
         return False
-    labelled = sum(1 for line in lines if SRUN_LABEL.match(line))
+    labelled = sum(1 for line in lines if SRUN_LABEL.match(line.removeprefix(" ")))
     return labelled >= 3 and labelled >= 0.4 * len(lines)
 
 

@@ -439,6 +439,9 @@ _NO_KERNEL_FOR_INPUTS = LazyRegex(
 LAYOUT_CHECK = LazyRegex(
     r"(?i)\b(?:is not|should be|must be) divisible by\b|\bnot divisible by (?:the )?(?:world|tp|pp|dp)"
     r"|\bCheck batch related parameters\b"
+    # ... or a model size that must be a multiple of a parallel size (`num_attention_heads (15) must be a
+    # multiple of tensor_model_parallel_size (2)`)
+    r"|\b(?:is not|should be|must be) a multiple of (?:the )?[\w. ]{0,40}?parallel"
     # ... or the parallel sizes do not multiply to the world size (`world_size (8) is not equal to
     # tensor_model_parallel_size (4) x pipeline_model_parallel_size (1)`)
     r"|\bworld[_ ]size\b.{0,20}\b(?:is not equal to|does not equal|!=)\s.{0,40}parallel"
