@@ -6309,3 +6309,16 @@ def test_a_rust_backtrace_is_not_read_as_srun_labels() -> None:
     )
     root = explain_text(log).root_cause
     assert root is not None and root.rank is None
+
+
+def test_a_launchers_report_of_the_one_trainer_that_was_aborted_names_its_rank() -> None:
+    """PaddlePaddle's launcher prints which trainer died (`the trainer process with rank=[1] was
+    aborted`) and nothing else says: that trainer's rank; a list of every trainer names none."""
+    line = (
+        "ERROR 2021-08-26 07:33:44,620 launch_utils.py:584] ABORT!!! Out of all {n} trainers, the trainer"
+        " process with rank=[{ranks}] was aborted. Please check its log.\n"
+    )
+    root = explain_text(line.format(n=2, ranks="1")).root_cause
+    assert root is not None and root.rank == 1
+    root = explain_text(line.format(n=4, ranks="0, 1, 2, 3")).root_cause
+    assert root is not None and root.rank is None

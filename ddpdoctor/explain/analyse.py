@@ -209,6 +209,10 @@ _PATH_ERRORS = (
 _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
 # A path inside a library's own cache: a folder `datasets` is still writing (`<hash>.incomplete`), a
 # `.cache` folder, the Hugging Face caches. The library chose it; ranks or nodes share it.
+# A report that names the one process that failed by its rank (a list of several names none).
+_FAILED_PROCESS_RANK = LazyRegex(
+    r"\bprocess with rank ?[=:]? ?\[?(\d{1,7})\]? (?:was aborted|failed|exited|died|was killed)\b"
+)
 _LIBRARY_CACHE = LazyRegex(
     r"\.incomplete\b|[/\\]\.cache[/\\]|[/\\]huggingface[/\\](?:datasets|hub|modules)[/\\]"
 )
@@ -462,6 +466,11 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     said = message_category(obs.text)
     category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
+    if cand.rank is None and (named := _FAILED_PROCESS_RANK.search(obs.text)) is not None:
+        # A launcher's report of the one process that failed (PaddlePaddle's `ABORT!!! Out of all 4
+        # trainers, the trainer process with rank=[3] was aborted`): that process's rank.
+        cand.rank = bounded_rank(named.group(1))
+        cand.rank_note = "named by the launcher's report of the process that failed"
     kind = (
         "a line that says something failed, with no error level (nothing else in the logs is an error)"
         if isinstance(obs, LeadObs)
