@@ -466,10 +466,10 @@ def exception_candidate(obs: Observation) -> Candidate | None:
     said = message_category(obs.text)
     category = said[0] if said else ("nccl_error" if "NCCL" in obs.text else "other")
     cand = Candidate(obs, CONSEQUENCE, "error-line", category, None, obs.rank)
-    if cand.rank is None and (named := _FAILED_PROCESS_RANK.search(obs.text)) is not None:
+    if cand.rank is None and (failed := _FAILED_PROCESS_RANK.search(obs.text)) is not None:
         # A launcher's report of the one process that failed (PaddlePaddle's `ABORT!!! Out of all 4
         # trainers, the trainer process with rank=[3] was aborted`): that process's rank.
-        cand.rank = bounded_rank(named.group(1))
+        cand.rank = bounded_rank(failed.group(1))
         cand.rank_note = "named by the launcher's report of the process that failed"
     kind = (
         "a line that says something failed, with no error level (nothing else in the logs is an error)"
