@@ -207,12 +207,12 @@ _PATH_ERRORS = (
     "NotADirectoryError",
 )
 _PATH_ERRNO = LazyRegex(r"\[Errno (?:2|13|17|20|21|39|66)\]")
-# A path inside a library's own cache: a folder `datasets` is still writing (`<hash>.incomplete`), a
-# `.cache` folder, the Hugging Face caches. The library chose it; ranks or nodes share it.
 # A report that names the one process that failed by its rank (a list of several names none).
 _FAILED_PROCESS_RANK = LazyRegex(
     r"\bprocess with rank ?[=:]? ?\[?(\d{1,7})\]? (?:was aborted|failed|exited|died|was killed)\b"
 )
+# A path inside a library's own cache: a folder `datasets` is still writing (`<hash>.incomplete`), a
+# `.cache` folder, the Hugging Face caches. The library chose it; ranks or nodes share it.
 _LIBRARY_CACHE = LazyRegex(
     r"\.incomplete\b|[/\\]\.cache[/\\]|[/\\]huggingface[/\\](?:datasets|hub|modules)[/\\]"
 )
