@@ -5,7 +5,10 @@ Everything here is imported lazily so that `import ddpdoctor` stays cheap.
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 __version__ = "0.1.0"
 

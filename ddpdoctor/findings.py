@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from ddpdoctor.errors import ExitCode
 from ddpdoctor.records import Record, field
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Severity(str, enum.Enum):

@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any, Protocol, TypeVar
 
 MAX_MATCH_CHARS = 64 * 1024
 MAX_UNWRAP_DEPTH = 16
@@ -124,36 +127,36 @@ def split_lines(text: str) -> Iterator[tuple[int, str]]:
             yield index, segment
 
 
-class EntryLike(Protocol):
-    """What the core needs of an entry: its id, kind and declared precedence."""
+if TYPE_CHECKING:
 
-    @property
-    def id(self) -> str: ...
+    class EntryLike(Protocol):
+        """What the core needs of an entry: its id, kind and declared precedence."""
 
-    @property
-    def kind(self) -> str: ...
+        @property
+        def id(self) -> str: ...
 
-    @property
-    def supersedes(self) -> tuple[str, ...]: ...
+        @property
+        def kind(self) -> str: ...
 
+        @property
+        def supersedes(self) -> tuple[str, ...]: ...
 
-class MatchLike(Protocol):
-    """What the core needs of a match: its entry, where it matched, and its captures."""
+    class MatchLike(Protocol):
+        """What the core needs of a match: its entry, where it matched, and its captures."""
 
-    @property
-    def entry(self) -> EntryLike: ...
+        @property
+        def entry(self) -> EntryLike: ...
 
-    @property
-    def start(self) -> int: ...
+        @property
+        def start(self) -> int: ...
 
-    @property
-    def end(self) -> int: ...
+        @property
+        def end(self) -> int: ...
 
-    @property
-    def groups(self) -> Mapping[str, str]: ...
+        @property
+        def groups(self) -> Mapping[str, str]: ...
 
-
-M = TypeVar("M", bound=MatchLike)
+    M = TypeVar("M", bound=MatchLike)
 
 
 def inner_text(groups: Mapping[str, str]) -> str | None:

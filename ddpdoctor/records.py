@@ -14,10 +14,14 @@ as much to define, more with string annotations, and is a tuple: iterable, equal
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
 if TYPE_CHECKING:
+    from typing import Any, ClassVar, TypeVar
+
     from typing_extensions import Self, dataclass_transform
+
+    T = TypeVar("T")
 else:
 
     def dataclass_transform(**_options: object) -> Callable[[type], type]:
@@ -25,7 +29,6 @@ else:
         return lambda cls: cls
 
 
-T = TypeVar("T")
 _REQUIRED = object()
 
 
@@ -40,7 +43,7 @@ class _Factory:
 
 def field(*, default_factory: Callable[[], T]) -> T:
     """A field whose default `default_factory()` makes for each record (`field(default_factory=list)`)."""
-    return cast(T, _Factory(default_factory))
+    return _Factory(default_factory)  # type: ignore[return-value]  # (the class turns it into T values)
 
 
 @dataclass_transform(field_specifiers=(field,))

@@ -17,13 +17,16 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from typing import IO
 
 from ddpdoctor.cli.handler import debug_from_env, run_guarded
 from ddpdoctor.cli.options import EXPLAIN_OPTIONS, GLOBAL_OPTIONS, OptionSpec, by_name, read_option
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
 from ddpdoctor.present.render import ColorMode, OutputFormat, resolve_format
 from ddpdoctor.records import Record, field
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import IO
 
 # Every spelling the fast path reads: explain's own options and the global ones.
 OPTIONS: dict[str, tuple[str, OptionSpec]] = by_name({**EXPLAIN_OPTIONS, **GLOBAL_OPTIONS})

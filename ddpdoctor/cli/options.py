@@ -10,10 +10,13 @@ at module level.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from ddpdoctor.present.render import OutputFormat
 from ddpdoctor.records import Record
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class OptionSpec(Record, frozen=True):

@@ -6,7 +6,6 @@ import _thread
 import io
 import os
 from collections.abc import Callable, Sequence
-from typing import IO, Any
 
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.diagnose import build_report, diagnose
@@ -28,6 +27,12 @@ from ddpdoctor.explain.sources import (
 )
 from ddpdoctor.explain.workers import checked_jobs
 from ddpdoctor.explain.wrap import WrapJoiner
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import IO, Any
+
+    Result = tuple[list[Observation], dict[str, Any]]
 
 Progress = Callable[[int, "int | None"], None]
 HEAD_BYTES = 64 * 1024
@@ -235,9 +240,6 @@ def _can_fork() -> bool:
     import sys
 
     return sys.platform.startswith("linux")
-
-
-Result = tuple[list[Observation], dict[str, Any]]
 
 
 def _read_in_processes(ctx: _Context, sources: list[Source], jobs: int) -> list[Result]:

@@ -7,10 +7,8 @@ This module only assembles: the reasoning lives in :mod:`timeline` (merging and 
 
 from __future__ import annotations
 
-import copy
 import re
 from collections.abc import Iterable
-from typing import Any
 
 from ddpdoctor.explain import advice
 from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates, vanished_while_taking
@@ -44,6 +42,10 @@ from ddpdoctor.explain.timeline import Timeline
 from ddpdoctor.explain.verdict import Verdict, decide, nccl_warn_for
 from ddpdoctor.explain.wording import numberless, without_source_preamble
 from ddpdoctor.findings import Evidence, Finding, Severity
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 REPORT_URL = "https://github.com/ddpdoctor/ddpdoctor/issues"
 _PLACEHOLDER = re.compile(r"\{(\w{1,40})\}")
@@ -105,6 +107,8 @@ def diagnose(
     if numbers is None:
         return _diagnose_one(observations, world_hints, index, input_ranks)
     last = max(numbers)
+    import copy  # (only restarted jobs need it: kept off the cold start)
+
     # (copies: reading observations merges and marks them, and the whole verdict reads them next)
     final = [copy.deepcopy(obs) for obs, n in zip(observations, numbers, strict=True) if n == last]
     ended = _diagnose_one(final, world_hints, index, input_ranks)[1].culprit

@@ -23,13 +23,16 @@ import re
 import sys
 import zlib
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from ddpdoctor import __version__
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import bounded_rank
 from ddpdoctor.folders import stamp, tree_stamp, walk_files
 from ddpdoctor.matching import install_gates, lazy_pattern_sources
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 INDEX_FORMAT = 11
 ENV_CACHE_DIR = "DDPDOCTOR_CACHE_DIR"

@@ -10,12 +10,12 @@ use. Patterns of team entries run under the run's CPU-time limits (:mod:`ddpdoct
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ddpdoctor.explain.budget import PatternBudget
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.matching import INNER_GROUP, clean_line, inner_text, ordered, unwrap
 
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
 if TYPE_CHECKING:
     from ddpdoctor.explain.scan import Engine
 

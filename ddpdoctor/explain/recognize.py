@@ -34,7 +34,6 @@ import json
 import re
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
 
 from ddpdoctor.explain.clock import Stamp, YearTracker, epoch_stamp, find_stamp, torchrun_stamp
 from ddpdoctor.explain.collectives import MAX_NAMED, collective_facts
@@ -93,6 +92,10 @@ from ddpdoctor.explain.wording import (
 )
 from ddpdoctor.matching import LazyRegex, clean_line, segments
 from ddpdoctor.records import Record, field
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_MESSAGE_LINES = 30
 STANDALONE_MESSAGE_LINES = 3

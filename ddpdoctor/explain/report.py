@@ -13,10 +13,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ddpdoctor.findings import Evidence, Finding, Report, Severity
 from ddpdoctor.records import Record, field
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA = "ddpdoctor.explain/1"
 MAX_SHOWN = 600

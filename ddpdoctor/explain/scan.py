@@ -21,7 +21,6 @@ import _thread
 import re
 from collections import deque
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from ddpdoctor.explain.index import KbIndex
 from ddpdoctor.matching import ANSI_BYTES_RE
@@ -43,8 +42,9 @@ _PIECE = -2  # the "hit" of a line as long as a hard wrap's pieces: handed over 
 Hits = list[tuple[int, int]]
 
 
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
 if TYPE_CHECKING:
-    from typing import Protocol
+    from typing import Any, Protocol
 
     class Engine(Protocol):
         """A multi-pattern prefilter over bytes."""

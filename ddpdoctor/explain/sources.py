@@ -24,11 +24,15 @@ import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import IO, cast
 
 from ddpdoctor.errors import InputError
 from ddpdoctor.explain.ranks import rank_from_path
 from ddpdoctor.explain.scan import ReadInto
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    import gzip
+    from typing import IO
 
 LOG_SUFFIXES = (".log", ".txt", ".out", ".err")
 ERROR_FILE = "error.json"
@@ -189,7 +193,7 @@ def open_source(source: Source) -> Iterator[IO[bytes]]:
 
             source.compressed = True
             counted = _Counting(stream)
-            unpacked = cast("IO[bytes]", gzip.GzipFile(fileobj=cast("IO[bytes]", counted), mode="rb"))
+            unpacked = gzip.GzipFile(fileobj=counted, mode="rb")
             stream = io.BufferedReader(_GzipLimit(unpacked, counted, source.display), buffer_size=1 << 16)
             head = stream.peek(_SNIFF_BYTES)[:_SNIFF_BYTES]
         encoding = utf16_encoding(head)
@@ -233,7 +237,7 @@ class _Counting(io.RawIOBase):
 class _GzipLimit(io.RawIOBase):
     """Decompressed bytes, stopped with an InputError at the size and ratio limits (a gzip bomb)."""
 
-    def __init__(self, unpacked: IO[bytes], compressed: _Counting, display: str) -> None:
+    def __init__(self, unpacked: gzip.GzipFile, compressed: _Counting, display: str) -> None:
         self._unpacked = unpacked
         self._compressed = compressed
         self._display = display
@@ -244,7 +248,7 @@ class _GzipLimit(io.RawIOBase):
         return True
 
     def readinto(self, buffer: memoryview | bytearray) -> int:  # type: ignore[override]
-        n: int = self._unpacked.readinto(buffer)  # type: ignore[attr-defined]
+        n: int = self._unpacked.readinto(buffer)
         self._total += n
         if self._total > self._max_bytes:
             raise InputError(

@@ -15,7 +15,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from operator import itemgetter
-from typing import Any
 
 from ddpdoctor.explain.attempts import path_attempt
 from ddpdoctor.explain.clock import comparable
@@ -44,6 +43,10 @@ from ddpdoctor.explain.wording import (
 )
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.units import GIB, parse_size
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_WORLD = 1 << 20
 

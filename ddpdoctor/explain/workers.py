@@ -16,12 +16,15 @@ import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
 
 from ddpdoctor.children import die_with_parent, usable_cpus
 from ddpdoctor.errors import InputError
 
-R = TypeVar("R")
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    R = TypeVar("R")
 _STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 

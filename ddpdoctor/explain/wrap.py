@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from ddpdoctor.explain.ranks import common_margin
 from ddpdoctor.matching import LazyRegex
 
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
 if TYPE_CHECKING:
     from ddpdoctor.explain.observations import Observation
     from ddpdoctor.explain.scan import LineSink

@@ -7,11 +7,13 @@ Markdown. Only JSON bypasses this model (it is the report's own `to_dict`).
 
 from __future__ import annotations
 
-from typing import Literal
-
 from ddpdoctor.records import Record
 
-Tone = Literal["plain", "muted", "error", "warning", "info", "ok", "strong"]
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import Literal
+
+    Tone = Literal["plain", "muted", "error", "warning", "info", "ok", "strong"]
 
 
 class Heading(Record, frozen=True):

@@ -9,13 +9,16 @@ adds every finding and every input.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import IO
 
 from ddpdoctor.explain.report import ExplainReport, Victim, short
 from ddpdoctor.present.document import Bullets, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.present.findings import finding_blocks
 from ddpdoctor.present.render import OutputFormat, emit
 from ddpdoctor.present.sanitize import escape_controls
+
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import IO
 
 FIRST_SOLUTIONS = 2
 FIRST_ADVICE = 2

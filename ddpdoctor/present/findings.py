@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Sequence
-from typing import IO, TypeVar
 
 from ddpdoctor.findings import Finding, Report, Severity, sort_findings
-from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Table, Text, Tone
+from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Table, Text
 from ddpdoctor.present.render import ColorMode, OutputFormat, emit, resolve_format
 
-R = TypeVar("R", bound=Report)
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
+if TYPE_CHECKING:
+    from typing import IO, TypeVar
+
+    from ddpdoctor.present.document import Tone
+
+    R = TypeVar("R", bound=Report)
 
 SEVERITY_TONE: dict[Severity, Tone] = {
     Severity.ERROR: "error",

@@ -14,15 +14,25 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ddpdoctor.errors import DdpDoctorError
-from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text, Tone
+from ddpdoctor.present.document import Block, Bullets, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.present.sanitize import escape_controls, escape_json_controls
 from ddpdoctor.records import Record
 
+TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
 if TYPE_CHECKING:
+    from typing import IO, Any, Protocol
+
     from rich.console import Console, RenderableType
+
+    from ddpdoctor.present.document import Tone
+
+    class Formatter(Protocol):
+        """Writes a view to a stream in one output format."""
+
+        def write(self, view: View, stream: IO[str]) -> None:
+            """Write `view` to `stream`."""
 
 
 class OutputError(DdpDoctorError):
@@ -321,13 +331,6 @@ class View(Record, frozen=True):
 
     document: Document
     data: Mapping[str, Any]
-
-
-class Formatter(Protocol):
-    """Writes a view to a stream in one output format."""
-
-    def write(self, view: View, stream: IO[str]) -> None:
-        """Write `view` to `stream`."""
 
 
 class JsonFormatter:

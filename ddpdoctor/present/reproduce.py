@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from ddpdoctor.findings import Severity
-from ddpdoctor.present.document import Block, Code, Document, Fields, Heading, Table, Text, Tone
+from ddpdoctor.present.document import Block, Code, Document, Fields, Heading, Table, Text
 from ddpdoctor.present.explain import explain_document
 from ddpdoctor.present.run import hang_document
 from ddpdoctor.scenarios.catalog import Scenario
 from ddpdoctor.scenarios.reproduce import ReproduceReport
+
+if TYPE_CHECKING:
+    from ddpdoctor.present.document import Tone
 
 
 def reproduce_document(report: ReproduceReport) -> Document:
