@@ -6322,3 +6322,190 @@ def test_a_launchers_report_of_the_one_trainer_that_was_aborted_names_its_rank()
     assert root is not None and root.rank == 1
     root = explain_text(line.format(n=4, ranks="0, 1, 2, 3")).root_cause
     assert root is not None and root.rank is None
+
+
+# --- classes found in the forty-third session -------------------------------------------------------
+
+
+def test_a_log_dir_whose_one_rank_stops_at_an_outsized_count_of_items_is_a_likely_host_oom(
+    tmp_path: Path,
+) -> None:
+    """Each rank announces the index table it is about to build and nothing more is written: rank 2's
+    table is a hundred times its peers' (`118355032 indices` where they build about a million). It
+    vanished building it (low confidence), never "No failure found"; counts alike, or a step counter,
+    are a healthy run's files."""
+
+    def line(rank: int, count: int) -> str:
+        return f"2026-12-05 12:15:03,357 | rank {rank}/4 | INFO | building sample order: 32 epochs x {count} indices\n"
+
+    counts = {0: 1_204_113, 1: 1_187_920, 2: 118_355_032, 3: 1_199_004}
+    run = _stdout_dir(tmp_path / "outsized", {r: line(r, n) for r, n in counts.items()})
+    report = explain_paths([str(run)])
+    root = report.root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert root.text.endswith("32 epochs x 118355032 indices") and root.confidence == "low"
+    assert "118355032 indices" in " ".join(root.why) and int(report.exit_code()) == 1
+    alike = _stdout_dir(tmp_path / "alike", {r: line(r, 1_200_000 + 9_000 * r) for r in range(4)})
+    assert explain_paths([str(alike)]).root_cause is None
+    steps = {r: f"[rank {r}] step {40 if r == 2 else 4} 320 samples seen\n" for r in range(4)}
+    assert explain_paths([str(_stdout_dir(tmp_path / "steps", steps))]).root_cause is None
+
+
+def _lost_peer_traceback(rank: int, port: int) -> str:
+    frames = (
+        'Traceback (most recent call last):\n  File "/srv/asr/train.py", line 87, in <module>\n    main()\n'
+        '  File "/srv/asr/train.py", line 79, in main\n    loss.backward()\n'
+        f'  File "{SITE}/torch/_tensor.py", line 623, in backward\n    torch.autograd.backward(\n'
+        "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection"
+        f" closed by peer [127.0.0.1]:{port}. This is typically caused by a remote worker crashing.\n"
+    )
+    return "".join(f"[default{rank}]:[rank{rank}]: {text}\n" for text in frames.splitlines())
+
+
+def _torchrun_abort_table(first: int, stopped: Iterable[int]) -> str:
+    rows = "".join(
+        f"[{r}]:\n  time      : 2026-12-05_12:11:56\n  host      : node0\n  rank      : {r} (local_rank: {r})\n"
+        f"  exitcode  : -15 (pid: {14700 + r})  (SIGTERM)\n  error_file: <N/A>\n"
+        f"  traceback : Signal 15 (SIGTERM) received by PID {14700 + r}\n"
+        for r in stopped
+    )
+    return (
+        f"E1205 12:11:56.017000 14716 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        f" local_rank: {first} (pid: {14700 + first}) of binary: /usr/bin/python\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+        "============================================================\ntrain.py FAILED\n"
+        "------------------------------------------------------------\nFailures:\n"
+        + rows
+        + "----------------"
+        "--------------------------------------------\nRoot Cause (first observed failure):\n"
+        f"[{first}]:\n  time      : 2026-12-05_12:11:55\n  host      : node0\n  rank      : {first} (local_rank:"
+        f" {first})\n  exitcode  : -6 (pid: {14700 + first})  (SIGABRT)\n  error_file: <N/A>\n"
+        f"  traceback : Signal 6 (SIGABRT) received by PID {14700 + first}\n"
+    )
+
+
+def test_a_rank_that_logged_its_own_error_where_it_parted_from_its_peers_is_the_cause() -> None:
+    """torchrun's `--tee` capture: rank 1 logs an ERROR record of its own (`nothing to train on`) and
+    leaves; its peers lose it in backward, and torchrun, which saw rank 0 abort first, lists rank 1 as
+    stopped by SIGTERM. Rank 1's record is the root line (`user_code`, its own check) and the headline
+    quotes it; a WARNING that quotes an errno while the rank retries is not such a record."""
+    log = (
+        "[default1]:[2026-12-05 12:11:55,318][rank 1][cy][INFO] epoch 0: 37 utterances -> 0 full batches\n"
+        "[default1]:[2026-12-05 12:11:55,319][rank 1][cy][ERROR] bucket sampler yielded no batches for cy;"
+        " nothing to train on\n"
+        "[default2]:[2026-12-05 12:11:55,319][rank 2][de][INFO] epoch 0: 410 utterances -> 21 full batches\n"
+        "[default0]:[2026-12-05 12:11:55,326][rank 0][en][INFO] epoch 0: 480 utterances -> 27 full batches\n"
+        + _lost_peer_traceback(0, 42392)
+        + _lost_peer_traceback(2, 20203)
+        + "[default0]:terminate called without an active exception\n"
+        + _torchrun_abort_table(0, (1, 2))
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text.endswith("nothing to train on") and root.entry is None
+    assert root.headline.startswith("rank 1: bucket sampler yielded no batches for cy")
+    warned = log.replace(
+        "[ERROR] bucket sampler yielded no batches for cy; nothing to train on",
+        "[WARNING] metrics push failed: [Errno 111] Connection refused; retrying in 0.5s",
+    )
+    root = explain_text(warned).root_cause
+    assert root is not None and root.rank == 1 and root.category not in ("user_code", "rendezvous")
+
+
+def test_a_monitored_barrier_report_naming_the_rank_a_step_apart_is_the_root_line() -> None:
+    """Ranks 0, 1 and 3 wait in `monitored_barrier` while rank 2 is still in an `all_reduce`: the
+    tracebacks say rank 2 is a step apart, and rank 0's report names it (`Rank 2 failed to pass
+    monitoredBarrier`). That report is the root line, whichever traceback the capture shows first."""
+
+    def tb(rank: int, op: str, message: str) -> str:
+        text = (
+            'Traceback (most recent call last):\n  File "/srv/rec/train.py", line 91, in <module>\n    main()\n'
+            f'  File "/srv/rec/train.py", line {80 if op == "all_reduce" else 85}, in main\n    dist.{op}(t)\n'
+            f'  File "{SITE}/torch/distributed/distributed_c10d.py", line 2501, in {op}\n    work.wait()\n'
+            f"RuntimeError: {message}\n"
+        )
+        return "".join(f"[default{rank}]:[rank{rank}]: {line}\n" for line in text.splitlines())
+
+    recv = "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 15000ms for recv operation to complete"
+    log = (
+        tb(2, "all_reduce", recv)
+        + "[default0]:[rank0]:[E1205 12:13:48.574723493 ProcessGroupGloo.cpp:67] [Rank 0]: Rank 2 failed to pass"
+        " monitoredBarrier in 15000 ms\n"
+        + tb(0, "monitored_barrier", "[Rank 0]: Rank 2 failed to pass monitoredBarrier in 15000 ms")
+        + "".join(
+            tb(
+                r,
+                "monitored_barrier",
+                f"Rank {r} successfully reached monitoredBarrier, but received errors while"
+                " waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.",
+            )
+            for r in (1, 3)
+        )
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert "Rank 2 failed to pass monitoredBarrier" in root.text
+
+
+def test_a_collective_that_raised_that_it_timed_out_is_a_timeout_whatever_its_words() -> None:
+    """Older gloo builds raise `RuntimeError: Operation timed out!` from the collective's `work.wait()`:
+    a collective's timeout on that rank (a symptom), not the training code's error; the noun in
+    `init_process_group`'s type check (`timeout argument`) says nothing timed out."""
+
+    def tb(function: str, message: str) -> str:
+        return (
+            "Traceback (most recent call last):\n"
+            '  File "/espnet/espnet2/train/trainer.py", line 384, in train_one_epoch\n'
+            "    torch.distributed.all_reduce(iterator_stop, ReduceOp.SUM)\n"
+            f'  File "{SITE}/torch/distributed/distributed_c10d.py", line 911, in {function}\n'
+            "    work.wait()\n"
+            f"{message}\n"
+        )
+
+    root = explain_text(tb("all_reduce", "RuntimeError: Operation timed out!")).root_cause
+    assert root is not None and root.category == "collective_timeout"
+    message = "TypeError: Expected timeout argument to be of type datetime.timedelta, got 1800"
+    root = explain_text(tb("init_process_group", message)).root_cause
+    assert root is not None and root.category != "collective_timeout"
+
+
+def test_a_refused_connection_while_a_worker_shares_a_batch_is_the_data_loader() -> None:
+    """A headerless excerpt through `multiprocessing/resource_sharer.py`: the main process fetching a
+    worker's batch by file descriptor was refused (too many open files, the sharing strategy), a data
+    loading failure, not a rendezvous."""
+    log = (
+        f'  File "{SITE}/torch/multiprocessing/reductions.py", line 282, in rebuild_storage_fd\n'
+        "    fd = df.detach()\n"
+        '  File "/usr/lib/python3.10/multiprocessing/resource_sharer.py", line 86, in get_connection\n'
+        "    c = Client(address, authkey=process.current_process().authkey)\n"
+        '  File "/usr/lib/python3.10/multiprocessing/connection.py", line 614, in SocketClient\n'
+        "    s.connect(address)\n"
+        "ConnectionRefusedError: [Errno 111] Connection refused\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "dataloader"
+
+
+def test_a_sampler_constructor_refusing_the_scripts_arguments_is_the_scripts_call() -> None:
+    """`WeightedRandomSampler(weights, num_samples=0)` raises in the sampler's `__init__`, called by the
+    script: the script's call (`user_code`); the same kind of error raised while the DataLoader fetched
+    a batch is the data pipeline's."""
+    constructed = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/srv/fraud/train.py", line 43, in main\n'
+        "[rank1]:     sampler = WeightedRandomSampler(weights, num_samples=n, replacement=True)\n"
+        f'[rank1]:   File "{SITE}/torch/utils/data/sampler.py", line 256, in __init__\n'
+        "[rank1]:     raise ValueError(\n"
+        "[rank1]: ValueError: num_samples should be a positive integer value, but got num_samples=0\n"
+    )
+    root = explain_text(constructed).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    iterated = constructed.replace(
+        "sampler = WeightedRandomSampler(weights, num_samples=n, replacement=True)",
+        "for batch in loader:",
+    ).replace(
+        f'{SITE}/torch/utils/data/sampler.py", line 256, in __init__',
+        f'{SITE}/torch/utils/data/sampler.py", line 282, in __iter__',
+    )
+    root = explain_text(iterated).root_cause
+    assert root is not None and root.category == "dataloader"

@@ -70,6 +70,8 @@ from ddpdoctor.units import format_size
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 # Words that say an action goes on until a condition holds (`redrawing Q until full rank`).
 _REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
+# Words that say something timed out (`Operation timed out!`).
+_SAYS_TIMED_OUT = LazyRegex(r"(?i)\btimed ?out\b")
 
 # Knowledge-base entries the analysers name by id (a test checks that each exists).
 SIGNAL_ENTRIES = {
@@ -139,6 +141,9 @@ _RECEIVE_WAIT = "for recv operation"
 _PROCESS_FILE = "multiprocessing/process.py"
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
 # even when the paste starts at its "Original Traceback" and lost the re-raise's words.
+# Where tensors pass between processes through shared memory (a DataLoader worker's batch handed to the
+# main process by file descriptor: `Connection refused` or `Too many open files` there).
+_TENSOR_SHARING = LazyRegex(r"multiprocessing/resource_sharer\.py$|torch/multiprocessing/reductions\.py$")
 _WORKER_LOOP = LazyRegex(
     r"torch/utils/data/_utils/worker\.py$"
     # ... and PaddlePaddle's: its DataLoader's workers, its readers' processes (`multiprocess_reader`)
@@ -339,21 +344,25 @@ def silent_death_candidates(found: list[Candidate]) -> list[Candidate]:
 
 def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     """Per-rank files (a `--log-dir` folder) in which no process printed an error: nothing in them
-    records how the processes ended. When one rank's output stops at a line that reads a size far over
-    what its peers ever read in that line (`host cache 51.5 GiB` where they reached 15.5 GiB), it was
-    taking that memory when it went: the kernel's out-of-memory killer, likely (inferred, weakly)."""
+    records how the processes ended. When one rank's output stops at a line that reads a size or a count
+    far over what its peers ever read in that line (`host cache 51.5 GiB` where they reached 15.5 GiB,
+    `118355032 indices` where they read 1204113), it was taking that memory when it went: the kernel's
+    out-of-memory killer, likely (inferred, weakly)."""
     if (outsized := timeline.outsized_last_reading()) is None:
         return []
-    rank, line, peers, now = outsized
+    rank, line, peers, now, unit = outsized
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
+    read, most = (
+        (format_size(now), format_size(peers)) if unit == "B" else (f"{now:.0f} {unit}", f"{peers:.0f}")
+    )
     cand.reasons.append(
         f"no process printed an error, and the files do not say how the processes ended; rank {rank}'s"
-        f" output stops at a line that reads {format_size(now)}, where its peers never read more than"
-        f" {format_size(peers)} in the same line: it most likely vanished taking that memory, killed by"
-        " the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or the"
-        " launcher's output: torchrun reports the rank's exit code -9)"
+        f" output stops at a line that reads {read}, where its peers never read more than {most} in the"
+        " same line: it most likely vanished taking the memory for that, killed by the kernel's"
+        " out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or the launcher's"
+        " output: torchrun reports the rank's exit code -9)"
     )
-    cand.rank_note = "inferred: the rank whose output stops at an outsized memory reading"
+    cand.rank_note = "inferred: the rank whose output stops at an outsized reading"
     return [cand]
 
 
@@ -570,7 +579,7 @@ def _raised_setting_up(exc: ExceptionObs) -> bool:
 def _in_dataloader_worker(obs: Observation) -> bool:
     """Whether a DataLoader worker raised the error: the re-raise's words (`Caught KeyError in
     DataLoader worker process 0`), else an "Original Traceback" through torch.utils.data or frames
-    through the worker's own loop. torch
+    through the worker's own loop or the sharing of its batches' tensors. torch
     re-raises DataParallel's replicas the same way (`Caught RuntimeError in replica 1 on device 1`):
     those are the model's errors."""
     for text in (obs.text, obs.innermost_text()):
@@ -580,7 +589,9 @@ def _in_dataloader_worker(obs: Observation) -> bool:
         return False
     return (
         any(_DATA_CODE.search(frame.posix) for frame in obs.worker_frames)
-        or any(_WORKER_LOOP.search(frame.posix) for frame in obs.frames)
+        or any(
+            _WORKER_LOOP.search(frame.posix) or _TENSOR_SHARING.search(frame.posix) for frame in obs.frames
+        )
         or _raised_by_loader_reraise(obs)
     )
 
@@ -598,9 +609,16 @@ def _starting_loader_workers(obs: Observation) -> bool:
 
 def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
     """The frame of the data pipeline's code (torch.utils.data, a data-loading library) that made the
-    failing call, looking past Python's own modules it called (`shared_memory.py`, `os.py`), or None."""
+    failing call, looking past Python's own modules it called (`shared_memory.py`, `os.py`), or None.
+    Not a constructor the script called itself, refusing its arguments (`WeightedRandomSampler(...,
+    num_samples=0)`): that is the script's call, not the data pipeline failing as it ran."""
     frame = _innermost_caller(exc)
-    return frame if frame is not None and _DATA_CODE.search(frame.posix) else None
+    if frame is None or not _DATA_CODE.search(frame.posix):
+        return None
+    at = next(i for i in range(len(exc.frames) - 1, -1, -1) if exc.frames[i] is frame)
+    if frame.function == "__init__" and at > 0 and exc.frames[at - 1].user:
+        return None
+    return frame
 
 
 def _innermost_caller(exc: ExceptionObs) -> Frame | None:
@@ -720,8 +738,17 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     short_type = exc_type.rsplit(".", 1)[-1]
     carried = carrier if carrier is not None and carrier.kind == "wrapper" else None
     facts = collective_facts(text)
-    if (facts is not None and facts.state == "timeout") or (
-        TIMED_OUT.search(text) and not message_category(text)
+    # A collective of torch.distributed that raised it itself, saying it timed out (`work.wait()` in
+    # `all_reduce`: `RuntimeError: Operation timed out!`), whatever the backend's words.
+    in_collective = (
+        exc is not None
+        and bool(exc.frames)
+        and collective_name(exc.frames[-1].function, exc.frames[-1].file) is not None
+    )
+    if (
+        (facts is not None and facts.state == "timeout")
+        or (TIMED_OUT.search(text) and not message_category(text))
+        or (in_collective and _SAYS_TIMED_OUT.search(text))
     ):
         cand = Candidate(
             obs, CONSEQUENCE, "symptom", "collective_timeout", carried, obs.rank, consequence="timeout"
@@ -1506,6 +1533,11 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     rare = min(counts.values())
     odd = sorted(rank for rank, (op, _) in ops.items() if counts[op] == rare)
     odd_rank = odd[0] if rare * 2 < len(ops) and len(odd) == 1 else None
+    if odd_rank is not None and any(
+        c.tier == CAUSE and c.entry is not None and c.rank == odd_rank and c.obs.rank != odd_rank
+        for c in found
+    ):
+        return []  # another rank's known report already names it (`Rank 2 failed to pass monitoredBarrier`)
     peculiar = [rank for rank in sorted(ops) if timeline.own_lines(rank)]
     if odd_rank is None and len(peculiar) == 1:
         # As many ranks in one call as in the other (two ranks): the only one that printed a line its
@@ -1845,6 +1877,13 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             f"rank {rank} went its own way: {departure.text[:200]} ({departure.file}:{departure.line}),"
             " a line its peers never printed; they went on into the collective"
         )
+        if departure.error_record and cand.rank == rank:
+            # Its own error record where it parted from its peers (`[ERROR] bucket sampler yielded no
+            # batches ...; nothing to train on`): it failed a check of its own and left them waiting.
+            said = message_category(departure.text)
+            cand.category, cand.entry = (said[0] if said else "user_code"), None
+            _point_at_halt(cand, timeline, rank, departure)
+            return
         # That line when it says it stopped, waits or failed; else a later healthy line that says it
         # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
         # one that says it ended as planned (`finished training`): then the peers' timeout stays the

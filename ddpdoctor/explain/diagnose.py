@@ -264,6 +264,8 @@ def _headline(cand: Candidate) -> str:
         return f"{subject} most likely ran out of host memory: its output stops at `{_first_sentences(obs.text, 100)}`"
     if cand.kind == "straggler":
         subject = who or "a rank"
+        if isinstance(cand.stated, RecentLineObs) and cand.stated.error_record:
+            return f"{subject}: {_first_sentences(cand.stated.text)}; the other ranks then waited for it"
         return f"{subject} stopped taking part in collectives; the other ranks timed out waiting for it"
     if cand.kind == "left-behind":
         subject = who or "a rank"

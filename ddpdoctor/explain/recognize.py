@@ -472,7 +472,7 @@ def _remember(stream: _Stream, number: int, text: str) -> None:
     shape = numberless(text)
     if stream.recent and stream.recent[-1][2] == shape:
         return
-    stream.recent.append((number, text, shape, stream.warning_level))
+    stream.recent.append((number, text, shape, stream.error_level, stream.warning_level))
     if len(stream.recent) > RECENT_LINES:
         del stream.recent[0]
 
@@ -773,7 +773,7 @@ class _Stream:
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
         # the last lines (number, text, numberless text, whether its logger's fields said a warning)
-        self.recent: list[tuple[int, str, str, bool]] = []
+        self.recent: list[tuple[int, str, str, bool, bool]] = []
         self.last_seen = 0  # number of the last line this stream received
         self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
         self.warning_level = False  # ... or a warning
@@ -930,14 +930,15 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
-            for n, text, _, warning in stream.recent:
+            for n, text, _, error, warning in stream.recent:
                 if stream.rank is None and (_RECORD_HEADER.match(text) or SCHEDULER_SAYS.match(text)):
                     continue  # a library's record (torchrun's agent) or the scheduler's, not the script's
                 recent = self._observe(RecentLineObs, n, text, stream)
-                recent.error_record = _is_error_record(text)
-                recent.warning_record = not recent.error_record and (
-                    warning or _PROGRAM_WARNING.match(text) is not None
-                )
+                # The level its logger fields (peeled with the rank) gave it, else what its words say;
+                # a warning that quotes an error (`WARNING: push failed: [Errno 111] ...`) stays a warning.
+                a_warning = warning or _PROGRAM_WARNING.match(text) is not None
+                recent.error_record = error or (not a_warning and _is_error_record(text))
+                recent.warning_record = not recent.error_record and a_warning
                 self.observations.append(recent)
         self._global_ranks_of_local_labels()
         if self._interface is not None:

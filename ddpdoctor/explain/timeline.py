@@ -336,29 +336,38 @@ class Timeline:
             lines.append(progress)
         return sorted(lines, key=lambda o: (o.file_index, o.line))
 
-    def outsized_last_reading(self) -> tuple[int, Observation, float, float] | None:
-        """The one rank whose last line reads a size OUTSIZED-fold, and MEMORY_CLIMB_TO more, over the
-        largest its peers read in lines of the same shape (`host cache 51.5 GiB` where the others reached
-        `15.5 GiB`), with that line, the peers' largest and its own size: what it was taking on when its
-        output stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
+    def outsized_last_reading(self) -> tuple[int, Observation, float, float, str] | None:
+        """The one rank whose last line reads an outsized amount over the largest its peers read in lines
+        of the same shape: a size OUTSIZED-fold and MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the
+        others reached `15.5 GiB`), or a count of items COUNT_OUTSIZED-fold and at least
+        COUNT_OUTSIZED_FROM (`118355032 indices` where they read `1204113`), with that line, the peers'
+        largest, its own amount and the unit (`B` for bytes): what it was taking on when its output
+        stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
         said = {rank: self._with_progress(rank) for rank in self._recent}
-        largest: dict[int, dict[str, float]] = {}
+        largest: dict[int, dict[tuple[str, str], float]] = {}
         for rank, lines in said.items():
             for line in lines:
-                if not _a_record(line) and (sizes := _sizes(line.text)):
+                if not _a_record(line):
                     read, shape = largest.setdefault(rank, {}), _reading_shape(line.text)
-                    read[shape] = max(read.get(shape, 0.0), *sizes)
+                    for unit, amount in _readings(line.text).items():
+                        read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
         outsized = []
         for rank, lines in said.items():
             last = lines[-1]
             if ENDS_NORMALLY.search(last.text):
                 return None
-            if _a_record(last) or not (sizes := _sizes(last.text)):
+            if _a_record(last):
                 continue
-            shape, now = _reading_shape(last.text), max(sizes)
-            peers = [read[shape] for peer, read in largest.items() if peer != rank and shape in read]
-            if peers and now >= OUTSIZED * max(peers) and now - max(peers) >= MEMORY_CLIMB_TO:
-                outsized.append((rank, last, max(peers), now))
+            shape = _reading_shape(last.text)
+            for unit, now in _readings(last.text).items():
+                peers = [
+                    read[shape, unit]
+                    for peer, read in largest.items()
+                    if peer != rank and (shape, unit) in read
+                ]
+                if peers and _outsized(unit, now, max(peers)):
+                    outsized.append((rank, last, max(peers), now, unit))
+                    break
         return outsized[0] if len(outsized) == 1 else None
 
     def own_lines(self, rank: int) -> list[RecentLineObs]:
@@ -568,6 +577,10 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
 MEMORY_CLIMB = 1.5  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
 OUTSIZED = 2.0  # a rank's size reading this many times its peers' largest in the same line is outsized
+COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
+COUNT_OUTSIZED_FROM = 10_000_000  # ... and at least this many items is an outsized workload
+# A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`).
+_ITEM_COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{2,20}s)\b")
 
 
 def _counter(line: Observation, unit: str) -> int:
@@ -583,6 +596,23 @@ def _a_record(line: Observation) -> bool:
 def _reading_shape(text: str) -> str:
     """What lines that read out sizes share when only their numbers and units differ."""
     return numberless(SIZE_READING.sub("#", text))
+
+
+def _readings(text: str) -> dict[str, float]:
+    """The largest amount a line reads out in each unit: bytes (`B`) and counts of items by noun."""
+    found: dict[str, float] = {}
+    for unit, amount in [("B", size) for size in _sizes(text)] + [
+        (m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)
+    ]:
+        found[unit] = max(found.get(unit, 0.0), amount)
+    return found
+
+
+def _outsized(unit: str, amount: float, peers: float) -> bool:
+    """Whether a rank's amount is outsized beside the largest its peers read in the same line."""
+    if unit == "B":
+        return amount >= OUTSIZED * peers and amount - peers >= MEMORY_CLIMB_TO
+    return amount >= COUNT_OUTSIZED * peers and amount >= COUNT_OUTSIZED_FROM
 
 
 def _sizes(text: str) -> list[float]:
