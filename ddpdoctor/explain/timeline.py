@@ -578,7 +578,7 @@ MEMORY_CLIMB = 1.5  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
 OUTSIZED = 2.0  # a rank's size reading this many times its peers' largest in the same line is outsized
 COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
-COUNT_OUTSIZED_FROM = 10_000_000  # ... and at least this many items is an outsized workload
+COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsized workload
 # A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`).
 _ITEM_COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{2,20}s)\b")
 
