@@ -610,13 +610,15 @@ def _starting_loader_workers(obs: Observation) -> bool:
 def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
     """The frame of the data pipeline's code (torch.utils.data, a data-loading library) that made the
     failing call, looking past Python's own modules it called (`shared_memory.py`, `os.py`), or None.
-    Not a constructor the script called itself, refusing its arguments (`WeightedRandomSampler(...,
-    num_samples=0)`): that is the script's call, not the data pipeline failing as it ran."""
+    Not a constructor the script called itself, refusing the values of its arguments (a `ValueError`
+    or `TypeError` from `WeightedRandomSampler(..., num_samples=0)`): that is the script's call, not
+    the data pipeline failing (a dataset path that does not exist is the data's)."""
     frame = _innermost_caller(exc)
     if frame is None or not _DATA_CODE.search(frame.posix):
         return None
     at = next(i for i in range(len(exc.frames) - 1, -1, -1) if exc.frames[i] is frame)
-    if frame.function == "__init__" and at > 0 and exc.frames[at - 1].user:
+    refused = (exc.exc_type or "").rsplit(".", 1)[-1] in ("ValueError", "TypeError")
+    if refused and frame.function == "__init__" and at > 0 and exc.frames[at - 1].user:
         return None
     return frame
 
