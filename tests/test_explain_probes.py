@@ -6509,3 +6509,23 @@ def test_a_sampler_constructor_refusing_the_scripts_arguments_is_the_scripts_cal
     )
     root = explain_text(iterated).root_cause
     assert root is not None and root.category == "dataloader"
+
+
+def test_an_operator_given_a_dtype_it_takes_no_kernel_for_is_the_scripts_call() -> None:
+    """`torch.bincount` on a float tensor (`"bincount_cpu" not implemented for 'Double'`): the operator
+    takes no such dtype anywhere, so the script gave it the wrong tensor (`user_code`); a reduced
+    precision the device has no kernel for (`'Half'` on the CPU) stays `backend_unsupported`."""
+    log = (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/srv/emb/train.py", line 58, in main\n'
+        "[rank2]:     send_counts = torch.bincount(owner, minlength=world)\n"
+        "[rank2]: NotImplementedError: \"bincount_cpu\" not implemented for 'Double'\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    half = log.replace(
+        "NotImplementedError: \"bincount_cpu\" not implemented for 'Double'",
+        "RuntimeError: \"addmm_impl_cpu_\" not implemented for 'Half'",
+    )
+    root = explain_text(half).root_cause
+    assert root is not None and root.category == "backend_unsupported"

@@ -70,6 +70,8 @@ from ddpdoctor.units import format_size
 CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 # Words that say an action goes on until a condition holds (`redrawing Q until full rank`).
 _REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
+# torch's dispatch refusing a tensor's dtype (`"bincount_cpu" not implemented for 'Double'`).
+_NO_KERNEL_FOR_DTYPE = LazyRegex(r"\"\w{1,80}\" not implemented for '\w{1,40}'")
 # Words that say something timed out (`Operation timed out!`).
 _SAYS_TIMED_OUT = LazyRegex(r"(?i)\btimed ?out\b")
 
@@ -1008,6 +1010,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif exc is not None and (raiser := _raised_by_data_code(exc)) is not None:
         cand.category, cand.strength = "dataloader", 2
         cand.reasons.append(f"raised by the data pipeline's code (at {raiser.where()})")
+    elif short_type == "NotImplementedError" and _NO_KERNEL_FOR_DTYPE.search(text) and user is not None:
+        # torch's dispatch refusing a dtype (`"bincount_cpu" not implemented for 'Double'`): the operator
+        # exists, the tensor the script gave it has a dtype it takes no kernel for.
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(f"the operator has no kernel for the dtype your code at {user.where()} gave it")
     elif (
         short_type == "NotImplementedError"
         and exc is not None

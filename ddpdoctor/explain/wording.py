@@ -418,10 +418,11 @@ TIMED_OUT = LazyRegex(
 # xformers' dispatch: no kernel of an operator supports the inputs on this device (bf16 on a V100).
 _NO_KERNEL_FOR_INPUTS = LazyRegex(
     r"\bNo operator found for `\w{1,100}`"
-    # ... or torch's: no kernel for the data type (`"addmm_impl_cpu_" not implemented for 'Half'`) or for the
-    # device's backend (`Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend`,
-    # `The operator 'aten::_fused_adam_' is not currently implemented for the MPS device`)
-    r"|\bnot implemented for '(?:Half|BFloat16|Float\w{0,12}|Double|Bool|Byte|Char|Short|Int|Long|Complex\w{1,10})'"
+    # ... or torch's: no kernel for a reduced precision on this device (`"addmm_impl_cpu_" not implemented for
+    # 'Half'`; an operator that takes no `Double` or `Long` at all was given the wrong tensor, the script's
+    # call) or for the device's backend (`Could not run 'aten::empty_strided' with arguments from the 'CUDA'
+    # backend`, `The operator 'aten::_fused_adam_' is not currently implemented for the MPS device`)
+    r"|\bnot implemented for '(?:Half|BFloat16|Float8\w{1,12}|ComplexHalf)'"
     # (a collective's for any backend; an operator's for a device's, not for a tensor layout the model chose:
     # `aten::bernoulli_` on a `SparseCsrCPU` tensor is the model's call)
     r"|\bCould not run '(?:c10d::[\w.]{1,200}' with arguments from the '\w{1,60}"
