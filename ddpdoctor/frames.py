@@ -12,6 +12,7 @@ _LIBRARY_MARKERS = (
     "<frozen",
     "/lib/python",
     "<string>",
+    "<eval_with_key>",  # the code torch.fx generates for a traced or exported module
     "/.cargo/registry/",
     "/rustc/",
     "/library/std/",

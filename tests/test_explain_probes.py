@@ -6529,3 +6529,154 @@ def test_an_operator_given_a_dtype_it_takes_no_kernel_for_is_the_scripts_call() 
     )
     root = explain_text(half).root_cause
     assert root is not None and root.category == "backend_unsupported"
+
+
+# --- classes found in the forty-fourth session ------------------------------------------------------
+
+_GLOO_RECV = (
+    "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+    " waiting 15000ms for recv operation to complete"
+)
+
+
+def _collective_timeout(rank: int, line: int) -> str:
+    text = (
+        'Traceback (most recent call last):\n  File "/srv/mt/train.py", line 96, in <module>\n    main()\n'
+        f'  File "/srv/mt/train.py", line {line}, in main\n    dist.all_reduce(t)\n'
+        f'  File "{SITE}/torch/distributed/distributed_c10d.py", line 3252, in all_reduce\n    work.wait()\n'
+        f"{_GLOO_RECV}\n"
+    )
+    return "".join(f"[rank{rank}]: {row}\n" for row in text.splitlines())
+
+
+def test_every_rank_timing_out_beside_one_rank_started_with_other_settings_is_its_mismatch() -> None:
+    """Every rank of four times out in an `all_reduce` (two at one line, two at another), none named;
+    rank 2 alone announced another list of tasks at start-up (`tasks=cls` where its peers say
+    `tasks=cls,reg`): it runs other collectives than they do, a `collective_mismatch` of rank 2. When
+    every rank announced the same tasks, nothing names a rank: a timeout of the job."""
+
+    def run(tasks: dict[int, str]) -> str:
+        started = "".join(
+            f"2026-12-05 14:31:41,6{r}4 rank={r} tasks={t} params=1734\n" for r, t in tasks.items()
+        )
+        return started + "".join(_collective_timeout(r, 65 if r in (0, 2) else 57) for r in range(4))
+
+    root = explain_text(run({0: "cls,reg", 1: "cls,reg", 2: "cls", 3: "cls,reg"})).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert any("tasks=cls params=1734" in reason for reason in root.why)
+    root = explain_text(run(dict.fromkeys(range(4), "cls,reg"))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+
+
+def test_a_vanished_rank_whose_last_line_reads_a_large_allocation_is_a_likely_host_oom(
+    tmp_path: Path,
+) -> None:
+    """A `--log-dir` folder: rank 1 lost its connection in a barrier, rank 0 printed no error and its
+    output stops at `consolidating ... (32.2 GiB host buffer)`, a size no peer ever read: it vanished
+    making that allocation (the kernel's out-of-memory killer, likely), and that line is the root. A
+    small reading (`0.4 GiB`) there says nothing of memory: the rank went away of an unknown cause."""
+
+    def run(root: Path, size: str) -> Path:
+        folder = _stdout_dir(
+            root,
+            {
+                0: f"[rank 0] step 8 loss 1.08\n[rank 0] step 8: consolidating fp32 master weights ({size} host buffer)\n",
+                1: "[rank 1] step 8 loss 1.13\n",
+            },
+        )
+        lost = (
+            "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+            " [127.0.0.1]:30631: Connection reset by peer."
+        )
+        (folder / "1" / "stderr.log").write_text(
+            _lost_peer_traceback(1, 30631).replace("[default1]:", "").rsplit("RuntimeError", 1)[0]
+            + lost
+            + "\n"
+        )
+        return folder
+
+    root = explain_paths([str(run(tmp_path / "large", "32.2 GiB"))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 0)
+    assert root.text.endswith("(32.2 GiB host buffer)")
+    root = explain_paths([str(run(tmp_path / "small", "0.4 GiB"))]).root_cause
+    assert root is not None and root.rank == 0 and root.category != "oom_host"
+
+
+def _store_barrier_failure(rank: int, missing: str) -> str:
+    text = (
+        'Traceback (most recent call last):\n  File "/srv/ckpt/train.py", line 36, in store_barrier\n'
+        '    store.wait([f"{tag}/done"], timeout)\n'
+        "torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /default_pg/0//ckpt/step20/done\n"
+        "\nThe above exception was the direct cause of the following exception:\n\n"
+        'Traceback (most recent call last):\n  File "/srv/ckpt/train.py", line 88, in <module>\n    main()\n'
+        '  File "/srv/ckpt/train.py", line 39, in store_barrier\n    raise RuntimeError(f"store barrier ...")\n'
+        f"RuntimeError: store barrier 'ckpt/step20' timed out after 15s{missing}\n"
+    )
+    return "".join(f"[rank{rank}]: {row}\n" for row in text.splitlines())
+
+
+def test_a_scripts_barrier_that_names_the_missing_rank_over_a_store_timeout_names_it() -> None:
+    """Ranks 0, 2 and 3 wait on the store in the script's own barrier; the script re-raises the store's
+    timeout naming who never arrived (`missing ranks [1]`): rank 1 is the straggler (a
+    `collective_timeout`) and that re-raise is the root line, not the store's own words or rank 1's
+    later gloo timeout. Without the naming, nothing names rank 1."""
+    log = "".join(_store_barrier_failure(r, "; missing ranks [1]") for r in (0, 2, 3)) + _collective_timeout(
+        1, 80
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text.endswith("timed out after 15s; missing ranks [1]")
+    unnamed = "".join(_store_barrier_failure(r, "") for r in (0, 2, 3))
+    root = explain_text(unnamed).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_a_ranks_own_error_record_refusing_to_go_on_before_its_exit_code_is_its_account() -> None:
+    """Rank 1 logs `[ERROR|rank1|resume] ... refusing to mix states` (the level in one bracketed field
+    with the rank) and exits with code 3, no traceback; torchrun stops rank 0. That record is the
+    root line, the script's own check (`user_code`), not torchrun's exit line."""
+    log = (
+        "[INFO|rank0|resume] resume step from store: 1400, local optimizer shard step: 1400\n"
+        "[INFO|rank1|resume] resume step from store: 1400, local optimizer shard step: 1200\n"
+        "[ERROR|rank1|resume] optimizer shard optim_r1.pt is from step 1200 but the job resumes at 1400;"
+        " refusing to mix states\n"
+        "W1205 13:56:14.897000 538 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 559"
+        " closing signal SIGTERM\n"
+        "E1205 13:56:15.013000 538 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 3)"
+        " local_rank: 1 (pid: 560) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text.endswith("refusing to mix states")
+
+
+def test_an_exported_programs_input_guard_is_the_scripts_call_with_its_own_line() -> None:
+    """torch.export's program checks its input against the example it was exported with (`Guard failed:
+    x.size()[0] == 8`), raised through torch.fx's generated code (`<eval_with_key>.17`): the script
+    called it with another batch (`user_code`), and its own line is the one that did, not the
+    generated code's. A library's own assertion stays `other`."""
+    log = "".join(
+        f"[rank3]: {row}\n"
+        for row in (
+            "Traceback (most recent call last):",
+            '  File "/srv/tab/train.py", line 40, in export_and_check',
+            "    got = ep.module()(chunk)",
+            f'  File "{SITE}/torch/fx/graph_module.py", line 1000, in call_wrapped',
+            "    return self._wrapped_call(self, *args, **kwargs)",
+            '  File "<eval_with_key>.17", line 12, in forward',
+            "    _guards_fn = self._guards_fn(x);  _guards_fn = None",
+            '  File "<string>", line 3, in _',
+            f'  File "{SITE}/torch/__init__.py", line 2279, in _assert',
+            "    assert condition, message",
+            "AssertionError: Guard failed: x.size()[0] == 8",
+        )
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3)
+    assert root.user_frame is not None and (root.user_frame.file, root.user_frame.line) == (
+        "/srv/tab/train.py",
+        40,
+    )
+    invariant = log.replace("Guard failed: x.size()[0] == 8", "fp32 param and grad have different shape")
+    root = explain_text(invariant).root_cause
+    assert root is not None and root.category == "other"

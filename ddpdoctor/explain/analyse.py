@@ -74,6 +74,10 @@ _REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
 _NO_KERNEL_FOR_DTYPE = LazyRegex(r"\"\w{1,80}\" not implemented for '\w{1,40}'")
 # Words that say something timed out (`Operation timed out!`).
 _SAYS_TIMED_OUT = LazyRegex(r"(?i)\btimed ?out\b")
+# An exported or compiled program's check of the inputs it is called with against the example it was
+# traced with (torch.export's `Guard failed: x.size()[0] == 8`, `Expected input at *args[0].shape[0] to
+# be equal to 8, but got 5`).
+_INPUT_GUARD = LazyRegex(r"\bGuard failed: |\bExpected input at \*?\w{1,40}\[")
 
 # Knowledge-base entries the analysers name by id (a test checks that each exists).
 SIGNAL_ENTRIES = {
@@ -428,6 +432,12 @@ def exception_candidate(obs: Observation) -> Candidate | None:
                 " its transforms, must pickle when workers are spawned)"
             )
         named = _named_as_behind(obs)
+        if not named and cand.category == "collective_timeout" and (naming := _naming_link(obs)) is not None:
+            named, cand.stated = naming
+            cand.tier, cand.kind = INFERRED, "straggler"
+            cand.reasons.append(
+                f"the waiting rank's own report names whom it waited for: {naming[1].text[:200]}"
+            )
         if named:
             # The message names the ranks the others waited for: they are the culprits, not its printer.
             cand.suspects = named
@@ -523,6 +533,33 @@ def _named_as_behind(obs: Observation) -> list[int]:
         return list(obs.named_ranks) if obs.state in ("missing", "desync") else []
     facts = collective_facts(obs.innermost_text())
     return list(facts.named_ranks) if facts is not None and facts.state in ("missing", "desync") else []
+
+
+def _naming_link(obs: Observation) -> tuple[list[int], Observation] | None:
+    """The ranks an exception of the chain other than the one that states the failure names as missing
+    (the script's own barrier re-raising a store timeout: `store barrier 'ckpt/step20' timed out after
+    15s; missing ranks [1]`), with that exception's line: the report that says whom the others waited for."""
+    if not isinstance(obs, ExceptionObs) or len(obs.chain) < 2:
+        return None
+    for link in obs.chain:
+        facts = collective_facts(link.text)
+        if facts is None or facts.state != "missing" or not facts.named_ranks:
+            continue
+        line = next(
+            (number for _, number, text in obs.evidence if link.text.startswith(text.strip()[:60])), None
+        )
+        if line is None:
+            return None
+        said = Observation(
+            file=obs.file,
+            file_index=obs.file_index,
+            line=line,
+            text=link.text,
+            rank=obs.rank,
+            stamp=obs.stamp,
+        )
+        return list(facts.named_ranks), said
+    return None
 
 
 def _store_wait_in_collective(obs: Observation) -> bool:
@@ -1025,6 +1062,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         # is one it does not support (`Sharded Llama requires Flash Attention enabled models`).
         cand.category, cand.strength = "backend_unsupported", 2
         cand.reasons.append(f"the library has no implementation for this case ({site.where()})")
+    elif _INPUT_GUARD.search(text) and user is not None:
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(
+            f"the exported (or compiled) program checks its inputs against the example it was traced with,"
+            f" and your code at {user.where()} called it with another (a batch of another size: export"
+            " with `dynamic_shapes`, or pad the batch)"
+        )
     elif (
         short_type == "AssertionError"
         and exc is not None
@@ -1229,7 +1273,7 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
             )
         elif silent:
             cand = Candidate(obs, INFERRED, "exit", _exit_category(entry), entry, obs.rank)
-            cand.reasons.append(f"{_who(obs)} exited with code {code} and printed no error in these logs")
+            cand.reasons.append(f"{_who(obs)} exited with code {code} and raised no exception in these logs")
             _own_account(cand, timeline)
         else:
             continue
@@ -2099,6 +2143,18 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
             f"rank {silent[0]}'s last line reads {format_size(now)}, up from {format_size(before)} in the same"
             " line earlier, and then it vanished without an error: most likely the kernel's out-of-memory"
             " killer (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k` on its node)"
+        )
+    elif (
+        not left_cleanly
+        and len(silent) == 1
+        and (large := timeline.large_last_reading(silent[0])) is not None
+    ):
+        last, now = large
+        cand.category, cand.stated = "oom_host", last
+        cand.reasons.append(
+            f"rank {silent[0]}'s last line reads {format_size(now)}, far more than its peers ever read, and"
+            " then it vanished without an error: most likely the kernel's out-of-memory killer took it while"
+            " it allocated that (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k`)"
         )
     if left_cleanly:
         cand.reasons.append(

@@ -37,7 +37,7 @@ _JOINED = LazyRegex(r"\[([\d, ]{1,4000})\] joined but didn't finish collective #
 _FINISHED = LazyRegex(r"\[([\d, ]{1,4000})\] finished collective #(\d{1,19}), but didn't join")
 _MONITORED = LazyRegex(r"Ranks? ([\d, ]{1,4000}?) failed to pass monitoredBarrier")
 _BARRIER_PEER = LazyRegex(r"waiting for send/recv from rank (\d{1,7})")
-_MISSING = LazyRegex(r"missing ranks: [\{\[]?([\d, ]{1,4000})[\}\]]?")
+_MISSING = LazyRegex(r"missing ranks:? ?[\{\[]?([\d, ]{1,4000})[\}\]]?")
 _READY = LazyRegex(r"\[ready ranks: ([\d, ]{1,4000})\]")
 # A store wait that timed out on the key gloo's full-mesh rendezvous waits for: the last part of
 # `.../default_pg/0//cpu//0/1` (PG prefix, device type, context index, peer) is the rank whose

@@ -326,7 +326,8 @@ def _logger_label(text: str) -> tuple[int, bool, int, str | None] | None:
             if close < 0 or (pos > 0 and _TORCH_TAG.match(text, pos)):
                 break  # torch's tag after a record's fields is its message's; first on the line it is a label
             inside = text[pos + 1 : close]
-            level = _severer(level, inside.strip())
+            for part in inside.replace("|", " ").replace(":", " ").split():  # (`[ERROR|rank1|resume]`)
+                level = _severer(level, part)
             # A label, not a printed list or command line (`['python', 'train.py', '--local_rank=1']`).
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
             field = _FIELD_RANK.search(inside) if labelish else None

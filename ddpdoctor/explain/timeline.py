@@ -370,6 +370,27 @@ class Timeline:
                     break
         return outsized[0] if len(outsized) == 1 else None
 
+    def large_last_reading(self, rank: int) -> tuple[Observation, float] | None:
+        """The rank's last line when it reads a size of LARGE_ALLOCATION or more, OUTSIZED-fold over any
+        size its peers ever read (`consolidating fp32 master weights (32.2 GiB host buffer)` where
+        they read none): an allocation of its own it was making when its output stopped, with that size."""
+        lines = self._with_progress(rank)
+        if not lines or _a_record(lines[-1]) or ENDS_NORMALLY.search(lines[-1].text):
+            return None
+        sizes = _sizes(lines[-1].text)
+        now = max(sizes, default=0.0)
+        peers = max(
+            (
+                size
+                for peer in self._recent
+                if peer != rank
+                for line in self._with_progress(peer)
+                for size in _sizes(line.text)
+            ),
+            default=0.0,
+        )
+        return (lines[-1], now) if now >= LARGE_ALLOCATION and now >= OUTSIZED * peers else None
+
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did
         not (`step 2: non-finite loss, skipping batch`). None are known when no peer's lines are."""
@@ -577,6 +598,7 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
 MEMORY_CLIMB = 1.5  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
 OUTSIZED = 2.0  # a rank's size reading this many times its peers' largest in the same line is outsized
+LARGE_ALLOCATION = 8.0 * GIB  # a size one rank alone reads, this large, is an allocation that may not fit
 COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
 COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsized workload
 # A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`).

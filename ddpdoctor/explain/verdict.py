@@ -285,11 +285,13 @@ def _uneven_work(culprit: Candidate, timeline: Timeline) -> None:
 
 def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
     """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
-    size check fails on the rank that received the data), while one rank had started with a setting
-    none of its peers has (`bond_features=False` where they say `True`): that rank runs other
-    collectives than they do."""
+    size check fails on the rank that received the data), or collectives every rank timed out in with
+    none named, while one rank had started with a setting none of its peers has (`bond_features=False`
+    where they say `True`, `tasks=cls` where they say `tasks=cls,reg`): that rank runs other
+    collectives than they do, so the others wait in ones it never joins."""
+    all_waited = culprit.category == "collective_timeout" and culprit.rank is None
     if (
-        culprit.category != "collective_mismatch"
+        (culprit.category != "collective_mismatch" and not all_waited)
         or _named_by_report(culprit)
         or _NAMES_A_RANK.search(culprit.obs.text)
     ):
@@ -298,11 +300,16 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
     if odd is None or odd[0] == culprit.rank:
         return
     rank, line = odd
-    culprit.rank, culprit.suspects = rank, [rank]
+    culprit.category, culprit.rank, culprit.suspects = "collective_mismatch", rank, [rank]
     culprit.rank_note = f"inferred: rank {rank} alone started with another setting than its peers"
+    consequence = (
+        "every rank waited in a collective its peers never joined with the same sizes or count"
+        if all_waited
+        else "the rank that reported the mismatch only received what it sent"
+    )
     culprit.reasons.append(
         f"rank {rank} states a setting otherwise than every other rank: {line.text[:200]}"
-        f" ({line.file}:{line.line}); the rank that reported the mismatch only received what it sent"
+        f" ({line.file}:{line.line}); {consequence}"
     )
 
 

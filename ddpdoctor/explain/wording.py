@@ -39,7 +39,7 @@ STATES_A_HALT = LazyRegex(
     r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
     # ... counted in attempts, or doing a step again after a pause (`(attempt 2/6), re-fetching in 2s`)
     r"|(?i:\battempt \d{1,5} ?(?:/|of) ?\d|\bre-?[a-z]{2,20}ing (?:again )?in \d)"
-    r"|(?i:\brefus(?:e|es|ed|ing) to (?:allocate|continue|proceed|start|run|train)\b)"
+    r"|(?i:\brefus(?:e|es|ed|ing) to [a-z]{2,20}\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
 # Words that say a process ended its work as planned, not that it failed (`early stopping at epoch
@@ -758,8 +758,9 @@ NATIVE_CHECK = LazyRegex(
     r"|^\S[^()]{1,200} \(\S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}\)$"
     r"|\bAssertion failure at \S{1,300}\.(?:c|cc|cpp|cxx|h|hpp):\d{1,6}:"  # PSM3's, libfabric providers'
 )
-# A setting a line states by name, its value a word (`bond_features=False`, `precision: bf16`).
-SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40})\b")
+# A setting a line states by name, its value a word or a list of words (`bond_features=False`,
+# `precision: bf16`, `tasks=cls,reg`).
+SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b")
 # ... its value a number (`trainable params: 5120`, `num_classes=11`): its key, then its value.
 SIZE_SETTING = LazyRegex(r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)(\d{1,12}(?:\.\d{1,9})?)(?![\w.])")
 
