@@ -1940,7 +1940,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
         # That line when it says it stopped, waits or failed; else a later healthy line that says it
         # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
         # one that says it ended as planned (`finished training`): then the peers' timeout stays the
-        # root line. Either at its wait loop's latest round.
+        # root line. Either at its wait loop's first round.
         later = (departure, *timeline.lines_from(rank, departure))
         halted = next(
             (
@@ -1956,9 +1956,9 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             # after 1700000 attempts, resampling`): a loop that never ended while its peers waited.
             halted = next(
                 (
-                    line
+                    latest
                     for line in later
-                    if line.warning_record and timeline.latest_round(rank, line) is not line
+                    if line.warning_record and (latest := timeline.latest_round(rank, line)) is not line
                 ),
                 None,
             )
@@ -1979,10 +1979,11 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
 
 def _point_at_halt(cand: Candidate, timeline: Timeline, rank: int, halted: Observation | None) -> None:
     """Point the report of the rank the others waited for at the line where it stopped, when it is the
-    only suspect: at its wait loop's latest round; the others' timeout stays among the reasons."""
+    only suspect: at its wait loop's first round (where most labels put it; `retry 1`, not `retry 4`);
+    the others' timeout stays among the reasons."""
     if cand.rank == rank and halted is not None:
         cand.reasons.append(f"the others' report: {cand.obs.text[:160]} ({cand.obs.file}:{cand.obs.line})")
-        cand.stated = timeline.latest_round(rank, halted)
+        cand.stated = halted
 
 
 def membership_candidates(timeline: Timeline) -> list[Candidate]:
