@@ -6681,3 +6681,28 @@ def test_an_exported_programs_input_guard_is_the_scripts_call_with_its_own_line(
     invariant = log.replace("Guard failed: x.size()[0] == 8", "fp32 param and grad have different shape")
     root = explain_text(invariant).root_cause
     assert root is not None and root.category == "other"
+
+
+def test_an_exception_in_a_thread_named_for_its_rank_is_that_ranks_though_another_rank_exited_first() -> None:
+    """`Exception in thread heartbeat-rank3:` over a traceback with no rank label: the thread is rank
+    3's, and so is the error. torchrun saw rank 0 exit first (its watchdog's `os._exit(3)`), but rank
+    0's own ERROR record names rank 3 as it ended: the error is not every rank's, rank 3 is named. A
+    thread name with no rank in it gives the traceback none."""
+    thread = (
+        "Exception in thread heartbeat-rank3:\nTraceback (most recent call last):\n"
+        '  File "/usr/lib/python3.11/threading.py", line 1045, in _bootstrap_inner\n    self.run()\n'
+        '  File "/srv/reg/train.py", line 32, in run\n    payload["last_step_ms"] = times[-1]\n'
+        "IndexError: list index out of range\n"
+    )
+    ending = (
+        "2026-12-04 09:12:48,933 rank0 ERROR watchdog: no heartbeat from rank 3 for 6.5s, aborting\n"
+        "E1204 09:12:49.089000 16659 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 3)"
+        " local_rank: 0 (pid: 16680) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(
+        "2026-12-04 09:12:42,679 rank2 INFO step 20 loss 9.1673\n" + thread + ending
+    ).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3)
+    unnamed = thread.replace("heartbeat-rank3", "heartbeat")
+    root = explain_text(unnamed).root_cause
+    assert root is not None and root.rank is None

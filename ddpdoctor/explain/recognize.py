@@ -589,6 +589,11 @@ _SPAWN_SOURCE = "torch.multiprocessing.spawn (process index)"
 # DCP's CheckpointException: the ranks that failed, then each one's traceback under its number.
 _CHECKPOINT_RANKS = LazyRegex(r"CheckpointException ranks:dict_keys\(\[([\d, ]{1,200})\]\)")
 _RANKED_HEAD = LazyRegex(r"Traceback \(most recent call last\): \(RANK (\d{1,7})\)$")
+# Python's header over an exception a thread died of, the thread's name carrying the rank it belongs
+# to (`Exception in thread heartbeat-rank3:`).
+_RANKED_THREAD = LazyRegex(
+    r"^Exception in thread \S{0,100}?(?<![A-Za-z])[Rr]ank[-_ ]?(\d{1,7})(?!\d)\S{0,100}:$"
+)
 # torchrun's agent logging in glog's format from its own modules.
 _AGENT_RECORD = LazyRegex(
     r"[IWEF]\d{4} \d\d:\d\d:\d\d\.\d{1,9} {1,8}\d{1,10} torch/distributed/(?:run\.py|launcher/|elastic/(?:agent|multiprocessing)/)"
@@ -1364,6 +1369,16 @@ class LogReader:
                     stream,
                     ranked.group(1),
                     "the traceback's header (`(RANK N)`, a checkpoint's report of that rank)",
+                )
+            if (
+                stream.before is not None
+                and stream.before[0] == number - 1
+                and (thread := _RANKED_THREAD.match(stream.before[1].strip())) is not None
+            ):
+                _next_traceback_rank(
+                    stream,
+                    thread.group(1),
+                    "the name of the thread it killed (`Exception in thread ...-rank3:`)",
                 )
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []

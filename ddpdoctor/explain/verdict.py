@@ -227,6 +227,14 @@ def _key_owed(culprit: Candidate, found: list[Candidate], timeline: Timeline) ->
 
 
 _NAMES_A_RANK = LazyRegex(r"(?i)\branks? ?\d")  # a message that says which rank it is about
+_NAMED_RANK = LazyRegex(r"(?i)\brank[ =#:]{0,2}(\d{1,7})\b")  # the rank a message names
+
+
+def _names_rank(text: str, rank: int) -> bool:
+    """Whether a message names this rank (`no heartbeat from rank 3`, `rank=3`)."""
+    return any(int(found) == rank for found in _NAMED_RANK.findall(text))
+
+
 _LAST_NUMBER = LazyRegex(r"/(\d{1,7})$")  # a store key's last part when it is a number
 
 
@@ -950,6 +958,13 @@ def _first_failure_elsewhere(culprit: Candidate, found: list[Candidate]) -> None
     ]
     other = next((c.rank for c in first if c.rank is not None), None)
     if other is None:
+        return
+    if any(c.rank == other and c.kind != "exit" and _names_rank(c.obs.text, culprit.rank) for c in found):
+        # What the first to fail said names this rank (`watchdog: no heartbeat from rank 3`): it ended
+        # because of this rank's error, which is not every rank's.
+        culprit.reasons.append(
+            f"rank {other}, which torchrun saw fail first, named rank {culprit.rank} as it ended"
+        )
         return
     culprit.suspects = sorted({culprit.rank, other})
     culprit.rank_note = (
