@@ -1940,9 +1940,9 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
         # That line when it says it stopped, waits or failed; else a later healthy line that says it
         # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
         # one that says it ended as planned (`finished training`): then the peers' timeout stays the
-        # root line. Either at its wait loop's first round.
+        # root line: a wait loop at its first round.
         later = (departure, *timeline.lines_from(rank, departure))
-        halted = next(
+        halted: Observation | None = next(
             (
                 line
                 for line in later
@@ -1953,7 +1953,8 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
         )
         if halted is None:
             # A warning it went on giving, numbers aside, up to its last line (`no solvable maze ...
-            # after 1700000 attempts, resampling`): a loop that never ended while its peers waited.
+            # after 1700000 attempts, resampling`): a loop that never ended while its peers waited, at
+            # its latest round (how far it went).
             halted = next(
                 (
                     latest

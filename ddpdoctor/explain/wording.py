@@ -760,7 +760,9 @@ NATIVE_CHECK = LazyRegex(
 )
 # A setting a line states by name, its value a word or a list of words (`bond_features=False`,
 # `precision: bf16`, `tasks=cls,reg`).
-SETTING = LazyRegex(r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b")
+SETTING = LazyRegex(
+    r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
+)
 # ... its value a number (`trainable params: 5120`, `num_classes=11`): its key, then its value.
 SIZE_SETTING = LazyRegex(r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)(\d{1,12}(?:\.\d{1,9})?)(?![\w.])")
 
