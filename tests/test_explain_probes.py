@@ -6706,3 +6706,25 @@ def test_an_exception_in_a_thread_named_for_its_rank_is_that_ranks_though_anothe
     unnamed = thread.replace("heartbeat-rank3", "heartbeat")
     root = explain_text(unnamed).root_cause
     assert root is not None and root.rank is None
+
+
+def test_an_error_code_before_each_repeated_message_is_not_a_host_label() -> None:
+    """Ascend's CANN puts an error code before each message (`EI0006: ...`); a paste that repeats it
+    on many lines is not a pdsh capture whose lines start with a host's name: the message stays whole
+    and is found. A host name that reads like one (`nid00012: `) still labels its lines."""
+    block = (
+        "[W VariableFallbackKernel.cpp:51] Warning: CAUTION: The operator 'aten::isin.Tensor_Tensor_out' is not"
+        " currently supported on the NPU backend and will fall back to run on the CPU.\n"
+        "EI0006: 2024-08-05-18:15:21.270.506 Getting socket times out. Reason: Remote Rank did not send the"
+        " data in time. Please check the reason for the rank being stuck\n\n"
+    )
+    root = explain_text(block * 5).root_cause
+    assert root is not None and root.text.startswith("EI0006: ") and root.category == "collective_timeout"
+    hosts = (
+        "".join(f"nid00012: step {n} loss 0.5\n" for n in range(4))
+        + "nid00012: [rank3]: "
+        + _GLOO_RECV
+        + "\n"
+    )
+    root = explain_text(hosts).root_cause
+    assert root is not None and root.text.startswith("RuntimeError: ")  # the host's label peeled off

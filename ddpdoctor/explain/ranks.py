@@ -91,6 +91,8 @@ _NOT_A_HOST = LazyRegex(
     r"|\.(?:py|sh|bash|exe|pl|rb|js)$"
     # Slurm's step daemon on a node (`slurmstepd-node01: error: ...`): the job's scheduler, not a host label
     r"|^slurmstepd-"
+    # an error code, as Ascend's CANN puts one before each of its messages (`EI0006: ...`, `EE9999: ...`)
+    r"|^(?-i:[A-Z]{1,3}\d{4,6})$"
 )
 
 # Rank fields of loggers' own line formats, read when no launcher label is found (see _logger_label).
