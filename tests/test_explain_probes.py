@@ -6728,3 +6728,38 @@ def test_an_error_code_before_each_repeated_message_is_not_a_host_label() -> Non
     )
     root = explain_text(hosts).root_cause
     assert root is not None and root.text.startswith("RuntimeError: ")  # the host's label peeled off
+
+
+def test_the_ofi_plugins_own_warn_records_are_nccls_network_failure() -> None:
+    """aws-ofi-nccl's older WARN format (`WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI
+    Couldn't open AV ...`) is NCCL's network transport failing (`nccl_error`), its first record the
+    root, not the kernel's EFA lines after it; libfabric's provider naming a failed allocation
+    (`... prov_errno: Cannot allocate memory (-12) ./prov/efa/src/rxr/rxr.h:683`) is the fabric's, not
+    the host's memory."""
+    log = (
+        "INFO: Function: ofi_init Line: 686: NET/OFI Selected Provider is efa\n"
+        "WARN: Function: create_nccl_ofi_component Line: 459: NET/OFI Couldn't open AV. RC: -22, ERROR: Invalid argument\n"
+        "[ 1632.420956] infiniband efa_0: Failed to process command ALLOC_PD (opcode 14) comp_status 1 err -12\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "nccl_error" and "Couldn't open AV" in root.text
+    fabric = "Unable to write to EQ: Missing or unavailable event queue. err: Cannot allocate memory (-12) prov_errno: 12 ./prov/efa/src/rxr/rxr.h:683\n"
+    root = explain_text(fabric).root_cause
+    assert root is not None and root.category == "nccl_error"
+
+
+def test_a_services_http_server_error_is_not_the_training_codes() -> None:
+    """The trainer raises what the rollout server answered (`Server 1 failed: 500, Internal Server
+    Error`): the service failed (`other`), not the script, though the script's frame raised it; the
+    same frame raising its own message is `user_code`."""
+    log = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/grpo/trainer.py", line 210, in generate\n'
+        "[rank0]:     raise RuntimeError(f'Multiple errors: {errors}')\n"
+        "[rank0]: RuntimeError: Multiple errors: [Exception('Server 1 failed: 500, Internal Server Error')]\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("other", 0)
+    own = log.replace("Server 1 failed: 500, Internal Server Error", "reward shape (4,) != (8,)")
+    root = explain_text(own).root_cause
+    assert root is not None and root.category == "user_code"

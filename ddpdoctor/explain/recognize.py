@@ -84,6 +84,7 @@ from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
     NATIVE_CHECK,
     OLD_NCCL_WARN,
+    OFI_PLUGIN_WARN,
     PROCESS_EXITED,
     SCHEDULER_SAYS,
     WRAPPER_EXCEPTIONS,
@@ -316,7 +317,7 @@ _CUDA_FATAL_WARNING = LazyRegex(
     r"|unspecified launch failure|uncorrectable ECC error)"
 )
 # also NCCL's error line pasted alone, and the WARN of NCCL before 2.5
-_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|" + OLD_NCCL_WARN)
+_NCCL_WARN = LazyRegex(r"\bNCCL WARN\b|\bNCCL error in\b|" + OLD_NCCL_WARN + "|" + OFI_PLUGIN_WARN)
 # The message of an error file's JSON as torchelastic's error handler logs it (`"message": "...",`).
 _JSON_MESSAGE = LazyRegex(r'"message": "((?:[^"\\]|\\.){1,2000})"')
 # A record that says the library carries on another way (NCCL's `..., falling back to simple order`).

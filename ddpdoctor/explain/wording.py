@@ -274,12 +274,19 @@ _ACCELERATOR_MISSING = LazyRegex(
 # The WARN of NCCL before 2.5, without its name (`... ] include/socket.h:194 WARN ...`), also the line
 # alone, quoted or not (`'transport/net_ib.cu:781 WARN NET/IB : Got completion with error 12 ...'`).
 OLD_NCCL_WARN = r"(?:\] |^[\'\"`]?)[\w./-]{1,200}\.(?:h|cc|cu|cpp):\d{1,6} WARN "
+# The AWS OFI network plugin's own WARN record, in its older format (`WARN: Function: ofi_init Line: 686:
+# NET/OFI Couldn't open AV ...`): NCCL's network transport speaking.
+OFI_PLUGIN_WARN = r"\bWARN: Function: \w{1,80} Line: \d{1,6}: NET/OFI "
 # An NCCL call failed, or NCCL itself reports the failure (its WARN and INFO lines speak for its
 # transports: a socket that cannot connect, memory it cannot register).
 _NCCL_FAILURE = LazyRegex(
     r"\bnccl\w{0,40} failed\b|\bnccl[A-Z]\w{0,40}Error\b|(?i:nccl) (?:error|failure)\b|\bNCCL (?:WARN|INFO)\b|"
     + OLD_NCCL_WARN
+    + "|"
+    + OFI_PLUGIN_WARN
     + r"|\bNCCL operation nccl\w{1,40}\(|\bunhandled (?:system|cuda) error\b"  # NCCL's result strings
+    # libfabric, the network fabric under NCCL's OFI plugin (EFA), naming its provider's error or source
+    r"|\bprov_errno\b|\.?/prov/\w{1,20}/src/\S{1,200}:\d{1,6}"
     r"|\bCollective call returned error\b"  # Gaudi's HCCL, in NCCL's place
     # HCCL, Ascend's collective library in NCCL's place (torch_npu, MindSpore)
     r"|\b(?:HCCL|Hccl)\w{0,40}(?: \w{1,20}){0,3} (?:error|failed)\b"
@@ -567,6 +574,11 @@ WRAPPER_EXCEPTIONS = (
 )
 
 # (pattern, category, reason), in order: the first that matches decides.
+# An HTTP server's error status, as a client reports it (`Server 1 failed: 500, Internal Server Error`,
+# `503 Server Error: Service Unavailable for url: ...`).
+_SERVER_ERROR = LazyRegex(
+    r"\b5\d\d\b[ ,:-]{0,3}(?:Internal Server Error|Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)\b"
+)
 MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (_ALREADY_CHECKED_IN, "rendezvous", "two processes joined the process group with the same rank"),
     (_SHARED_DEVICE, "duplicate_device", "the message says two ranks use the same device"),
@@ -723,6 +735,12 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         "other",
         "the process could not start a thread: it reached a limit on threads or processes (`ulimit -u`, a"
         " container's pids limit) or on memory",
+    ),
+    (
+        _SERVER_ERROR,
+        "other",
+        "a service the job calls over HTTP answered with a server error (5xx: a rollout or inference server,"
+        " a model hub, a tracker): that service failed, not the training code",
     ),
     (
         _INTERNAL_STATUS,
