@@ -6763,3 +6763,28 @@ def test_a_services_http_server_error_is_not_the_training_codes() -> None:
     own = log.replace("Server 1 failed: 500, Internal Server Error", "reward shape (4,) != (8,)")
     root = explain_text(own).root_cause
     assert root is not None and root.category == "user_code"
+
+
+def test_of_two_vanished_ranks_the_one_whose_last_line_reads_an_outsized_count_is_the_likely_oom(
+    tmp_path: Path,
+) -> None:
+    """A `--log-dir` folder: ranks 1 and 3 lost their connection; ranks 0 and 2 printed no error. Rank 2's
+    last line reads `rows=1400000` where its peers read `rows=12500`: it vanished taking that on (a
+    likely host OOM), and rank 0 was only stopped. With alike counts the logs cannot tell the two apart."""
+
+    def run(root: Path, rows: int) -> Path:
+        folder = _stdout_dir(
+            root,
+            {r: f"[rank {r}] embedding shard rows={rows if r == 2 else 12500} rss=298MB\n" for r in range(4)},
+        )
+        for r in (1, 3):
+            (folder / str(r) / "stderr.log").write_text(
+                _lost_peer_traceback(r, 35556).replace(f"[default{r}]:", "")
+            )
+        return folder
+
+    root = explain_paths([str(run(tmp_path / "outsized", 1_400_000))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert root.text.endswith("rows=1400000 rss=298MB") and any("1400000 rows" in r for r in root.why)
+    root = explain_paths([str(run(tmp_path / "alike", 12600))]).root_cause
+    assert root is not None and root.rank is None and root.category != "oom_host"

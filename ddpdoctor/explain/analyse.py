@@ -2094,11 +2094,15 @@ def _named_reporter(cand: Candidate) -> int | None:
 def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int]) -> list[int]:
     """Of several ranks that printed no exception while their peers waited in a collective or lost a
     connection, the one whose last lines part from its peers' with one that says it stopped, waits or
-    failed (or with an error line) is where it went; the others were still going when the launcher
-    stopped them (a `--log-dir` folder does not say how each ended)."""
+    failed (or with an error line) is where it went, or else the one whose last line reads an amount far
+    over its peers' (`rows=1400000` where they read 12500); the others were still going when the
+    launcher stopped them (a `--log-dir` folder does not say how each ended)."""
     erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
     spoke = {rank for rank in silent if rank in erred or _account(timeline, rank) is not None}
-    return sorted(spoke) if len(spoke) == 1 else silent
+    if len(spoke) == 1:
+        return sorted(spoke)
+    outsized = timeline.outsized_last_reading()
+    return [outsized[0]] if not spoke and outsized is not None and outsized[0] in silent else silent
 
 
 def _left_behind(
@@ -2145,6 +2149,24 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
             f"rank {silent[0]}'s last line reads {format_size(now)}, up from {format_size(before)} in the same"
             " line earlier, and then it vanished without an error: most likely the kernel's out-of-memory"
             " killer (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k` on its node)"
+        )
+    elif (
+        not left_cleanly
+        and len(silent) == 1
+        and (outsized := timeline.outsized_last_reading()) is not None
+        and outsized[0] == silent[0]
+    ):
+        _, last, peers, now, unit = outsized
+        read = (
+            f"{format_size(now)}, over the {format_size(peers)}"
+            if unit == "B"
+            else f"{now:.0f} {unit}, over the {peers:.0f}"
+        )
+        cand.category, cand.stated = "oom_host", last
+        cand.reasons.append(
+            f"rank {silent[0]}'s last line reads {read} its peers read at most in the same line, and then it"
+            " vanished without an error: most likely the kernel's out-of-memory killer took it while it took"
+            " that on (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k`)"
         )
     elif (
         not left_cleanly

@@ -602,7 +602,9 @@ LARGE_ALLOCATION = 8.0 * GIB  # a size one rank alone reads, this large, is an a
 COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
 COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsized workload
 # A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`).
-_ITEM_COUNT = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{2,20}s)\b")
+_ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{2,20}s)\b")
+# ... or a setting that counts items (`rows=1400000`, `samples: 2000000`).
+_ITEMS_SETTING = re.compile(r"\b([a-z]{3,20}s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
 
 
 def _counter(line: Observation, unit: str) -> int:
@@ -623,9 +625,11 @@ def _reading_shape(text: str) -> str:
 def _readings(text: str) -> dict[str, float]:
     """The largest amount a line reads out in each unit: bytes (`B`) and counts of items by noun."""
     found: dict[str, float] = {}
-    for unit, amount in [("B", size) for size in _sizes(text)] + [
-        (m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)
-    ]:
+    for unit, amount in (
+        [("B", size) for size in _sizes(text)]
+        + [(m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)]
+        + [(m[1], float(m[2])) for m in _ITEMS_SETTING.finditer(text)]
+    ):
         found[unit] = max(found.get(unit, 0.0), amount)
     return found
 
