@@ -6788,3 +6788,26 @@ def test_of_two_vanished_ranks_the_one_whose_last_line_reads_an_outsized_count_i
     assert root.text.endswith("rows=1400000 rss=298MB") and any("1400000 rows" in r for r in root.why)
     root = explain_paths([str(run(tmp_path / "alike", 12600))]).root_cause
     assert root is not None and root.rank is None and root.category != "oom_host"
+
+
+def test_a_librarys_assertion_on_the_shape_it_was_given_is_the_scripts_call() -> None:
+    """torch's attention asserts the shape of the padding mask the script built (`Expected
+    key_padded_mask.shape[1] to be 48, but got 79`): the script's input (`user_code`), not the library's
+    own invariant (`other`)."""
+    log = "".join(
+        f"[rank2]: {row}\n"
+        for row in (
+            "Traceback (most recent call last):",
+            '  File "/srv/tts/model.py", line 41, in forward',
+            "    out, _ = self.attn(x, x, x, key_padding_mask=mask)",
+            f'  File "{SITE}/torch/nn/functional.py", line 6217, in multi_head_attention_forward',
+            "    assert key_padding_mask.shape == (bsz, src_len)",
+            "AssertionError: Expected key_padded_mask.shape[1] to be 48, but got 79",
+        )
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    root = explain_text(
+        log.replace("Expected key_padded_mask.shape[1] to be 48, but got 79", "bucket not ready")
+    ).root_cause
+    assert root is not None and root.category == "other"

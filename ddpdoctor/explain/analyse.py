@@ -78,6 +78,11 @@ _SAYS_TIMED_OUT = LazyRegex(r"(?i)\btimed ?out\b")
 # traced with (torch.export's `Guard failed: x.size()[0] == 8`, `Expected input at *args[0].shape[0] to
 # be equal to 8, but got 5`).
 _INPUT_GUARD = LazyRegex(r"\bGuard failed: |\bExpected input at \*?\w{1,40}\[")
+# A library's assertion on the shape of a tensor it was given (torch's attention: `Expected
+# key_padded_mask.shape[1] to be 48, but got 79`).
+_SHAPE_ASSERTION = LazyRegex(
+    r"^AssertionError: Expected \w{1,80}(?:\.shape|\.size\(\))\S{0,20} to be \S{1,40}, but got "
+)
 
 # Knowledge-base entries the analysers name by id (a test checks that each exists).
 SIGNAL_ENTRIES = {
@@ -1068,6 +1073,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             f"the exported (or compiled) program checks its inputs against the example it was traced with,"
             f" and your code at {user.where()} called it with another (a batch of another size: export"
             " with `dynamic_shapes`, or pad the batch)"
+        )
+    elif _SHAPE_ASSERTION.search(text) and user is not None:
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(
+            f"the library checked the shape of a tensor your code at {user.where()} gave it, and it did not fit"
         )
     elif (
         short_type == "AssertionError"
