@@ -6811,3 +6811,20 @@ def test_a_librarys_assertion_on_the_shape_it_was_given_is_the_scripts_call() ->
         log.replace("Expected key_padded_mask.shape[1] to be 48, but got 79", "bucket not ready")
     ).root_cause
     assert root is not None and root.category == "other"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "2019-11-25 10:36:07.261999: E tensorflow/core/common_runtime/ring_alg.cc:279] Aborting RingGather with"
+        " Internal: RecvBufResponse returned 16 bytes where to_tensor expected 32",
+        "2019-09-26 10:51:21.474402: W tensorflow/core/common_runtime/base_collective_executor.cc:203]"
+        " BaseCollectiveExecutor::StartAbort Internal: Instance 0 found no source for broadcast.",
+    ],
+    ids=["peer-buffer-size", "no-broadcast-source"],
+)
+def test_tensorflows_collectives_that_disagree_are_a_mismatch(line: str) -> None:
+    """TensorFlow's collective executor finding a peer's buffer of another size, or a broadcast that no
+    member sends: the workers' collectives disagree (`collective_mismatch`), not an internal error."""
+    root = explain_text(line + "\n").root_cause
+    assert root is not None and root.category == "collective_mismatch"

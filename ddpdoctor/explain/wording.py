@@ -72,6 +72,10 @@ _MISMATCHED_COLLECTIVE = LazyRegex(
     # ... or a ring collective given tensors of other shapes by its peers (`Aborting RingReduce with
     # Internal: Inconsistent output shapes, got [4], but expected is [2]`)
     r"|\bRing\w{0,20} with \w{1,40}: Inconsistent (?:output |input )?shapes?\b"
+    # ... a peer's buffer of another size (`RecvBufResponse returned 16 bytes where to_tensor expected
+    # 32`), or a broadcast no member sends (`Instance 0 found no source for broadcast`)
+    r"|\bRecvBufResponse returned \d{1,19} bytes where \w{1,40} expected \d{1,19}\b"
+    r"|\bInstance \d{1,19} found no source for broadcast\b"
     # ... or MPI's receive given a smaller buffer than its peer sent (`MPI_ERR_TRUNCATE: message
     # truncated`): the ranks disagree on a message's size
     r"|\bMPI_ERR_TRUNCATE\b"
