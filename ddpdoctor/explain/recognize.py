@@ -83,8 +83,8 @@ from ddpdoctor.explain.ranks import (
 from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
     NATIVE_CHECK,
-    OLD_NCCL_WARN,
     OFI_PLUGIN_WARN,
+    OLD_NCCL_WARN,
     PROCESS_EXITED,
     SCHEDULER_SAYS,
     WRAPPER_EXCEPTIONS,
