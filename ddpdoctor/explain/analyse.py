@@ -1945,7 +1945,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             # batches ...; nothing to train on`): it failed a check of its own and left them waiting.
             said = message_category(departure.text)
             cand.category, cand.entry = (said[0] if said else "user_code"), None
-            _point_at_halt(cand, timeline, rank, departure)
+            _point_at_halt(cand, rank, departure)
             return
         # That line when it says it stopped, waits or failed; else a later healthy line that says it
         # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
@@ -1978,17 +1978,17 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             # it would go on until something happened (`P has rank 0 < 2, redrawing Q until full rank`):
             # the loop it was stuck in.
             halted = later[-1]
-        _point_at_halt(cand, timeline, rank, halted or timeline.shared_wait(rank))
+        _point_at_halt(cand, rank, halted or timeline.shared_wait(rank))
         return
     last = timeline.progress.get(rank)
     if last is not None:
         cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
     # Every rank waited on something of its own (`waiting for shard-003.ready`) and the others got it
     # and went on into the collective: this one never got past its wait.
-    _point_at_halt(cand, timeline, rank, timeline.shared_wait(rank))
+    _point_at_halt(cand, rank, timeline.shared_wait(rank))
 
 
-def _point_at_halt(cand: Candidate, timeline: Timeline, rank: int, halted: Observation | None) -> None:
+def _point_at_halt(cand: Candidate, rank: int, halted: Observation | None) -> None:
     """Point the report of the rank the others waited for at the line where it stopped, when it is the
     only suspect: at its wait loop's first round (where most labels put it; `retry 1`, not `retry 4`);
     the others' timeout stays among the reasons."""
@@ -2165,13 +2165,10 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
         and len(silent) == 1
         and (outsized := timeline.outsized_last_reading()) is not None
         and outsized[0] == silent[0]
+        and outsized[4] != "B"  # (a size: only a climb or a large allocation says it was taking memory)
     ):
         _, last, peers, now, unit = outsized
-        read = (
-            f"{format_size(now)}, over the {format_size(peers)}"
-            if unit == "B"
-            else f"{now:.0f} {unit}, over the {peers:.0f}"
-        )
+        read = f"{now:.0f} {unit}, over the {peers:.0f}"
         cand.category, cand.stated = "oom_host", last
         cand.reasons.append(
             f"rank {silent[0]}'s last line reads {read} its peers read at most in the same line, and then it"

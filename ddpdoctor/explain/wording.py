@@ -577,12 +577,13 @@ WRAPPER_EXCEPTIONS = (
     "Py4JJavaError",  # PySpark: a JVM call failed; a Spark job's own error (a Python worker's traceback) follows
 )
 
-# (pattern, category, reason), in order: the first that matches decides.
 # An HTTP server's error status, as a client reports it (`Server 1 failed: 500, Internal Server Error`,
 # `503 Server Error: Service Unavailable for url: ...`).
 _SERVER_ERROR = LazyRegex(
     r"\b5\d\d\b[ ,:-]{0,3}(?:Internal Server Error|Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)\b"
 )
+
+# (pattern, category, reason), in order: the first that matches decides.
 MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (_ALREADY_CHECKED_IN, "rendezvous", "two processes joined the process group with the same rank"),
     (_SHARED_DEVICE, "duplicate_device", "the message says two ranks use the same device"),
