@@ -2138,6 +2138,23 @@ def _left_behind(
     return cand
 
 
+def _taking_memory(timeline: Timeline, rank: int) -> tuple[Observation, str] | None:
+    """The rank's last line that says it was taking memory when its output stopped, with what it reads:
+    a size that climbed, a count of items outsized beside its peers' (an outsized size alone may be a
+    steady one), or a large allocation none of its peers made."""
+    if (climb := timeline.memory_climb(rank)) is not None:
+        last, before, now = climb
+        return last, f"{format_size(now)}, up from {format_size(before)} in the same line earlier"
+    outsized = timeline.outsized_last_reading()
+    if outsized is not None and outsized[0] == rank and outsized[4] != "B":
+        _, last, peers, now, unit = outsized
+        return last, f"{now:.0f} {unit}, where its peers read at most {peers:.0f} in the same line"
+    if (large := timeline.large_last_reading(rank)) is not None:
+        last, now = large
+        return last, f"{format_size(now)}, far more than its peers ever read"
+    return None
+
+
 def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silent: list[int]) -> Candidate:
     """Ranks lost their connection to a peer, and one rank said nothing at all: that rank went away first.
     When torchrun's table of failures lists the ranks that lost it but not that rank, it ended with exit
@@ -2152,40 +2169,15 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     cand.suspects = silent
     if not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
         _point_at_account(cand, said)
-    elif not left_cleanly and len(silent) == 1 and (climb := timeline.memory_climb(silent[0])) is not None:
-        last, before, now = climb
-        cand.category, cand.stated = "oom_host", last
-        cand.reasons.append(
-            f"rank {silent[0]}'s last line reads {format_size(now)}, up from {format_size(before)} in the same"
-            " line earlier, and then it vanished without an error: most likely the kernel's out-of-memory"
-            " killer (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k` on its node)"
-        )
     elif (
-        not left_cleanly
-        and len(silent) == 1
-        and (outsized := timeline.outsized_last_reading()) is not None
-        and outsized[0] == silent[0]
-        and outsized[4] != "B"  # (a size: only a climb or a large allocation says it was taking memory)
+        not left_cleanly and len(silent) == 1 and (taking := _taking_memory(timeline, silent[0])) is not None
     ):
-        _, last, peers, now, unit = outsized
-        read = f"{now:.0f} {unit}, over the {peers:.0f}"
+        last, reading = taking
         cand.category, cand.stated = "oom_host", last
         cand.reasons.append(
-            f"rank {silent[0]}'s last line reads {read} its peers read at most in the same line, and then it"
-            " vanished without an error: most likely the kernel's out-of-memory killer took it while it took"
-            " that on (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k`)"
-        )
-    elif (
-        not left_cleanly
-        and len(silent) == 1
-        and (large := timeline.large_last_reading(silent[0])) is not None
-    ):
-        last, now = large
-        cand.category, cand.stated = "oom_host", last
-        cand.reasons.append(
-            f"rank {silent[0]}'s last line reads {format_size(now)}, far more than its peers ever read, and"
-            " then it vanished without an error: most likely the kernel's out-of-memory killer took it while"
-            " it allocated that (confirm with `dmesg -T | grep -i 'killed process'` or `journalctl -k`)"
+            f"rank {silent[0]}'s last line reads {reading}, and then it vanished without an error: most likely"
+            " the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or"
+            " `journalctl -k` on its node)"
         )
     if left_cleanly:
         cand.reasons.append(
