@@ -6828,3 +6828,32 @@ def test_tensorflows_collectives_that_disagree_are_a_mismatch(line: str) -> None
     member sends: the workers' collectives disagree (`collective_mismatch`), not an internal error."""
     root = explain_text(line + "\n").root_cause
     assert root is not None and root.category == "collective_mismatch"
+
+
+# --- classes found in the forty-fifth session -------------------------------------------------------
+
+
+def test_a_launcher_agent_sent_a_signal_is_why_its_vanished_workers_were_lost(tmp_path: Path) -> None:
+    """Two torchrun agents, one a node: ranks 0 and 1 lose their connection to a peer, ranks 2 and 3
+    print no error, and node 1's agent logged `Received 15 death signal, shutting down workers`: the job
+    was stopped from outside (a preemption), and that line is the root, no rank to blame. Without the
+    agent's line the lost connection stays the line shown."""
+    node0 = tmp_path / "node0.log"
+    node0.write_text(
+        "".join(f"[rank{r}]: step 40 loss 0.6\n" for r in (0, 1))
+        + _lost_peer_traceback(0, 63630).replace("[default0]:", "")
+        + _lost_peer_traceback(1, 8388).replace("[default1]:", "")
+    )
+    steps = "".join(f"[rank{r}]: step 40 loss 0.6\n" for r in (2, 3))
+    signal = (
+        "W1202 06:25:10.957000 4538 torch/distributed/elastic/agent/server/api.py:753] Received 15 death"
+        " signal, shutting down workers\n"
+    )
+    node1 = tmp_path / "node1.log"
+    node1.write_text(steps + signal)
+    root = explain_paths([str(node0), str(node1)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("other", None)
+    assert "Received 15 death signal" in root.text
+    node1.write_text(steps)
+    root = explain_paths([str(node0), str(node1)]).root_cause
+    assert root is not None and "Connection closed by peer" in root.text

@@ -2167,7 +2167,15 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     category = "collective_timeout" if left_cleanly else "other"
     cand = Candidate(anchor, INFERRED, "lost-peer", category, None, silent[0] if len(silent) == 1 else None)
     cand.suspects = silent
-    if not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
+    if not left_cleanly and timeline.agent_signals:
+        told = timeline.agent_signals[0]
+        cand.stated = told
+        cand.reasons.append(
+            f"a launcher's agent was sent signal {told.signal} and shut its workers down ({told.file}:{told.line}):"
+            " the job was stopped from outside (a preemption, the scheduler, a kill); the ranks it ran ended"
+            " without an error of their own"
+        )
+    elif not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
         _point_at_account(cand, said)
     elif (
         not left_cleanly and len(silent) == 1 and (taking := _taking_memory(timeline, silent[0])) is not None

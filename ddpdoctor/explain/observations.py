@@ -312,6 +312,13 @@ class StopObs(Observation):
     pid: int | None = None
 
 
+class AgentSignalObs(Observation):
+    """A launcher's agent that was itself sent a signal (torchrun's `Received 15 death signal, shutting
+    down workers`): the job was stopped from outside, and the workers it ran ended because of it."""
+
+    signal: str = ""
+
+
 class LeadObs(Observation):
     """A line that only says something failed (`command not found`, `Failed to ...`) with no error
     level or known message: the verdict's last resort when nothing else in the logs is an error."""

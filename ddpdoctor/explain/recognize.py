@@ -50,6 +50,7 @@ from ddpdoctor.explain.index import (
 )
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
+    AgentSignalObs,
     FATAL_WORD_SIGNALS,
     RECENT_LINES,
     SIGNAL_NAMES,
@@ -391,6 +392,8 @@ _NOT_A_LEAD = LazyRegex(
 _LAUNCHER_STOP = LazyRegex(
     r"(?:Sending process (\d{1,10}) closing signal|Closing process (\d{1,10}) via signal) SIG"
 )
+# torchrun's agent itself signalled (`Received 15 death signal, shutting down workers`).
+_AGENT_SIGNAL = LazyRegex(r"Received (\d{1,2}|SIG[A-Z]{2,8}) death signal")
 _MAX_STOPS = 256  # stop lines kept per input: a job's workers on one host, with room for restarts
 # NCCL's choice of network interface (`NCCL INFO NET/Socket : Using [0]lo:127.0.0.1<0>`) when it is
 # one that other hosts cannot reach.
@@ -1339,6 +1342,11 @@ class LogReader:
             fact = self._observe(StopObs, number, stripped, stream)
             fact.pid = bounded_int(stop.group(1) or stop.group(2))
             self.observations.append(fact)  # a fact beside the line's own reading (the KB knows it too)
+        elif "death signal" in rest and self._stops < _MAX_STOPS and (signal := _AGENT_SIGNAL.search(rest)):
+            self._stops += 1
+            told = self._observe(AgentSignalObs, number, stripped, stream)
+            told.signal = signal.group(1)
+            self.observations.append(told)  # a fact beside the line's own reading, as above
         if stripped == _CHECK_TRACE_HEAD:
             stream.check_trace = (number, number)
             return

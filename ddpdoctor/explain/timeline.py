@@ -20,6 +20,7 @@ from ddpdoctor.explain.attempts import path_attempt
 from ddpdoctor.explain.clock import comparable
 from ddpdoctor.explain.collectives import MAX_NAMED
 from ddpdoctor.explain.observations import (
+    AgentSignalObs,
     RECENT_LINES,
     CollectiveObs,
     ExceptionObs,
@@ -68,6 +69,8 @@ class Timeline:
         self.interfaces: list[InterfaceObs] = []
         # The workers a launcher stopped with a signal (their pids): a death by that signal is its doing.
         self.stopped_pids: set[int] = set()
+        # Launcher agents that were themselves sent a signal: the job stopped from outside.
+        self.agent_signals: list[AgentSignalObs] = []
         for obs in observations:
             if isinstance(obs, ProgressObs):
                 if obs.rank is not None:
@@ -79,6 +82,8 @@ class Timeline:
                     unlabelled.append(obs)
             elif isinstance(obs, InterfaceObs):
                 self.interfaces.append(obs)
+            elif isinstance(obs, AgentSignalObs):
+                self.agent_signals.append(obs)
             elif isinstance(obs, StopObs):
                 if obs.pid is not None:
                     self.stopped_pids.add(obs.pid)
