@@ -1336,14 +1336,17 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     the rank stopped or failed, names a cause (`rss 801MB exceeds limit 800MB`) or is an error-level
     record."""
     line = timeline.departure(rank, alone=True)
-    if line is None or not (
-        line.error_record
-        or STATES_A_HALT.search(line.text)
-        or NAMES_A_FAILURE.search(line.text)
+    return line if line is not None and _says_why(line) else None
+
+
+def _says_why(line: Observation) -> bool:
+    """Whether a rank's line says it stopped or failed, names a cause, or is an error-level record."""
+    return (
+        (isinstance(line, RecentLineObs) and line.error_record)
+        or STATES_A_HALT.search(line.text) is not None
+        or NAMES_A_FAILURE.search(line.text) is not None
         or message_category(line.text) is not None
-    ):
-        return None
-    return line
+    )
 
 
 def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
@@ -2186,6 +2189,19 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
             f"rank {silent[0]}'s last line reads {reading}, and then it vanished without an error: most likely"
             " the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or"
             " `journalctl -k` on its node)"
+        )
+    elif (
+        not left_cleanly
+        and len(silent) == 1
+        and (last := timeline.last_line(silent[0])) is not None
+        and not _says_why(last)
+    ):
+        cand.category, cand.stated = "oom_host", last
+        cand.reasons.append(
+            f"rank {silent[0]} vanished without a word after its line `{last.text[:200]}` ({last.file}:{last.line}):"
+            " no exception, no exit message; a process that ends so is most often killed with SIGKILL, likely"
+            " by the kernel's out-of-memory killer (these files keep no record of how it ended: confirm with"
+            " `dmesg -T | grep -i 'killed process'` on its node, or the launcher's console)"
         )
     if left_cleanly:
         cand.reasons.append(

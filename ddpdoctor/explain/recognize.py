@@ -50,10 +50,10 @@ from ddpdoctor.explain.index import (
 )
 from ddpdoctor.explain.match import INNER_GROUP, FastMatcher, Hit
 from ddpdoctor.explain.observations import (
-    AgentSignalObs,
     FATAL_WORD_SIGNALS,
     RECENT_LINES,
     SIGNAL_NAMES,
+    AgentSignalObs,
     CollectiveObs,
     ExceptionObs,
     ExitObs,

@@ -20,8 +20,8 @@ from ddpdoctor.explain.attempts import path_attempt
 from ddpdoctor.explain.clock import comparable
 from ddpdoctor.explain.collectives import MAX_NAMED
 from ddpdoctor.explain.observations import (
-    AgentSignalObs,
     RECENT_LINES,
+    AgentSignalObs,
     CollectiveObs,
     ExceptionObs,
     ExitObs,
@@ -309,9 +309,10 @@ class Timeline:
                 odd[rank] = stated[rank][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
-    def last_line(self, rank: int) -> RecentLineObs | None:
-        """The last line a rank printed (an error record too), if any of its lines were read."""
-        lines = self._recent.get(rank)
+    def last_line(self, rank: int) -> Observation | None:
+        """The last line a rank printed (an error record too; its last healthy line where a run of lines
+        that differ only in their numbers stands as its first), if any of its lines were read."""
+        lines = self._with_progress(rank)
         return lines[-1] if lines else None
 
     def memory_climb(self, rank: int) -> tuple[Observation, float, float] | None:

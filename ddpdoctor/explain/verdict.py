@@ -1288,8 +1288,10 @@ def _confidence(culprit: Candidate, rivals: list[Candidate], timeline: Timeline)
         level = min(2, level + 1)
     if culprit.rank is None and timeline.world_size and timeline.world_size > 1 and culprit.tier <= INFERRED:
         level = max(level, 1)
-    if isinstance(culprit.obs, (ProgressObs, RecentLineObs)):
-        level = 2  # no failure line backs it: inferred from healthy lines alone
+    if isinstance(culprit.obs, (ProgressObs, RecentLineObs)) or (
+        culprit.kind == "lost-peer" and culprit.category == "oom_host"
+    ):
+        level = 2  # no failure line backs it, or how the rank ended is inferred from its silence
     return CONFIDENCE[level]
 
 

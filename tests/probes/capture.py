@@ -46,7 +46,8 @@ class Probe:
     # The culprit's global rank; None where every rank fails alike.
     rank: int | None
     # The category the `--log-dir` folder alone supports, where it lacks the evidence the console
-    # holds: torchrun writes a worker's exit code or signal only to its own console.
+    # holds: torchrun writes a worker's exit code or signal only to its own console, so a rank that
+    # ended without a word there is taken for the likeliest cause, a kill by the out-of-memory killer.
     logdir_category: str | None = None
     # Options for torchrun itself. A job whose survivors must report the lost peer before the agent
     # stops them sets how often the agent looks at its workers (torch's default is every 0.1 s, and
@@ -75,8 +76,8 @@ class Probe:
 
 PROBES = (
     Probe("hang-sleep", "collective_timeout", 1),
-    Probe("sys-exit", "other", 1, launcher=("--monitor-interval", "2")),
-    Probe("sigkill", "oom_host", 1, logdir_category="other", launcher=("--monitor-interval", "2")),
+    Probe("sys-exit", "other", 1, logdir_category="oom_host", launcher=("--monitor-interval", "2")),
+    Probe("sigkill", "oom_host", 1, launcher=("--monitor-interval", "2")),
     Probe("shape-mismatch", "user_code", 1),
     Probe("dataloader-keyerror", "dataloader", 1),
     Probe("ddp-attribute", "user_code", 0),
@@ -89,8 +90,8 @@ FIXTURE_PROBES = (
     Probe("model-mismatch", "collective_mismatch", 1),
     Probe("mismatched-collective", "collective_mismatch", None),
     Probe("rendezvous-straggler", "rendezvous", 1),
-    Probe("sigabrt", "other", 1),
-    Probe("sigsegv", "other", 1),
+    Probe("sigabrt", "other", 1, logdir_category="oom_host"),
+    Probe("sigsegv", "other", 1, logdir_category="oom_host"),
     Probe("monitored-barrier", "collective_timeout", 1),
     Probe("missing-module", "version_mismatch", 1),
     Probe("host-alloc", "oom_host", 1),
@@ -113,7 +114,7 @@ FIXTURE_PROBES = (
     Probe("spawn-sigkill", "oom_host", 1, spawn=True),
     Probe("spawn-local-target", "user_code", None, spawn=True),
     Probe("restart-raise", "user_code", 1, launcher=("--max-restarts", "1")),
-    Probe("sigterm-rank", "other", 1),
+    Probe("sigterm-rank", "other", 1, logdir_category="oom_host"),
     Probe("sys-exit-message", "user_code", 1),
     Probe("thread-exception", "user_code", 1),
     Probe("lightning-raise", "user_code", 1, spawn=True),
