@@ -6886,3 +6886,23 @@ def test_a_log_dir_rank_that_vanished_without_a_word_is_a_likely_host_oom(tmp_pa
         [str(run(tmp_path / "b", "[rank 0] step 8: loss is nan, refusing to step"))]
     ).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 0)
+
+
+def test_a_log_dir_with_no_error_names_the_one_rank_whose_memory_climbed(tmp_path: Path) -> None:
+    """A `--log-dir` folder in which no process printed an error (the killed rank said nothing, its
+    peers were stopped before they could): every rank's output stops at step 5, rank 1's `rss` climbed
+    from 490MB to 1095MB while its peers' stayed level. Rank 1 most likely vanished taking that memory
+    (`oom_host`, low confidence, its last line). When two ranks climbed alike, none is named."""
+
+    def run(root: Path, climbing: tuple[int, ...]) -> Path:
+        def lines(rank: int) -> str:
+            sizes = (490, 663, 791, 887, 983, 1095) if rank in climbing else (447, 504, 492, 572, 604, 604)
+            return "".join(f"[rank {rank}] step {i} loss 0.99 rss {size}MB\n" for i, size in enumerate(sizes))
+
+        return _stdout_dir(root, {rank: lines(rank) for rank in range(4)})
+
+    root = explain_paths([str(run(tmp_path / "one", (1,)))]).root_cause
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
+    assert root.text.endswith("rss 1095MB")
+    root = explain_paths([str(run(tmp_path / "two", (1, 2)))]).root_cause
+    assert root is None or root.rank is None

@@ -357,23 +357,35 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     """Per-rank files (a `--log-dir` folder) in which no process printed an error: nothing in them
     records how the processes ended. When one rank's output stops at a line that reads a size or a count
     far over what its peers ever read in that line (`host cache 51.5 GiB` where they reached 15.5 GiB,
-    `118355032 indices` where they read 1204113), it was taking that memory when it went: the kernel's
+    `118355032 indices` where they read 1204113), or its memory reading alone climbed (`rss 490MB` ...
+    `rss 1095MB` while its peers' stayed level), it was taking that memory when it went: the kernel's
     out-of-memory killer, likely (inferred, weakly)."""
-    if (outsized := timeline.outsized_last_reading()) is None:
+    if (outsized := timeline.outsized_last_reading()) is not None:
+        rank, line, peers, now, unit = outsized
+        read, most = (
+            (format_size(now), format_size(peers)) if unit == "B" else (f"{now:.0f} {unit}", f"{peers:.0f}")
+        )
+        taking = (
+            f"stops at a line that reads {read}, where its peers never read more than {most} in the same line"
+        )
+        note = "inferred: the rank whose output stops at an outsized reading"
+    elif (climb := timeline.lone_memory_climb()) is not None:
+        rank, line, before, now = climb
+        taking = (
+            f"reads {format_size(now)} at its last such line, up from {format_size(before)} in the same line"
+            " earlier, while no peer's reading climbed so"
+        )
+        note = "inferred: the rank whose memory alone climbed"
+    else:
         return []
-    rank, line, peers, now, unit = outsized
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
-    read, most = (
-        (format_size(now), format_size(peers)) if unit == "B" else (f"{now:.0f} {unit}", f"{peers:.0f}")
-    )
     cand.reasons.append(
         f"no process printed an error, and the files do not say how the processes ended; rank {rank}'s"
-        f" output stops at a line that reads {read}, where its peers never read more than {most} in the"
-        " same line: it most likely vanished taking the memory for that, killed by the kernel's"
+        f" output {taking}: it most likely vanished taking the memory for that, killed by the kernel's"
         " out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or the launcher's"
         " output: torchrun reports the rank's exit code -9)"
     )
-    cand.rank_note = "inferred: the rank whose output stops at an outsized reading"
+    cand.rank_note = note
     return [cand]
 
 

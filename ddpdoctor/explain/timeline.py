@@ -342,6 +342,20 @@ class Timeline:
             lines.append(progress)
         return sorted(lines, key=lambda o: (o.file_index, o.line))
 
+    def lone_memory_climb(self) -> tuple[int, Observation, float, float] | None:
+        """The one rank whose memory reading climbed (see memory_climb) while no peer's did, with its
+        last such line and the sizes it climbed from and to; None when no rank, or more than one, climbed,
+        or when a rank's last line says it finished."""
+        if any(
+            ENDS_NORMALLY.search(lines[-1].text) for lines in map(self._with_progress, self._recent) if lines
+        ):
+            return None
+        climbs = [(rank, climb) for rank in self._recent if (climb := self.memory_climb(rank)) is not None]
+        if len(climbs) != 1:
+            return None
+        rank, (line, before, now) = climbs[0]
+        return rank, line, before, now
+
     def outsized_last_reading(self) -> tuple[int, Observation, float, float, str] | None:
         """The one rank whose last line reads an outsized amount over the largest its peers read in lines
         of the same shape: a size OUTSIZED-fold and MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the
