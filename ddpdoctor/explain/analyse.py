@@ -2182,6 +2182,7 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     category = "collective_timeout" if left_cleanly else "other"
     cand = Candidate(anchor, INFERRED, "lost-peer", category, None, silent[0] if len(silent) == 1 else None)
     cand.suspects = silent
+    lone = silent[0] if len(silent) == 1 and not left_cleanly else None  # the one rank that went silent
     if not left_cleanly and timeline.agent_signals:
         told = timeline.agent_signals[0]
         cand.stated = told
@@ -2190,27 +2191,20 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
             " the job was stopped from outside (a preemption, the scheduler, a kill); the ranks it ran ended"
             " without an error of their own"
         )
-    elif not left_cleanly and len(silent) == 1 and (said := accounts.get(silent[0])) is not None:
+    elif lone is not None and (said := accounts.get(lone)) is not None:
         _point_at_account(cand, said)
-    elif (
-        not left_cleanly and len(silent) == 1 and (taking := _taking_memory(timeline, silent[0])) is not None
-    ):
+    elif lone is not None and (taking := _taking_memory(timeline, lone)) is not None:
         last, reading = taking
         cand.category, cand.stated = "oom_host", last
         cand.reasons.append(
-            f"rank {silent[0]}'s last line reads {reading}, and then it vanished without an error: most likely"
+            f"rank {lone}'s last line reads {reading}, and then it vanished without an error: most likely"
             " the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or"
             " `journalctl -k` on its node)"
         )
-    elif (
-        not left_cleanly
-        and len(silent) == 1
-        and (last := timeline.last_line(silent[0])) is not None
-        and not _says_why(last)
-    ):
-        cand.category, cand.stated = "oom_host", last
+    elif lone is not None and (final := timeline.last_line(lone)) is not None and not _says_why(final):
+        cand.category, cand.stated = "oom_host", final
         cand.reasons.append(
-            f"rank {silent[0]} vanished without a word after its line `{last.text[:200]}` ({last.file}:{last.line}):"
+            f"rank {lone} vanished without a word after its line `{final.text[:200]}` ({final.file}:{final.line}):"
             " no exception, no exit message; a process that ends so is most often killed with SIGKILL, likely"
             " by the kernel's out-of-memory killer (these files keep no record of how it ended: confirm with"
             " `dmesg -T | grep -i 'killed process'` on its node, or the launcher's console)"
