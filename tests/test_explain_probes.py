@@ -6906,3 +6906,27 @@ def test_a_log_dir_with_no_error_names_the_one_rank_whose_memory_climbed(tmp_pat
     assert root.text.endswith("rss 1095MB")
     root = explain_paths([str(run(tmp_path / "two", (1, 2)))]).root_cause
     assert root is None or root.rank is None
+
+
+def test_a_ranks_account_may_follow_the_line_where_it_parted_from_its_peers() -> None:
+    """Rank 2 parts from its peers at `lang=fr test rows=0` (they print their own languages) and then
+    says why it stops (`no test rows for lang=fr, refusing to write an empty part`) before torchrun
+    reports its exit code 2: that later line is its account, the script's own check (`user_code`)."""
+    steps = "".join(f"2026-12-05 18:36:16,18{r} rank={r} predict: step 40 loss 1.44\n" for r in range(3))
+    langs = {0: "en", 1: "de", 2: "fr"}
+    parts = "".join(
+        f"2026-12-05 18:36:16,19{r} rank={r} predict: lang={langs[r]} test rows={0 if r == 2 else 160}\n"
+        + (
+            f"2026-12-05 18:36:16,20{r} rank={r} predict: no test rows for lang=fr, refusing to write an empty part\n"
+            if r == 2
+            else f"2026-12-05 18:36:16,20{r} rank={r} predict: wrote part-{langs[r]}.tsv\n"
+        )
+        for r in range(3)
+    )
+    exit_line = (
+        "E1205 18:36:21.240000 5427 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 2)"
+        " local_rank: 2 (pid: 5461) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(steps + parts + exit_line).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    assert "refusing to write an empty part" in root.text

@@ -1344,11 +1344,16 @@ def _names_the_inferred_cause(line: RecentLineObs, cand: Candidate) -> bool:
 
 
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
-    """The line where a rank went its own way (its last, when no other rank printed any), when it says
-    the rank stopped or failed, names a cause (`rss 801MB exceeds limit 800MB`) or is an error-level
-    record."""
+    """The line where a rank went its own way (its last, when no other rank printed any), or the first of
+    its own lines after it, that says the rank stopped or failed, names a cause (`rss 801MB exceeds limit
+    800MB`) or is an error-level record."""
     line = timeline.departure(rank, alone=True)
-    return line if line is not None and _says_why(line) else None
+    if line is None:
+        return None
+    # (or a later line of its own in that file that does: `lang=fr test rows=0`, then `no test rows ...,
+    # refusing to write`)
+    later = [said for said in timeline.lines_from(rank, line) if said.file_index == line.file_index]
+    return next((said for said in (line, *later) if _says_why(said)), None)
 
 
 def _says_why(line: Observation) -> bool:
