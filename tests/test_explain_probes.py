@@ -6930,3 +6930,31 @@ def test_a_ranks_account_may_follow_the_line_where_it_parted_from_its_peers() ->
     root = explain_text(steps + parts + exit_line).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 2)
     assert "refusing to write an empty part" in root.text
+
+
+def test_a_size_mismatch_names_the_rank_whose_count_stands_far_over_its_peers() -> None:
+    """gloo's size check fails on rank 0, which received a larger buffer than it expected; rank 3's own
+    line before it read `45 docs` where its peers read 3 or 4: rank 3 sent the odd size
+    (`collective_mismatch`, rank 3). When the counts are close (5 where they read 3 or 4), the
+    reporter stays the rank named."""
+
+    def run(odd: int) -> str:
+        docs = {0: 4, 1: 3, 2: 4, 3: odd}
+        steps = "".join(
+            f"2026-12-05 18:32:55,79{r} [INFO] [rank{r}] step 0: {docs[r]} docs, {900 + r} tokens, loss 5.7\n"
+            for r in range(4)
+        )
+        return steps + (
+            "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at"
+            " /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <="
+            " op.nbytes. 184 vs 132. Received data size doesn't match expected size. Is there a distributed"
+            " collective mismatch in your code?\n"
+            "E1205 18:32:56.261000 3974 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+            " local_rank: 0 (pid: 4042) of binary: /usr/bin/python\n"
+        )
+
+    root = explain_text(run(45)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+    assert any("45 docs" in reason for reason in root.why)
+    root = explain_text(run(5)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)

@@ -205,6 +205,25 @@ class Timeline:
         `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
         return self._odd_one_out(SETTING, _setting_shape) or self._odd_named_size() or self._odd_key_set()
 
+    def outlying_count(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
+        three or more printed once, alike in shape (`45 docs` where they say 3 or 4): it holds far more
+        of them than its peers do."""
+
+        def read(text: str) -> tuple[str, list[float]] | None:
+            found = [float(m[1].replace(",", "")) for m in _ITEM_COUNT.finditer(text)]
+            return (numberless(text), found) if found else None
+
+        odd: dict[int, RecentLineObs] = {}
+        for stated in self._printed_once_by_every_rank(read):
+            for position in range(min(len(found) for _, found in stated.values())):
+                counts = {rank: found[position] for rank, (_, found) in stated.items()}
+                top = max(counts, key=counts.__getitem__)
+                rest = max(count for rank, count in counts.items() if rank != top)
+                if rest > 0 and counts[top] >= OUTSIZED * rest:
+                    odd[top] = stated[top][0]
+        return next(iter(odd.items())) if len(odd) == 1 else None
+
     def one_ahead(self) -> tuple[int, Observation] | None:
         """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
         where every other rank last said `epoch 0`, and they all agree): with its line where it did."""

@@ -304,20 +304,24 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         or _NAMES_A_RANK.search(culprit.obs.text)
     ):
         return
-    odd = timeline.odd_setting()
-    if odd is None or odd[0] == culprit.rank:
-        return
-    rank, line = odd
-    culprit.category, culprit.rank, culprit.suspects = "collective_mismatch", rank, [rank]
-    culprit.rank_note = f"inferred: rank {rank} alone started with another setting than its peers"
     consequence = (
         "every rank waited in a collective its peers never joined with the same sizes or count"
         if all_waited
         else "the rank that reported the mismatch only received what it sent"
     )
+    if (odd := timeline.odd_setting()) is not None:
+        stated, note = "states a setting otherwise than every other rank", "started with another setting than"
+    elif not all_waited and (odd := timeline.outlying_count()) is not None:
+        stated, note = "reads a count of items far over every other rank's", "held far more items than"
+    else:
+        return
+    rank, line = odd
+    if rank == culprit.rank:
+        return
+    culprit.category, culprit.rank, culprit.suspects = "collective_mismatch", rank, [rank]
+    culprit.rank_note = f"inferred: rank {rank} alone {note} its peers"
     culprit.reasons.append(
-        f"rank {rank} states a setting otherwise than every other rank: {line.text[:200]}"
-        f" ({line.file}:{line.line}); {consequence}"
+        f"rank {rank} {stated}: {line.text[:200]} ({line.file}:{line.line}); {consequence}"
     )
 
 
