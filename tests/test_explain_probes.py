@@ -6960,11 +6960,13 @@ def test_a_size_mismatch_names_the_rank_whose_count_stands_far_over_its_peers() 
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)
 
 
-def test_of_two_silent_ranks_the_one_that_went_on_past_its_peers_is_the_one_they_lost(tmp_path: Path) -> None:
+def test_of_two_silent_ranks_the_one_not_stopped_where_its_peers_waited_is_the_one_they_lost(
+    tmp_path: Path,
+) -> None:
     """A `--log-dir` folder: ranks 1 and 2 lose their connection in a broadcast; ranks 0 and 3 printed no
-    error. Rank 3's last line is the start-up line every rank printed (it sat there until torchrun stopped
-    it); rank 0 went on (`planner: read shard 15/24, 60000 docs`) and vanished there: rank 0 is the one
-    they lost, a likely host OOM kill with that line as the root."""
+    error. Rank 3's last line is the start-up line where ranks 1 and 2 stopped too (it waited with them until
+    torchrun stopped it); rank 0 went on (`planner: read shard 15/24, 60000 docs`) and vanished there: rank
+    0 is the one they lost, a likely host OOM kill with that line as the root."""
     up = {r: f"[rank {r}] up, pod memory limit 1024 MB\n" for r in range(4)}
     planner = "".join(f"[rank 0] planner: read shard {i}/24, {4000 * i} docs\n" for i in (13, 14, 15))
     folder = _stdout_dir(tmp_path, {0: up[0] + planner, 1: up[1], 2: up[2], 3: up[3]})

@@ -61,6 +61,7 @@ from ddpdoctor.explain.wording import (
     WRAPPER_EXCEPTIONS,
     device_shared_by_processes,
     message_category,
+    numberless,
 )
 from ddpdoctor.frames import collective_name
 from ddpdoctor.matching import LazyRegex
@@ -1861,7 +1862,9 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     if not waiting:
         # A rank that failed of its own accord (an exit code, a signal not the launcher's) is the one
         # its peers lost; ranks the launcher stopped after it were alive until then.
-        return None if failing else _lost_peer(timeline, found, lost, _went_on(timeline, silent))
+        return (
+            None if failing else _lost_peer(timeline, found, lost, _stopped_elsewhere(timeline, silent, lost))
+        )
     anchor = _wait_report(found, reports, waiting)
     if anchor is None:  # waits known only from reports that name no timeout
         return None
@@ -2135,13 +2138,18 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
     return [outsized[0]] if not spoke and outsized is not None and outsized[0] in silent else silent
 
 
-def _went_on(timeline: Timeline, silent: list[int]) -> list[int]:
-    """Of several ranks that printed nothing while their peers lost a connection, the one alone that went
-    on past the lines its peers printed (`planner: read shard 15/24`), where the others stopped at a line
-    their peers printed too (`up, pod memory limit 1024 MB`): they sat where the ranks that lost it sat
-    until the launcher stopped them."""
-    went_on = [rank for rank in silent if timeline.departure(rank, after_shared=True) is not None]
-    return went_on if len(went_on) == 1 else silent
+def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) -> list[int]:
+    """Of several ranks that printed nothing while their peers lost a connection, the one alone whose last
+    healthy line is not where those peers stopped (`planner: read shard 15/24` where they stopped at `up,
+    pod memory limit 1024 MB`): the others sat where the ranks that lost it sat, waiting in the same
+    collective, until the launcher stopped them."""
+    waited_at = {numberless(line.text) for rank in lost if (line := timeline.progress.get(rank)) is not None}
+    elsewhere = [
+        rank
+        for rank in silent
+        if (line := timeline.progress.get(rank)) is not None and numberless(line.text) not in waited_at
+    ]
+    return elsewhere if waited_at and len(elsewhere) == 1 else silent
 
 
 def _left_behind(
