@@ -16,6 +16,7 @@ from ddpdoctor.explain.attempts import attempts
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
     SIGNAL_NAMES,
+    AgentSignalObs,
     ExceptionObs,
     ExitObs,
     InterfaceObs,
@@ -278,6 +279,16 @@ def _headline(cand: Candidate) -> str:
         return f"{subject} left the job while the other ranks still ran collectives{said}"
     if cand.kind == "lost-peer":
         subject = who or "a rank"
+        if isinstance(cand.stated, AgentSignalObs):
+            return (
+                f"a launcher's agent was sent signal {cand.stated.signal} and shut its workers down; the other"
+                " ranks lost their connection to them"
+            )
+        if cand.category == "oom_host" and cand.stated is not None:
+            return (
+                f"{subject} vanished without an error, most likely killed by the host's out-of-memory killer:"
+                f" its output stops at `{_first_sentences(cand.stated.text, 100)}`"
+            )
         if cand.stated is not None:
             return f"{subject}: {_first_sentences(cand.stated.text)}"
         them = "them" if cand.rank is None and len(cand.suspects) > 1 else "it"

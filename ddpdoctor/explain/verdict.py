@@ -295,7 +295,8 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
     """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
     size check fails on the rank that received the data), or collectives every rank timed out in with
     none named, while one rank had started with a setting none of its peers has (`bond_features=False`
-    where they say `True`, `tasks=cls` where they say `tasks=cls,reg`): that rank runs other
+    where they say `True`, `tasks=cls` where they say `tasks=cls,reg`), or, for the size check, whose
+    count of items stands far over its peers' (`45 docs` where they say 3 or 4): that rank runs other
     collectives than they do, so the others wait in ones it never joins."""
     all_waited = culprit.category == "collective_timeout" and culprit.rank is None
     if (
