@@ -6860,6 +6860,7 @@ def test_a_launcher_agent_sent_a_signal_is_why_its_vanished_workers_were_lost(tm
     root = explain_paths([str(node0), str(node1)]).root_cause
     assert root is not None and (root.category, root.rank) == ("other", None)
     assert "Received 15 death signal" in root.text
+    assert root.headline.startswith("a launcher's agent was sent signal 15 and shut its workers down")
     node1.write_text(steps)
     root = explain_paths([str(node0), str(node1)]).root_cause
     assert root is not None and "Connection closed by peer" in root.text
@@ -6882,6 +6883,10 @@ def test_a_log_dir_rank_that_vanished_without_a_word_is_a_likely_host_oom(tmp_pa
     root = explain_paths([str(run(tmp_path / "a", "[rank 0] step 8 loss 1.02"))]).root_cause
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 0, "low")
     assert root.text == "step 8 loss 1.02"
+    assert root.headline == (
+        "rank 0 vanished without an error, most likely killed by the host's out-of-memory killer: its output"
+        " stops at `step 8 loss 1.02`"
+    )
     root = explain_paths(
         [str(run(tmp_path / "b", "[rank 0] step 8: loss is nan, refusing to step"))]
     ).root_cause

@@ -209,20 +209,7 @@ class Timeline:
         """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
         three or more printed once, alike in shape (`45 docs` where they say 3 or 4): it holds far more
         of them than its peers do."""
-
-        def read(text: str) -> tuple[str, list[float]] | None:
-            found = [float(m[1].replace(",", "")) for m in _ITEM_COUNT.finditer(text)]
-            return (numberless(text), found) if found else None
-
-        odd: dict[int, RecentLineObs] = {}
-        for stated in self._printed_once_by_every_rank(read):
-            for position in range(min(len(found) for _, found in stated.values())):
-                counts = {rank: found[position] for rank, (_, found) in stated.items()}
-                top = max(counts, key=counts.__getitem__)
-                rest = max(count for rank, count in counts.items() if rank != top)
-                if rest > 0 and counts[top] >= OUTSIZED * rest:
-                    odd[top] = stated[top][0]
-        return next(iter(odd.items())) if len(odd) == 1 else None
+        return self._odd_one_out(_ITEM_COUNT, numberless, _outlier)
 
     def one_ahead(self) -> tuple[int, Observation] | None:
         """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
@@ -276,10 +263,16 @@ class Timeline:
         ]
 
     def _odd_one_out(
-        self, values: LazyRegex | re.Pattern[str], shape_of: Callable[[str], str]
+        self,
+        values: LazyRegex | re.Pattern[str],
+        shape_of: Callable[[str], str],
+        pick: Callable[[dict[int, tuple[RecentLineObs, Any]], Callable[[Any], Any]], int | None]
+        | None = None,
     ) -> tuple[int, RecentLineObs] | None:
         """The one rank whose line differs from its peers' in one of the `values` (group 1) of a line
-        every rank printed once, alike in shape; None unless exactly one rank is odd."""
+        every rank printed once, alike in shape (by `pick`: alone against peers who agree, by default);
+        None unless exactly one rank is odd."""
+        pick = pick or _lone
 
         def read(text: str) -> tuple[str, list[str]] | None:
             found = [m.group(1) for m in values.finditer(text)]
@@ -288,7 +281,7 @@ class Timeline:
         odd: dict[int, RecentLineObs] = {}
         for stated in self._printed_once_by_every_rank(read):
             for position in range(min(len(found) for _, found in stated.values())):
-                if (rank := _lone(stated, itemgetter(position))) is not None:
+                if (rank := pick(stated, itemgetter(position))) is not None:
                     odd[rank] = stated[rank][0]
         return next(iter(odd.items())) if len(odd) == 1 else None
 
@@ -696,6 +689,14 @@ def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], An
         return None
     rare = min(seen, key=seen.__getitem__)
     return next(rank for rank, (_, value) in stated.items() if part(value) == rare)
+
+
+def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], Any]) -> int | None:
+    """The one rank whose count (`1,400`) is OUTSIZED-fold over every peer's, which count something."""
+    counts = {rank: float(part(value).replace(",", "")) for rank, (_, value) in stated.items()}
+    top = max(counts, key=counts.__getitem__)
+    rest = max(count for rank, count in counts.items() if rank != top)
+    return top if rest > 0 and counts[top] >= OUTSIZED * rest else None
 
 
 def _setting_shape(text: str) -> str:
