@@ -6982,3 +6982,17 @@ def test_of_two_silent_ranks_the_one_not_stopped_where_its_peers_waited_is_the_o
     root = explain_paths([str(folder)]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 0)
     assert root.text.endswith("planner: read shard 15/24, 60000 docs")
+
+
+def test_a_terminate_without_an_exception_after_a_timeout_is_not_the_timeouts_message() -> None:
+    """A rank's gloo timeout traceback, then C++'s `terminate called without an active exception` as the
+    process shuts down (a busy machine lets the abort print before torchrun stops it): the abort is a
+    record of its own, not the rest of the timeout's message, and the timeout stays what the rank
+    reported (`collective_timeout`, gloo's entry)."""
+    log = (
+        'Traceback (most recent call last):\n  File "/srv/train.py", line 30, in <module>\n    loss.backward()\n'
+        "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 5000ms for recv operation to complete\nterminate called without an active exception\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.entry) == ("collective_timeout", "gloo-timeout")

@@ -1809,7 +1809,9 @@ class LogReader:
             or (rest[:1] in (" ", "\t") and stripped.startswith('File "') and _FRAME.match(rest) is not None)
             or _SEPARATOR.match(stripped) is not None
             or ("panicked at" in rest and _PANIC_NEW.search(rest) is not None)
-            or "terminate called after throwing" in rest  # a C++ exception's report of its own
+            # C++'s runtime calling std::terminate (after a C++ exception of its own, or with none in flight,
+            # `terminate called without an active exception`): a record of its own, not the message's rest
+            or "terminate called " in rest
             # faulthandler's report of a crash after a Python exception (not the abort that ends a C++ one)
             or (stripped.startswith("Fatal Python error") and exc is not None and exc.type is not None)
             or _is_exit_report(rest)
