@@ -57,6 +57,7 @@ from ddpdoctor.explain.wording import (
     PROGRAM_FAILED,
     STATES_A_HALT,
     TIMED_OUT,
+    TRIES_AGAIN,
     VERSION_TEXT,
     WRAPPER_EXCEPTIONS,
     device_shared_by_processes,
@@ -359,8 +360,10 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     records how the processes ended. When one rank's output stops at a line that reads a size or a count
     far over what its peers ever read in that line (`host cache 51.5 GiB` where they reached 15.5 GiB,
     `118355032 indices` where they read 1204113), or its memory reading alone climbed (`rss 490MB` ...
-    `rss 1095MB` while its peers' stayed level), it was taking that memory when it went: the kernel's
-    out-of-memory killer, likely (inferred, weakly)."""
+    `rss 1095MB` while its peers' stayed level), it was taking that memory when it went; when it alone
+    stopped at a line each of its peers went on past, it went first. Either is what the kernel's
+    out-of-memory killer leaves: likely (inferred, weakly)."""
+    went = "it most likely vanished taking the memory for that"
     if (outsized := timeline.outsized_last_reading()) is not None:
         rank, line, peers, now, unit = outsized
         read, most = (
@@ -377,14 +380,19 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
             " earlier, while no peer's reading climbed so"
         )
         note = "inferred: the rank whose memory alone climbed"
+    elif (short := timeline.stopped_short()) is not None:
+        rank, line = short
+        taking = "stops at a line every rank printed, while each of its peers went on past it"
+        went = "it ended there first, without a word"
+        note = "inferred: the rank whose output stopped first"
     else:
         return []
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
     cand.reasons.append(
         f"no process printed an error, and the files do not say how the processes ended; rank {rank}'s"
-        f" output {taking}: it most likely vanished taking the memory for that, killed by the kernel's"
-        " out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'` or the launcher's"
-        " output: torchrun reports the rank's exit code -9)"
+        f" output {taking}: {went}, most likely killed by the kernel's out-of-memory killer (confirm with"
+        " `dmesg -T | grep -i 'killed process'` or the launcher's output: torchrun reports the rank's exit"
+        " code -9)"
     )
     cand.rank_note = note
     return [cand]
@@ -1358,7 +1366,10 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
 
 
 def _says_why(line: Observation) -> bool:
-    """Whether a rank's line says it stopped or failed, names a cause, or is an error-level record."""
+    """Whether a rank's line says it stopped or failed, names a cause, or is an error-level record; not a
+    warning that it would try again (`metrics push failed: ...; retrying in 0.5s`): it meant to go on."""
+    if isinstance(line, RecentLineObs) and line.warning_record and TRIES_AGAIN.search(line.text):
+        return False
     return (
         (isinstance(line, RecentLineObs) and line.error_record)
         or STATES_A_HALT.search(line.text) is not None
@@ -1786,6 +1797,10 @@ def _where_ranks_wait(oldest: dict[int, CollectiveObs], limit: int = 8) -> str:
 
 def _straggler(timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs]) -> Candidate | None:
     """The rank that never reported the timeout every other rank hit, or the one furthest behind."""
+    lost = {c.rank for c in found if c.rank is not None and c.consequence == "peer-failure"}
+    # A rank that lost its peer and then ended (SIGABRT after gloo's `Connection closed by peer`) neither
+    # waited nor failed of its own accord: its exit is the end of that loss.
+    found = [c for c in found if not (isinstance(c.obs, ExitObs) and c.rank in lost)]
     waiting = {
         c.rank
         for c in found
@@ -1812,7 +1827,6 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         r for c in found if c.category == "collective_timeout" and (r := _named_reporter(c)) is not None
     }
     waiting |= {rank for o in reports if _all_in_collective(o) for rank in o.named_ranks}
-    lost = {c.rank for c in found if c.rank is not None and c.consequence == "peer-failure"}
     if not waiting and not lost:
         return None
     failing = {
@@ -1863,7 +1877,11 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         # A rank that failed of its own accord (an exit code, a signal not the launcher's) is the one
         # its peers lost; ranks the launcher stopped after it were alive until then.
         return (
-            None if failing else _lost_peer(timeline, found, lost, _stopped_elsewhere(timeline, silent, lost))
+            None
+            if failing
+            else _lost_peer(
+                timeline, found, lost, _standing_out(timeline, _stopped_elsewhere(timeline, silent, lost))
+            )
         )
     anchor = _wait_report(found, reports, waiting)
     if anchor is None:  # waits known only from reports that name no timeout
@@ -2152,6 +2170,14 @@ def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) ->
     return elsewhere if waited_at and len(elsewhere) == 1 else silent
 
 
+def _standing_out(timeline: Timeline, silent: list[int]) -> list[int]:
+    """Of several ranks that printed nothing while their peers lost a connection, the one alone whose reading
+    stands far over every other rank's in the same line (`host=222MB` where they reached `host=68MB`): one
+    of them went, and it was the one taking that."""
+    standout = timeline.standout_reading(silent) if len(silent) > 1 else None
+    return [standout[0]] if standout is not None else silent
+
+
 def _left_behind(
     timeline: Timeline, found: list[Candidate], lost: set[int], silent: list[int]
 ) -> Candidate | None:
@@ -2178,7 +2204,8 @@ def _left_behind(
 def _taking_memory(timeline: Timeline, rank: int) -> tuple[Observation, str] | None:
     """The rank's last line that says it was taking memory when its output stopped, with what it reads:
     a size that climbed, a count of items outsized beside its peers' (an outsized size alone may be a
-    steady one), or a large allocation none of its peers made."""
+    steady one), a large allocation none of its peers made, or else a reading that stands far over every
+    peer's in the same line, however small (it is known to have gone: this says what it was taking)."""
     if (climb := timeline.memory_climb(rank)) is not None:
         last, before, now = climb
         return last, f"{format_size(now)}, up from {format_size(before)} in the same line earlier"
@@ -2189,6 +2216,13 @@ def _taking_memory(timeline: Timeline, rank: int) -> tuple[Observation, str] | N
     if (large := timeline.large_last_reading(rank)) is not None:
         last, now = large
         return last, f"{format_size(now)}, far more than its peers ever read"
+    standout = timeline.standout_reading([rank])
+    if standout is not None and standout[1] is timeline.last_line(rank):
+        _, line, now, peers, unit = standout
+        read, most = (
+            (format_size(now), format_size(peers)) if unit == "B" else (f"{now:.0f} {unit}", f"{peers:.0f}")
+        )
+        return line, f"{read}, where its peers read at most {most} in the same line"
     return None
 
 

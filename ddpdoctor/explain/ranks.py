@@ -110,6 +110,9 @@ _LOG_TIME = LazyRegex(r"(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?
 _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _WARNING_LEVELS = frozenset(("WARNING", "WARN"))
 _LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
+# Python logging's default record (`basicConfig()`: `%(levelname)s:%(name)s:%(message)s`), a logger named
+# for its rank (`ERROR:rank1:ewc: anchor not found`).
+_DEFAULT_RECORD = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL):([\w.<>-]{1,60}):")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
 # A process or thread id after the record's time or level, before a bracketed field (`%(process)d [rank 0]`).
 _PROCESS_FIELD = LazyRegex(r"\d{1,10}(?= {1,4}[\[(])")
@@ -334,6 +337,9 @@ def _logger_label(text: str) -> tuple[int, bool, int, str | None] | None:
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
             field = _FIELD_RANK.search(inside) if labelish else None
             pos = close + 1
+        elif pos == 0 and (m := _DEFAULT_RECORD.match(text)):
+            level = _severer(level, m.group(1))
+            field, pos = _FIELD_RANK.search(m.group(2)), m.end()
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
             level = _severer(level, m.group())
             field, pos = None, m.end()

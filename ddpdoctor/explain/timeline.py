@@ -402,6 +402,66 @@ class Timeline:
                     break
         return outsized[0] if len(outsized) == 1 else None
 
+    def standout_reading(self, among: Iterable[int]) -> tuple[int, Observation, float, float, str] | None:
+        """The one rank of `among` whose reading stands OUTSIZED-fold over the largest every other rank read
+        in lines of the same shape (`host=222MB` where its peers reached `host=68MB`), whatever its size:
+        with its latest such line, its amount, the peers' largest and the unit (`B` for bytes). A weaker
+        sign than an outsized last reading, for choosing among ranks one of which is known to have gone."""
+        largest: dict[int, dict[tuple[str, str], float]] = {}
+        for rank in self._recent:
+            read = largest.setdefault(rank, {})
+            for line in self._with_progress(rank):
+                if not _a_record(line):
+                    shape = _reading_shape(line.text)
+                    for unit, amount in _readings(line.text).items():
+                        read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
+        standing: dict[int, tuple[Observation, float, float, str]] = {}
+        for rank in among:
+            for line in self._with_progress(rank):
+                shape = _reading_shape(line.text)
+                for unit, now in _readings(line.text).items():
+                    peers = [
+                        read[shape, unit]
+                        for peer, read in largest.items()
+                        if peer != rank and (shape, unit) in read
+                    ]
+                    if not _a_record(line) and peers and now >= OUTSIZED * max(peers) > 0:
+                        standing[rank] = (line, now, max(peers), unit)
+        if len(standing) != 1:
+            return None
+        ((rank, (line, now, peers, unit)),) = standing.items()
+        return rank, line, now, peers, unit
+
+    def stopped_short(self) -> tuple[int, Observation] | None:
+        """The one rank whose output stops at a line every rank printed (numbers aside) while every other
+        rank printed more after theirs (`site_id vocab size 19486` where its peer went on to `wide features
+        (20000, 1001)`), with that last line: it stopped first. None when a rank's last line says it
+        finished, when its last line is a record, or when another rank is not known to have gone past
+        that line."""
+        ranks = sorted(self._recent)
+        if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
+            return None
+        said = {rank: self._with_progress(rank) for rank in ranks}
+        if any(lines and ENDS_NORMALLY.search(lines[-1].text) for lines in said.values()):
+            return None  # a rank that finished: a healthy run's files, as far as they tell
+        short = []
+        for rank, lines in said.items():
+            last = lines[-1] if lines else None
+            if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
+                continue
+            shape = numberless(last.text)
+            went_on = [
+                peer
+                for peer, theirs in said.items()
+                if peer != rank
+                and (at := next((i for i, line in enumerate(theirs) if numberless(line.text) == shape), None))
+                is not None
+                and at < len(theirs) - 1
+            ]
+            if len(went_on) == len(ranks) - 1:
+                short.append((rank, last))
+        return short[0] if len(short) == 1 else None
+
     def large_last_reading(self, rank: int) -> tuple[Observation, float] | None:
         """The rank's last line when it reads a size of LARGE_ALLOCATION or more, OUTSIZED-fold over any
         size its peers ever read (`consolidating fp32 master weights (32.2 GiB host buffer)` where

@@ -39,9 +39,14 @@ STATES_A_HALT = LazyRegex(
     r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
     # ... counted in attempts, or doing a step again after a pause (`(attempt 2/6), re-fetching in 2s`)
     r"|(?i:\battempt \d{1,5} ?(?:/|of) ?\d|\bre-?[a-z]{2,20}ing (?:again )?in \d)"
+    # ... or counting its tries so far (`0 positives after 100000 redraws`, `20000 draws so far without`)
+    r"|(?i:\bafter \d[\d,]{0,14} (?:re)?(?:draws|tries|attempts|retries|iterations|iters|samples)\b"
+    r"|\b\d[\d,]{0,14} (?:re)?(?:draws|tries|attempts|retries|samples) so far\b)"
     r"|(?i:\brefus(?:e|es|ed|ing) to [a-z]{2,20}\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
+# Words that say a process was going to try again (`retrying in 0.5s`, `will retry`): it meant to go on.
+TRIES_AGAIN = LazyRegex(r"(?i)\bretrying\b|\bwill retry\b|\btrying again\b")
 # Words that say a process ended its work as planned, not that it failed (`early stopping at epoch
 # 6`, `training finished`): a rank that left the job this way left its peers waiting.
 ENDS_NORMALLY = LazyRegex(
