@@ -418,19 +418,24 @@ class Timeline:
         standing: dict[int, tuple[Observation, float, float, str]] = {}
         for rank in among:
             for line in self._with_progress(rank):
+                if _a_record(line):
+                    continue
                 shape = _reading_shape(line.text)
                 for unit, now in _readings(line.text).items():
-                    peers = [
-                        read[shape, unit]
-                        for peer, read in largest.items()
-                        if peer != rank and (shape, unit) in read
-                    ]
-                    if not _a_record(line) and peers and now >= OUTSIZED * max(peers) > 0:
-                        standing[rank] = (line, now, max(peers), unit)
+                    peers = max(
+                        (
+                            read[shape, unit]
+                            for peer, read in largest.items()
+                            if peer != rank and (shape, unit) in read
+                        ),
+                        default=0.0,
+                    )
+                    if peers > 0 and now >= OUTSIZED * peers:
+                        standing[rank] = (line, now, peers, unit)
         if len(standing) != 1:
             return None
-        ((rank, (line, now, peers, unit)),) = standing.items()
-        return rank, line, now, peers, unit
+        ((rank, (line, now, most, unit)),) = standing.items()
+        return rank, line, now, most, unit
 
     def stopped_short(self) -> tuple[int, Observation] | None:
         """The one rank whose output stops at a line every rank printed (numbers aside) while every other
