@@ -7098,3 +7098,30 @@ def test_a_log_dir_rank_that_stopped_at_a_line_its_peers_went_past_is_a_likely_k
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
     assert root.text.endswith("site_id vocab size 19486 rss=225MB")
     assert explain_paths([str(_stdout_dir(tmp_path / "even", vocab))]).root_cause is None
+
+
+def test_a_mesh_that_failed_because_a_peer_closed_its_connection_blames_the_peer_that_left() -> None:
+    """torchrun's console: rank 2 logs an ERROR of its own check and exits with code 2 during start-up;
+    another rank's gloo mesh then fails (`Gloo connectFullMesh failed with ... Connection closed by peer`,
+    no rank label). The mesh lost a peer that had left, so rank 2's record is the root (`user_code`)."""
+    mesh = (
+        "Gloo connectFullMesh failed with [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
+        " Connection closed by peer [127.0.0.1]:8359. This is typically caused by a remote worker crashing."
+    )
+    log = (
+        "[2026-12-05 21:10:21,235][doclm][INFO][rank 2] shard arxiv: 14 layout tags registered, tokenizer size 514\n"
+        "[2026-12-05 21:10:21,236][doclm][ERROR][rank 2] tokenizer size 514 exceeds embedding rows 512\n"
+        f"[E1205 21:10:21.071780798 ProcessGroupGloo.cpp:67] {mesh}\n"
+        'Traceback (most recent call last):\n  File "/srv/doclm/train.py", line 40, in <module>\n'
+        f"    dist.init_process_group('gloo')\nRuntimeError: {mesh}\n"
+        + "".join(
+            "W1205 21:10:21.306000 18790 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process"
+            f" {18833 + r} closing signal SIGTERM\n"
+            for r in (0, 1, 3)
+        )
+        + "E1205 21:10:21.338000 18790 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 2)"
+        " local_rank: 2 (pid: 18835) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    assert root.text.endswith("tokenizer size 514 exceeds embedding rows 512")
