@@ -751,11 +751,17 @@ def _best_consequence(ranked: list[Candidate]) -> Candidate:
             return cand
     if (first_warn := _first_nccl_warning(ranked)) is not None:
         return first_warn
-    # Ranks that lost a peer, and one rank alone that exited of its own accord: the peer they lost.
+    # Ranks that lost a peer, and one rank alone that exited of its own accord after an error record of
+    # its own (`[ERROR][rank 2] tokenizer size 514 exceeds ...`, exit code 2): the peer they lost.
     departed = [
         c for c in ranked if isinstance(c.obs, ExitObs) and c.consequence is None and c.rank is not None
     ]
-    if len({c.rank for c in departed}) == 1 and any(c.consequence == "peer-failure" for c in ranked):
+    said = {c.rank for c in ranked if c.kind == "error-line" and c.consequence is None}
+    if (
+        len({c.rank for c in departed}) == 1
+        and departed[0].rank in said
+        and any(c.consequence == "peer-failure" for c in ranked)
+    ):
         return departed[0]
     for kind in ("symptom", "crash", "error-line"):
         for cand in ranked:
