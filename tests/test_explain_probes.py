@@ -4799,8 +4799,20 @@ def test_of_two_ranks_that_never_reported_the_timeout_the_one_that_says_it_waits
             False,
             "0 draws so far",
         ),
+        (
+            "{t} WARNING [rank 2] depot_9: {n} draws, 0/4 scenes with a moving agent so far",
+            True,
+            "100000 draws",
+        ),
     ],
-    ids=["warning-loop", "warning-loop-level-after-label", "one-warning", "info-loop", "tries-so-far"],
+    ids=[
+        "warning-loop",
+        "warning-loop-level-after-label",
+        "one-warning",
+        "info-loop",
+        "tries-so-far",
+        "so-far-later",
+    ],
 )
 def test_a_silent_ranks_count_of_tries_is_the_root_line_at_its_first_round(
     loop_line: str, repeats: bool, stated: str | None
@@ -7125,3 +7137,44 @@ def test_a_mesh_that_failed_because_a_peer_closed_its_connection_blames_the_peer
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 2)
     assert root.text.endswith("tokenizer size 514 exceeds embedding rows 512")
+
+
+def test_of_most_ranks_silent_the_one_whose_reading_stands_far_over_the_rest_is_the_one_they_lost(
+    tmp_path: Path,
+) -> None:
+    """A `--log-dir` folder of four ranks: rank 0 loses its connection, ranks 1-3 print no error (more than
+    half the job, which alone would read as ranks that had finished). Rank 1's memory read 737MB where no
+    other rank read more than 325MB: one of the silent ranks went, and it was the one taking that."""
+    clients = {0: (314,), 1: (325, 541, 737), 2: (325,), 3: (314,)}
+    run = _stdout_dir(
+        tmp_path,
+        {
+            r: "".join(f"[rank {r}] round 0 client {1 + 8 * i}/96 rss={mb}MB\n" for i, mb in enumerate(rss))
+            for r, rss in clients.items()
+        },
+    )
+    (run / "0" / "stderr.log").write_text(_lost_peer_traceback(0, 34722).replace("[default0]:", ""))
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("client 17/96 rss=737MB")
+
+
+def test_a_log_dir_rank_stopped_at_a_shape_far_over_its_peers_is_a_likely_kill(tmp_path: Path) -> None:
+    """A `--log-dir` folder with no error: every rank stopped at `building co-occurrence NxN`, rank 1 at
+    `24146x24146` where its peers build `48x48`: the elements of a shape are a count of what it holds, far
+    over theirs, so rank 1 most likely vanished building it (low confidence). Shapes alike name nobody."""
+
+    def run(name: str, vocab: int) -> Path:
+        sizes = {r: vocab if r == 1 else 48 for r in range(3)}
+        return _stdout_dir(
+            tmp_path / name,
+            {
+                r: f"[rank {r}] 3000 sessions\n[rank {r}] building co-occurrence {n}x{n}\n"
+                for r, n in sizes.items()
+            },
+        )
+
+    root = explain_paths([str(run("outsized", 24146))]).root_cause
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
+    assert root.text.endswith("building co-occurrence 24146x24146")
+    assert explain_paths([str(run("alike", 64))]).root_cause is None

@@ -1871,17 +1871,15 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     quiet = silent
     if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)
+    if not waiting:
+        silent = _standing_out(timeline, silent)
     if len(silent) > max(1, world // 2):
         return None if waiting or failing else _left_behind(timeline, found, lost, silent)
     if not waiting:
         # A rank that failed of its own accord (an exit code, a signal not the launcher's) is the one
         # its peers lost; ranks the launcher stopped after it were alive until then.
         return (
-            None
-            if failing
-            else _lost_peer(
-                timeline, found, lost, _standing_out(timeline, _stopped_elsewhere(timeline, silent, lost))
-            )
+            None if failing else _lost_peer(timeline, found, lost, _stopped_elsewhere(timeline, silent, lost))
         )
     anchor = _wait_report(found, reports, waiting)
     if anchor is None:  # waits known only from reports that name no timeout

@@ -702,6 +702,8 @@ COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsiz
 _ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{2,20}s)\b")
 # ... or a setting that counts items (`rows=1400000`, `samples: 2000000`).
 _ITEMS_SETTING = re.compile(r"\b([a-z]{3,20}s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
+# ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`).
+_SHAPE = re.compile(r"(?<![\w.])(\d{1,7}(?:x\d{1,7}){1,4})(?![\w.])")
 
 
 def _counter(line: Observation, unit: str) -> int:
@@ -720,12 +722,14 @@ def _reading_shape(text: str) -> str:
 
 
 def _readings(text: str) -> dict[str, float]:
-    """The largest amount a line reads out in each unit: bytes (`B`) and counts of items by noun."""
+    """The largest amount a line reads out in each unit: bytes (`B`), counts of items by noun, and the
+    elements of a shape (`24146x24146`)."""
     found: dict[str, float] = {}
     for unit, amount in (
         [("B", size) for size in _sizes(text)]
         + [(m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)]
         + [(m[1], float(m[2])) for m in _ITEMS_SETTING.finditer(text)]
+        + [("elements", float(math.prod(map(int, m[1].split("x"))))) for m in _SHAPE.finditer(text)]
     ):
         found[unit] = max(found.get(unit, 0.0), amount)
     return found

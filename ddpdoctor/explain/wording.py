@@ -41,7 +41,7 @@ STATES_A_HALT = LazyRegex(
     r"|(?i:\battempt \d{1,5} ?(?:/|of) ?\d|\bre-?[a-z]{2,20}ing (?:again )?in \d)"
     # ... or counting its tries so far (`0 positives after 100000 redraws`, `20000 draws so far without`)
     r"|(?i:\bafter \d[\d,]{0,14} (?:re)?(?:draws|tries|attempts|retries|iterations|iters|samples)\b"
-    r"|\b\d[\d,]{0,14} (?:re)?(?:draws|tries|attempts|retries|samples) so far\b)"
+    r"|\b\d[\d,]{0,14} (?:re)?(?:draws|tries|attempts|retries|samples)\b[^.;]{0,80}\bso far\b)"
     r"|(?i:\brefus(?:e|es|ed|ing) to [a-z]{2,20}\b)"
     r"|(?i:\bkilling (?:self|itself|myself|(?:this |the )?(?:worker|process|rank))\b)"  # a guard of the script's own
 )
