@@ -7178,3 +7178,42 @@ def test_a_log_dir_rank_stopped_at_a_shape_far_over_its_peers_is_a_likely_kill(t
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
     assert root.text.endswith("building co-occurrence 24146x24146")
     assert explain_paths([str(run("alike", 64))]).root_cause is None
+
+
+def test_of_silent_ranks_one_reading_half_again_over_every_other_is_the_one_they_lost(tmp_path: Path) -> None:
+    """A `--log-dir` folder: ranks 1 and 3 lose their connection, ranks 0 and 2 print nothing. Rank 2's
+    memory read 627MB where no other rank read more than 361MB (1.7 times): one of the two silent ranks
+    went, and the one whose reading stands half again over every other's is the one taking memory."""
+    rss = {0: 353, 1: 351, 2: 627, 3: 361}
+    run = _stdout_dir(
+        tmp_path, {r: f"[rank {r}] step 5 loss=0.49 cache=20 rss={mb}MB\n" for r, mb in rss.items()}
+    )
+    for rank in (1, 3):
+        (run / str(rank) / "stderr.log").write_text(
+            _lost_peer_traceback(rank, 61675).replace(f"[default{rank}]:", "")
+        )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert root.text.endswith("rss=627MB")
+
+
+def test_a_named_size_one_rank_states_otherwise_among_lines_each_printed_alike_names_the_sender() -> None:
+    """gloo's size check fails on two ranks that received a broadcast; every rank logged one line per
+    tensor it syncs (several lines with the same named number, `packed_bytes=`), and in the one alike but
+    for its numbers rank 0 alone says `packed_bytes=416` where its peers say 384: rank 0 sent more."""
+    tensors = (("conv.weight", "(64, 40, 3)", 3840, 3840), ("head.weight", "(12, 64)", 384, 416))
+    lines = "".join(
+        f"2026-12-05 21:34:45,0{r}0 [rank {r}] INFO sync {name}  shape={shape if r else shape.replace('12', '13')}"
+        f" packed_bytes={odd if r == 0 else size}\n"
+        for name, shape, size, odd in tensors
+        for r in range(4)
+    )
+    mismatch = (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at"
+        " /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= op.nbytes."
+        " 416 vs 384. Received data size doesn't match expected size. Is there a distributed collective mismatch"
+        " in your code?\n"
+    )
+    root = explain_text(lines + mismatch + mismatch).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)
+    assert any("packed_bytes=416" in reason for reason in root.why)

@@ -288,21 +288,30 @@ class Timeline:
     def _odd_named_size(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a named number otherwise than all its peers, who agree on it
         (`params=128910` where they say `params=128780`), in a line every rank of three or more printed
-        once with the same named numbers, whatever else differs in it (another trial's settings)."""
+        once with the same named numbers, whatever else differs in it (another trial's settings); or,
+        where each rank printed several such lines, once alike but for its numbers (`sync head.weight
+        shape=(13, 64) packed_bytes=416` where they say `shape=(12, 64) packed_bytes=384`)."""
 
-        def read(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+        def named(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
             sizes = list(SIZE_SETTING.finditer(text))
             if not sizes:
                 return None
             # The keys numbers aside (`shard-002.meta.json: 64`), each with its value.
             return tuple(numberless(m.group(1)) for m in sizes), tuple(m.group(2) for m in sizes)
 
-        odd: dict[int, RecentLineObs] = {}
-        for stated in self._printed_once_by_every_rank(read):
-            for position in range(len(next(iter(stated.values()))[1])):
-                if (rank := _lone(stated, itemgetter(position))) is not None:
-                    odd[rank] = stated[rank][0]
-        return next(iter(odd.items())) if len(odd) == 1 else None
+        def alike(text: str) -> tuple[str, tuple[str, ...]] | None:
+            found = named(text)
+            return (numberless(text), found[1]) if found is not None else None
+
+        for read in (named, alike):
+            odd: dict[int, RecentLineObs] = {}
+            for stated in self._printed_once_by_every_rank(read):
+                for position in range(len(next(iter(stated.values()))[1])):
+                    if (rank := _lone(stated, itemgetter(position))) is not None:
+                        odd[rank] = stated[rank][0]
+            if odd:
+                return next(iter(odd.items())) if len(odd) == 1 else None
+        return None
 
     def _odd_key_set(self) -> tuple[int, RecentLineObs] | None:
         """The one rank whose list of `key=value` settings names other keys than its peers' (`... gain=0.3,
@@ -403,7 +412,7 @@ class Timeline:
         return outsized[0] if len(outsized) == 1 else None
 
     def standout_reading(self, among: Iterable[int]) -> tuple[int, Observation, float, float, str] | None:
-        """The one rank of `among` whose reading stands OUTSIZED-fold over the largest every other rank read
+        """The one rank of `among` whose reading stands STANDS_OUT-fold over the largest every other rank read
         in lines of the same shape (`host=222MB` where its peers reached `host=68MB`), whatever its size:
         with its latest such line, its amount, the peers' largest and the unit (`B` for bytes). A weaker
         sign than an outsized last reading, for choosing among ranks one of which is known to have gone."""
@@ -430,7 +439,7 @@ class Timeline:
                         ),
                         default=0.0,
                     )
-                    if peers > 0 and now >= OUTSIZED * peers:
+                    if peers > 0 and now >= STANDS_OUT * peers:
                         standing[rank] = (line, now, peers, unit)
         if len(standing) != 1:
             return None
@@ -695,6 +704,7 @@ def _fold_burn_wrapper(obs: Observation, panics: list[ExceptionObs]) -> bool:
 MEMORY_CLIMB = 1.5  # a size read out that grew this many times over ...
 MEMORY_CLIMB_TO = float(GIB) / 2  # ... to at least this much is memory climbing
 OUTSIZED = 2.0  # a rank's size reading this many times its peers' largest in the same line is outsized
+STANDS_OUT = 1.5  # ... and this many times, among ranks one of which is known to have gone, stands out
 LARGE_ALLOCATION = 8.0 * GIB  # a size one rank alone reads, this large, is an allocation that may not fit
 COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
 COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsized workload
