@@ -2170,8 +2170,8 @@ def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) ->
 
 def _standing_out(timeline: Timeline, silent: list[int]) -> list[int]:
     """Of several ranks that printed nothing while their peers lost a connection, the one alone whose reading
-    stands far over every other rank's in the same line (`host=222MB` where they reached `host=68MB`): one
-    of them went, and it was the one taking that."""
+    stands half again over every other rank's in the same line (`host=222MB` where they reached `host=68MB`):
+    one of them went, and it was the one taking that."""
     standout = timeline.standout_reading(silent) if len(silent) > 1 else None
     return [standout[0]] if standout is not None else silent
 
@@ -2202,8 +2202,8 @@ def _left_behind(
 def _taking_memory(timeline: Timeline, rank: int) -> tuple[Observation, str] | None:
     """The rank's last line that says it was taking memory when its output stopped, with what it reads:
     a size that climbed, a count of items outsized beside its peers' (an outsized size alone may be a
-    steady one), a large allocation none of its peers made, or else a reading that stands far over every
-    peer's in the same line, however small (it is known to have gone: this says what it was taking)."""
+    steady one), a large allocation none of its peers made, or else a reading that stands half again over
+    every peer's in the same line, however small (it is known to have gone: this says what it was taking)."""
     if (climb := timeline.memory_climb(rank)) is not None:
         last, before, now = climb
         return last, f"{format_size(now)}, up from {format_size(before)} in the same line earlier"

@@ -385,13 +385,7 @@ class Timeline:
         largest, its own amount and the unit (`B` for bytes): what it was taking on when its output
         stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
         said = {rank: self._with_progress(rank) for rank in self._recent}
-        largest: dict[int, dict[tuple[str, str], float]] = {}
-        for rank, lines in said.items():
-            for line in lines:
-                if not _a_record(line):
-                    read, shape = largest.setdefault(rank, {}), _reading_shape(line.text)
-                    for unit, amount in _readings(line.text).items():
-                        read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
+        largest = self._largest_readings()
         outsized = []
         for rank, lines in said.items():
             last = lines[-1]
@@ -411,11 +405,8 @@ class Timeline:
                     break
         return outsized[0] if len(outsized) == 1 else None
 
-    def standout_reading(self, among: Iterable[int]) -> tuple[int, Observation, float, float, str] | None:
-        """The one rank of `among` whose reading stands STANDS_OUT-fold over the largest every other rank read
-        in lines of the same shape (`host=222MB` where its peers reached `host=68MB`), whatever its size:
-        with its latest such line, its amount, the peers' largest and the unit (`B` for bytes). A weaker
-        sign than an outsized last reading, for choosing among ranks one of which is known to have gone."""
+    def _largest_readings(self) -> dict[int, dict[tuple[str, str], float]]:
+        """Each rank's largest amount read, by line shape and unit, over its healthy last lines."""
         largest: dict[int, dict[tuple[str, str], float]] = {}
         for rank in self._recent:
             read = largest.setdefault(rank, {})
@@ -424,6 +415,14 @@ class Timeline:
                     shape = _reading_shape(line.text)
                     for unit, amount in _readings(line.text).items():
                         read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
+        return largest
+
+    def standout_reading(self, among: Iterable[int]) -> tuple[int, Observation, float, float, str] | None:
+        """The one rank of `among` whose reading stands STANDS_OUT-fold over the largest every other rank read
+        in lines of the same shape (`host=222MB` where its peers reached `host=68MB`), whatever its size:
+        with its latest such line, its amount, the peers' largest and the unit (`B` for bytes). A weaker
+        sign than an outsized last reading, for choosing among ranks one of which is known to have gone."""
+        largest = self._largest_readings()
         standing: dict[int, tuple[Observation, float, float, str]] = {}
         for rank in among:
             for line in self._with_progress(rank):
