@@ -7217,3 +7217,20 @@ def test_a_named_size_one_rank_states_otherwise_among_lines_each_printed_alike_n
     root = explain_text(lines + mismatch + mismatch).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)
     assert any("packed_bytes=416" in reason for reason in root.why)
+
+
+def test_a_log_dir_rank_whose_last_line_reads_a_large_allocation_alone_is_a_likely_kill(
+    tmp_path: Path,
+) -> None:
+    """A `--log-dir` folder with no error at all: rank 1's last line reads the array it was about to build,
+    332.14 GiB, where rank 0 read nothing of the kind: a likely host OOM kill (low confidence). When its
+    peer read as much (every rank maps the same 400 GiB store), the folder names nobody."""
+    pivot = "[rank 1] QuickStop: 634400 sales rows, pivot (61, 4004404, 365) float32 = 332.14 GiB\n"
+    run = _stdout_dir(
+        tmp_path / "alone", {0: "[rank 0] loading sales\n", 1: "[rank 1] loading sales\n" + pivot}
+    )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
+    assert root.text.endswith("= 332.14 GiB")
+    both = {r: f"[rank {r}] loading sales\n[rank {r}] mapped feature store = 400.00 GiB\n" for r in range(2)}
+    assert explain_paths([str(_stdout_dir(tmp_path / "both", both))]).root_cause is None
