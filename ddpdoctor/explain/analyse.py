@@ -362,8 +362,8 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     `118355032 indices` where they read 1204113), or its memory reading alone climbed (`rss 490MB` ...
     `rss 1095MB` while its peers' stayed level), or it alone reads a large allocation (`pivot ... =
     332.14 GiB`), it was taking that memory when it went; when it alone stopped at a line each of its
-    peers went on past, it went first. Either is what the kernel's
-    out-of-memory killer leaves: likely (inferred, weakly)."""
+    peers went on past, it went first. Either is what the kernel's out-of-memory killer leaves: likely
+    (inferred, weakly)."""
     went = "it most likely vanished taking the memory for that"
     if (outsized := timeline.outsized_last_reading()) is not None:
         rank, line, peers, now, unit = outsized
@@ -381,13 +381,8 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
             " earlier, while no peer's reading climbed so"
         )
         note = "inferred: the rank whose memory alone climbed"
-    elif (
-        len(
-            large := [(r, found) for r in sorted(timeline.ranks) if (found := timeline.large_last_reading(r))]
-        )
-        == 1
-    ):
-        rank, (line, now) = large[0]
+    elif (large := timeline.lone_large_reading()) is not None:
+        rank, line, now = large
         taking = f"stops at a line that reads {format_size(now)}, far more than any of its peers ever read"
         note = "inferred: the rank whose output stops at a large allocation"
     elif (short := timeline.stopped_short()) is not None:

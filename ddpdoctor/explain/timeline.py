@@ -363,13 +363,17 @@ class Timeline:
             lines.append(progress)
         return sorted(lines, key=lambda o: (o.file_index, o.line))
 
+    def _a_rank_finished(self) -> bool:
+        """Whether a rank's last line says it finished (`training finished`, `preload done`)."""
+        return any(
+            ENDS_NORMALLY.search(lines[-1].text) for lines in map(self._with_progress, self._recent) if lines
+        )
+
     def lone_memory_climb(self) -> tuple[int, Observation, float, float] | None:
         """The one rank whose memory reading climbed (see memory_climb) while no peer's did, with its
         last such line and the sizes it climbed from and to; None when no rank, or more than one, climbed,
         or when a rank's last line says it finished."""
-        if any(
-            ENDS_NORMALLY.search(lines[-1].text) for lines in map(self._with_progress, self._recent) if lines
-        ):
+        if self._a_rank_finished():
             return None
         climbs = [(rank, climb) for rank in self._recent if (climb := self.memory_climb(rank)) is not None]
         if len(climbs) != 1:
@@ -384,13 +388,13 @@ class Timeline:
         COUNT_OUTSIZED_FROM (`118355032 indices` where they read `1204113`), with that line, the peers'
         largest, its own amount and the unit (`B` for bytes): what it was taking on when its output
         stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
+        if self._a_rank_finished():
+            return None
         said = {rank: self._with_progress(rank) for rank in self._recent}
         largest = self._largest_readings()
         outsized = []
         for rank, lines in said.items():
             last = lines[-1]
-            if ENDS_NORMALLY.search(last.text):
-                return None
             if _a_record(last):
                 continue
             shape = _reading_shape(last.text)
@@ -455,12 +459,12 @@ class Timeline:
         if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
         said = {rank: self._with_progress(rank) for rank in ranks}
-        if any(lines and ENDS_NORMALLY.search(lines[-1].text) for lines in said.values()):
-            return None  # a rank that finished: a healthy run's files, as far as they tell
+        if self._a_rank_finished():
+            return None  # a healthy run's files, as far as they tell
         short = []
         for rank, lines in said.items():
             last = lines[-1] if lines else None
-            if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
+            if last is None or _a_record(last):
                 continue
             shape = numberless(last.text)
             went_on = [
@@ -495,6 +499,18 @@ class Timeline:
             default=0.0,
         )
         return (lines[-1], now) if now >= LARGE_ALLOCATION and now >= OUTSIZED * peers else None
+
+    def lone_large_reading(self) -> tuple[int, Observation, float] | None:
+        """The one rank whose last line reads a large allocation (see large_last_reading), with that line
+        and its size; None when no rank, or more than one, does, or when a rank's last line says it
+        finished (a healthy run's files, as far as they tell)."""
+        if self._a_rank_finished():
+            return None
+        large = [(rank, found) for rank in sorted(self.ranks) if (found := self.large_last_reading(rank))]
+        if len(large) != 1:
+            return None
+        rank, (line, now) = large[0]
+        return rank, line, now
 
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did
