@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 
 from ddpdoctor.explain.attempts import path_attempt
@@ -48,6 +48,9 @@ from ddpdoctor.units import GIB, parse_size
 TYPE_CHECKING = False  # typing's constant, without importing typing (explain's cold start)
 if TYPE_CHECKING:
     from typing import Any
+
+    # How a rank is picked as odd among the values of lines every rank printed once, by position.
+    _Pick = Callable[[dict[int, tuple[RecentLineObs, Any]], Callable[[Any], Any]], int | None]
 
 MAX_WORLD = 1 << 20
 
@@ -266,24 +269,33 @@ class Timeline:
         self,
         values: LazyRegex | re.Pattern[str],
         shape_of: Callable[[str], str],
-        pick: Callable[[dict[int, tuple[RecentLineObs, Any]], Callable[[Any], Any]], int | None]
-        | None = None,
+        pick: _Pick | None = None,
     ) -> tuple[int, RecentLineObs] | None:
         """The one rank whose line differs from its peers' in one of the `values` (group 1) of a line
         every rank printed once, alike in shape (by `pick`: alone against peers who agree, by default);
         None unless exactly one rank is odd."""
-        pick = pick or _lone
 
         def read(text: str) -> tuple[str, list[str]] | None:
             found = [m.group(1) for m in values.finditer(text)]
             return (shape_of(text), found) if found else None
 
+        return _only(self._odd_ranks(read, pick))
+
+    def _odd_ranks(
+        self,
+        read: Callable[[str], tuple[Any, Sequence[Any]] | None],
+        pick: _Pick | None = None,
+    ) -> dict[int, RecentLineObs]:
+        """The ranks whose line differs from their peers' in one of the values `read` gives it (by `pick`),
+        among the lines every rank printed once that `read` keys alike (by default, alone against peers who
+        agree), each with that line."""
+        pick = pick or _lone
         odd: dict[int, RecentLineObs] = {}
         for stated in self._printed_once_by_every_rank(read):
             for position in range(min(len(found) for _, found in stated.values())):
                 if (rank := pick(stated, itemgetter(position))) is not None:
                     odd[rank] = stated[rank][0]
-        return next(iter(odd.items())) if len(odd) == 1 else None
+        return odd
 
     def _odd_named_size(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a named number otherwise than all its peers, who agree on it
@@ -303,32 +315,22 @@ class Timeline:
             found = named(text)
             return (numberless(text), found[1]) if found is not None else None
 
-        for read in (named, alike):
-            odd: dict[int, RecentLineObs] = {}
-            for stated in self._printed_once_by_every_rank(read):
-                for position in range(len(next(iter(stated.values()))[1])):
-                    if (rank := _lone(stated, itemgetter(position))) is not None:
-                        odd[rank] = stated[rank][0]
-            if odd:
-                return next(iter(odd.items())) if len(odd) == 1 else None
-        return None
+        odd = self._odd_ranks(named) or self._odd_ranks(alike)
+        return _only(odd)
 
     def _odd_key_set(self) -> tuple[int, RecentLineObs] | None:
         """The one rank whose list of `key=value` settings names other keys than its peers' (`... gain=0.3,
         time_shift=0.3, mixup=0.2` where every other rank stops at `time_shift`), in a line every rank
         of three or more printed once, alike up to its first setting; None unless exactly one is odd."""
 
-        def read(text: str) -> tuple[str, tuple[str, ...]] | None:
+        def read(text: str) -> tuple[str, tuple[tuple[str, ...]]] | None:
             settings = list(_SETTING_KEY.finditer(text))
             if len(settings) < 2:
                 return None
-            return numberless(text[: settings[0].start()]), tuple(m.group(1) for m in settings)
+            # The whole list of keys is the one value compared.
+            return numberless(text[: settings[0].start()]), (tuple(m.group(1) for m in settings),)
 
-        odd: dict[int, RecentLineObs] = {}
-        for stated in self._printed_once_by_every_rank(read):
-            if (rank := _lone(stated, lambda keys: keys)) is not None:
-                odd[rank] = stated[rank][0]
-        return next(iter(odd.items())) if len(odd) == 1 else None
+        return _only(self._odd_ranks(read))
 
     def last_line(self, rank: int) -> Observation | None:
         """The last line a rank printed (an error record too; its last healthy line where a run of lines
@@ -774,6 +776,11 @@ def _sizes(text: str) -> list[float]:
 
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
+
+
+def _only(odd: dict[int, RecentLineObs]) -> tuple[int, RecentLineObs] | None:
+    """The one rank found odd, with its line; None when none or several are."""
+    return next(iter(odd.items())) if len(odd) == 1 else None
 
 
 def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], Any]) -> int | None:
