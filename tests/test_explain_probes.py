@@ -7234,3 +7234,97 @@ def test_a_log_dir_rank_whose_last_line_reads_a_large_allocation_alone_is_a_like
     assert root.text.endswith("= 332.14 GiB")
     both = {r: f"[rank {r}] loading sales\n[rank {r}] mapped feature store = 400.00 GiB\n" for r in range(2)}
     assert explain_paths([str(_stdout_dir(tmp_path / "both", both))]).root_cause is None
+
+
+# --- classes found in the forty-seventh session -----------------------------------------------------
+
+
+def _gate_records(rank: int, stale: str) -> list[str]:
+    return [
+        f"[2026-12-05 21:53:11,58{rank}][rank{rank}][INFO] window {w} labels<=0{7 + w}:00 staleness={stale}"
+        for w in range(3)
+    ]
+
+
+def _peer_lost(rank: int) -> list[str]:
+    return [
+        *_gate_records(rank, "0:30:00"),
+        f"[rank{rank}] RuntimeError: [../third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
+        " by peer [127.0.0.1]:7358. This is typically caused by a remote worker crashing.",
+    ]
+
+
+_GATE_EXIT = "freshness gate: feature view ctr_1h for shard 0 is 3:00:00 behind labels (SLA 2:00:00)"
+
+
+def _torchrun_exit_table(first: int, code: int, stopped: Iterable[int]) -> str:
+    rows = "".join(
+        f"[{r}]:\n  time      : 2026-12-05_21:53:12\n  host      : node0\n  rank      : {r} (local_rank: {r})\n"
+        f"  exitcode  : -15 (pid: {6100 + r})  (SIGTERM)\n  error_file: <N/A>\n"
+        f"  traceback : Signal 15 (SIGTERM) received by PID {6100 + r}\n"
+        for r in stopped
+    )
+    return (
+        f"E1205 21:53:12.863000 5954 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode:"
+        f" {code}) local_rank: {first} (pid: {6100 + first}) of binary: /usr/bin/python\n"
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+        "============================================================\ntrain.py FAILED\n"
+        "------------------------------------------------------------\nFailures:\n"
+        + rows
+        + "------------------------------------------------------------\nRoot Cause (first observed failure):\n"
+        f"[{first}]:\n  time      : 2026-12-05_21:53:12\n  host      : node0\n  rank      : {first} (local_rank:"
+        f" {first})\n  exitcode  : {code} (pid: {6100 + first}) \n  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+    )
+
+
+def test_the_message_sys_exit_wrote_bare_after_a_ranks_labelled_records_is_its_account(
+    tmp_path: Path,
+) -> None:
+    """Every rank logs records labelled `[rankN]`; rank 0 ends with `sys.exit('freshness gate: ...')`,
+    which Python writes to stderr without the label, and exits with code 1 while its peers are stopped.
+    In the console (the line unlabelled, right after its last record), behind torchrun's `--tee` label,
+    and as the last line of its own stderr in a `--log-dir` folder whose other ranks lost their peer,
+    that line is rank 0's account: `user_code`, not a kill."""
+    records = {r: _gate_records(r, f"0:{20 + 7 * r}:00") for r in range(3)}
+    console = "\n".join([*records[1], *records[2], *records[0], _GATE_EXIT]) + "\n"
+    console += _torchrun_exit_table(0, 1, (1, 2))
+    tee = "".join(f"[default{r}]:{line}\n" for r in (1, 2) for line in records[r])
+    tee += "".join(f"[default0]:{line}\n" for line in [*records[0], _GATE_EXIT]) + _torchrun_exit_table(
+        0, 1, (1, 2)
+    )
+    run = tmp_path / "run" / "attempt_0"
+    for rank, lines in {0: [*records[0], _GATE_EXIT], 1: _peer_lost(1), 2: _peer_lost(2)}.items():
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stdout.log").write_text("")
+        (run / str(rank) / "stderr.log").write_text("\n".join(lines) + "\n")
+    for report in (explain_text(console), explain_text(tee), explain_paths([str(run)])):
+        root = report.root_cause
+        assert root is not None and (root.category, root.rank) == ("user_code", 0)
+        assert root.text.startswith("freshness gate: feature view ctr_1h")
+
+
+def test_a_killed_ranks_last_record_or_a_bare_line_among_bare_ones_is_no_exit_message(tmp_path: Path) -> None:
+    """The guards of the rule above: a rank whose stderr ends at one of its labelled records printed no
+    message (a kill, read as the host's memory); a bare last line after lines that were bare too is one
+    more print, and a progress bar's line is no message."""
+
+    def folder(name: str, last: dict[int, list[str]]) -> Path:
+        run = tmp_path / name / "attempt_0"
+        for rank, lines in last.items():
+            (run / str(rank)).mkdir(parents=True)
+            (run / str(rank) / "stdout.log").write_text("")
+            (run / str(rank) / "stderr.log").write_text("\n".join(lines) + "\n")
+        return run
+
+    killed = folder("killed", {0: _gate_records(0, "3:00:00"), 1: _peer_lost(1), 2: _peer_lost(2)})
+    root = explain_paths([str(killed)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 0)
+    plain = [f"window {w} staleness=3:00:00 loss 0.5{w}" for w in range(3)]
+    bare = folder("bare", {0: [*plain, "writing window 3 features to cache now"], 1: _peer_lost(1)})
+    root = explain_paths([str(bare)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 0)
+    bar = "windows:  75%|███████▌  | 3/4 [00:01<00:00,  2.10it/s]"
+    barred = folder("bar", {0: [*_gate_records(0, "3:00:00"), bar], 1: _peer_lost(1)})
+    root = explain_paths([str(barred)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 0)

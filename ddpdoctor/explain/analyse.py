@@ -1347,7 +1347,11 @@ def _unlabelled_account(timeline: Timeline, cand: Candidate) -> RecentLineObs | 
         and line.line < cand.obs.line
         and (STATES_A_HALT.search(line.text) or _names_the_inferred_cause(line, cand))
     ]
-    return said[-1] if said else None
+    if said:
+        return said[-1]
+    # `sys.exit('message')` ends the process with code 1 and its message written bare to stderr.
+    exited = isinstance(cand.obs, ExitObs) and cand.obs.code == 1 and cand.obs.signal is None
+    return timeline.console_exit_message(cand.rank, cand.obs) if exited and cand.rank is not None else None
 
 
 def _names_the_inferred_cause(line: RecentLineObs, cand: Candidate) -> bool:
@@ -1360,14 +1364,17 @@ def _names_the_inferred_cause(line: RecentLineObs, cand: Candidate) -> bool:
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     """The line where a rank went its own way (its last, when no other rank printed any), or the first of
     its own lines after it, that says the rank stopped or failed, names a cause (`rss 801MB exceeds limit
-    800MB`) or is an error-level record."""
+    800MB`) or is an error-level record; else the message Python wrote bare as it ended, at the end of a
+    file of its own (`sys.exit('...')`, see Timeline.exit_message)."""
     line = timeline.departure(rank, alone=True)
-    if line is None:
-        return None
-    # (or a later line of its own in that file that does: `lang=fr test rows=0`, then `no test rows ...,
-    # refusing to write`)
-    later = [said for said in timeline.lines_from(rank, line) if said.file_index == line.file_index]
-    return next((said for said in (line, *later) if _says_why(said)), None)
+    if line is not None:
+        # (or a later line of its own in that file that does: `lang=fr test rows=0`, then `no test rows
+        # ..., refusing to write`)
+        later = [said for said in timeline.lines_from(rank, line) if said.file_index == line.file_index]
+        said = next((said for said in (line, *later) if _says_why(said)), None)
+        if said is not None:
+            return said
+    return timeline.exit_message(rank)
 
 
 def _says_why(line: Observation) -> bool:

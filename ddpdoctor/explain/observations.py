@@ -337,3 +337,4 @@ class RecentLineObs(Observation):
 
     error_record: bool = False  # at an error level (`E1202 ...`, `NCCL WARN`): a report, not what it did
     warning_record: bool = False  # the program's own warning (`WARNING simclr: not converged after ...`)
+    labelled: bool = False  # it carried the program's label of its global rank (not a launcher's, a file's)

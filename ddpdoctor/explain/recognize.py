@@ -476,7 +476,7 @@ def _remember(stream: _Stream, number: int, text: str) -> None:
     shape = numberless(text)
     if stream.recent and stream.recent[-1][2] == shape:
         return
-    stream.recent.append((number, text, shape, stream.error_level, stream.warning_level))
+    stream.recent.append((number, text, shape, stream.error_level, stream.warning_level, stream.labelled))
     if len(stream.recent) > RECENT_LINES:
         del stream.recent[0]
 
@@ -781,11 +781,13 @@ class _Stream:
         self.banner: str | None = None
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
-        # the last lines (number, text, numberless text, whether its logger's fields said a warning)
-        self.recent: list[tuple[int, str, str, bool, bool]] = []
+        # the last lines (number, text, numberless text, whether its logger's fields said an error, a
+        # warning, and whether the line carried a rank label of its own)
+        self.recent: list[tuple[int, str, str, bool, bool, bool]] = []
         self.last_seen = 0  # number of the last line this stream received
         self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
         self.warning_level = False  # ... or a warning
+        self.labelled = False  # that line carried the program's label of its global rank
         self.latest: tuple[int, str] | None = None  # that line (number, text) ...
         self.before: tuple[int, str] | None = None  # ... and the one it received before it
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
@@ -939,7 +941,7 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
-            for n, text, _, error, warning in stream.recent:
+            for n, text, _, error, warning, labelled in stream.recent:
                 if stream.rank is None and (_RECORD_HEADER.match(text) or SCHEDULER_SAYS.match(text)):
                     continue  # a library's record (torchrun's agent) or the scheduler's, not the script's
                 recent = self._observe(RecentLineObs, n, text, stream)
@@ -948,6 +950,7 @@ class LogReader:
                 a_warning = warning or _PROGRAM_WARNING.match(text) is not None
                 recent.error_record = error or (not a_warning and _is_error_record(text))
                 recent.warning_record = not recent.error_record and a_warning
+                recent.labelled = labelled
                 self.observations.append(recent)
         self._global_ranks_of_local_labels()
         if self._interface is not None:
@@ -1187,10 +1190,13 @@ class LogReader:
             # the traceback a logger prints under its error record).
             rank, local = labelled[1], labelled[2]
             self._labelled = (number, rank, local, False, labelled[4])
+        # The program's own label of a global rank (not a launcher's node-local `[default1]:`, not a file's rank).
+        labelled_itself = rank is not None and not local
         if rank is None:
             rank = self.default_rank
         stream = self._stream(rank, local)
         stream.last_seen = number
+        stream.labelled = labelled_itself
         stream.error_level = prefix.error_level
         stream.warning_level = prefix.warning_level
         if in_sentence:

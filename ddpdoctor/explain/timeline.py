@@ -514,6 +514,34 @@ class Timeline:
         rank, (line, now) = large[0]
         return rank, line, now
 
+    def exit_message(self, rank: int) -> RecentLineObs | None:
+        """The rank's last line in a file (its own file in torchrun's `--log-dir`, or behind torchrun's
+        `--tee` label) when it alone lacks the label the script puts on its records while the rank's
+        other lines there all carry it: not a record of the script's logging but what Python wrote as the
+        process ended (`sys.exit('shard 0 is 3:00:00 behind labels')` prints its message bare to stderr)."""
+        own = self._recent.get(rank, [])
+        for index in sorted({line.file_index for line in own}, reverse=True):
+            lines = sorted((line for line in own if line.file_index == index), key=lambda line: line.line)
+            if _bare_after_records(lines[-1], lines[:-1]):
+                return lines[-1]
+        return None
+
+    def console_exit_message(self, rank: int, report: Observation) -> RecentLineObs | None:
+        """In a console every rank's lines share, the first line without a rank label after the rank's
+        last labelled one and before the report of its exit: what Python wrote as it ended (see
+        exit_message), when no other unlabelled line there has its shape."""
+        own = [line for line in self._recent.get(rank, []) if line.file_index == report.file_index]
+        if not own:
+            return None
+        after = [
+            line
+            for line in self.unlabelled
+            if line.file_index == report.file_index and own[-1].line < line.line < report.line
+        ]
+        if not after or sum(numberless(line.text) == numberless(after[0].text) for line in after) > 1:
+            return None
+        return after[0] if _bare_after_records(after[0], own) else None
+
     def own_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines that no other rank printed (numbers aside): what it did that they did
         not (`step 2: non-finite loss, skipping batch`). None are known when no peer's lines are."""
@@ -776,6 +804,23 @@ def _sizes(text: str) -> list[float]:
 
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
+
+
+_WORDS = re.compile(r"[A-Za-z]{3,}\W+[A-Za-z]{2,}")
+
+
+def _bare_after_records(line: RecentLineObs, before: list[RecentLineObs]) -> bool:
+    """Whether a line without a rank label, of words, comes after lines that each carry one (the
+    script's own records; a run of lines alike but for their numbers is kept as its first): a message
+    written apart from its logging, not a progress bar's or a warning's line."""
+    return (
+        not line.labelled
+        and bool(before)
+        and all(other.labelled for other in before)
+        and not line.warning_record
+        and _WORDS.search(line.text) is not None
+        and "|" not in line.text
+    )
 
 
 def _only(odd: dict[int, RecentLineObs]) -> tuple[int, RecentLineObs] | None:
