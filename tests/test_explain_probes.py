@@ -7328,3 +7328,124 @@ def test_a_killed_ranks_last_record_or_a_bare_line_among_bare_ones_is_no_exit_me
     barred = folder("bar", {0: [*_gate_records(0, "3:00:00"), bar], 1: _peer_lost(1)})
     root = explain_paths([str(barred)]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 0)
+
+
+def _grade_counts(counts: dict[int, list[int]], between: int = 0) -> str:
+    """Each rank's line of its grade counts, `between` lines of step logs after them, then the ranks' gloo
+    timeouts (rank 2 lost its peer): the all_reduce of the counts never completed."""
+    lines = "".join(
+        f"[rank {r}] pool=p{r} queries={70 + 20 * r} grade counts={counts[r]}\n" for r in sorted(counts)
+    )
+    lines += "".join(f"[rank {n % 3}] warmup batch {n} ok\n" for n in range(between))
+    lost = _peer_lost(2)[-1].replace("[rank2] ", "[rank2]: ")
+    return lines + _collective_timeout(0, 61) + _collective_timeout(1, 61) + lost + "\n"
+
+
+def test_a_list_of_another_length_on_one_rank_is_the_mismatch_its_peers_timed_out_in() -> None:
+    """Every rank prints the counts it is about to all-reduce; rank 2's list has four where its peers'
+    have five (a bincount with no minlength). gloo names no size: the peers time out, rank 2 loses them.
+    That line is the sign of the mismatch: `collective_mismatch` of rank 2, the line the root line,
+    also when dozens of lines stand between it and the errors. Lists of one length name nobody."""
+    counts = {0: [576, 313, 201, 127, 66], 1: [780, 377, 243, 115, 35], 2: [520, 279, 109, 60]}
+    for between in (0, 40):
+        root = explain_text(_grade_counts(counts, between)).root_cause
+        assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+        assert root.text.endswith("grade counts=[520, 279, 109, 60]")
+    counts[2].append(7)
+    root = explain_text(_grade_counts(counts)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+
+
+def test_a_count_of_things_one_rank_alone_states_otherwise_is_the_mismatch() -> None:
+    """`7 length bins` where every peer says 4, in a line each rank printed once: the tensor rank 2
+    all-reduces is longer. A loss value after a step number (`step 5 recon loss 1.0029`) is no count."""
+
+    def log(lines: dict[int, str]) -> str:
+        text = "".join(f"rank={r} | {line}\n" for r, line in lines.items())
+        lost = _peer_lost(2)[-1].replace("[rank2] ", "[rank2]: ")
+        return (
+            text + _collective_timeout(0, 54) + _collective_timeout(1, 54) + _collective_timeout(3, 54) + lost
+        )
+
+    bins = {
+        r: f"10000 reads, max {300 if r == 2 else 150} bp, {7 if r == 2 else 4} length bins" for r in range(4)
+    }
+    root = explain_text(log(bins)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert root.text.endswith("7 length bins")
+    steps = {r: f"step {5 if r == 2 else 6} recon loss 1.00{r}" for r in range(4)}
+    root = explain_text(log(steps)).root_cause
+    assert root is not None and root.category == "collective_timeout"
+
+
+def test_a_restarted_workers_traceback_is_not_dated_by_its_lines_before_the_agents_report() -> None:
+    """Attempt 0: rank 1 raises an IndexError and rank 0 loses it; torchrun's agent reports the failure
+    and restarts them, and in attempt 1 both fail reading the checkpoint rank 0 left half-written. The
+    restarted workers' tracebacks carry no time: they are not dated by the lines those ranks stamped in
+    attempt 0, so the first failure stays the IndexError of rank 1."""
+    stamped = "".join(
+        f"2026-12-04 07:03:29,4{80 + r} [rank{r}] INFO wxcast: station {name}: 5878 hourly readings\n"
+        for r, name in ((1, "KSEA"), (0, "KBOS"))
+    ) + "".join(f"2026-12-04 07:03:3{s},000 [rank0] INFO wxcast: step {s} loss 1.{s}\n" for s in range(5))
+    corrupt = "RuntimeError: PytorchStreamReader failed reading zip archive: failed finding central directory"
+    log = (
+        stamped
+        + _attempt(1, "IndexError: index 0 is out of bounds for dimension 0 with size 0")
+        + _attempt(0, _GLOO_RECV)
+        + _AGENT_FAILED.format(m=3, agent=11400, r=1, pid=11405)
+        + _attempt(0, corrupt)
+        + _attempt(1, corrupt)
+        + _AGENT_FAILED.format(m=4, agent=11400, r=0, pid=11482)
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text.startswith("IndexError: index 0 is out of bounds")
+
+
+@pytest.mark.parametrize(
+    ("label", "wait"),
+    [
+        (
+            "23:50:40 [rank 2]",
+            "labels for window ending 2024-02-12 not final, polling /tmp/mart/w_20240212.ready",
+        ),
+        (
+            "[rank 2]",
+            "index cache for wipe_counter is locked (/tmp/idx/wipe_counter.r2/.lock), waiting... 0s",
+        ),
+    ],
+)
+def test_a_straggler_polling_a_file_or_counting_its_wait_is_stopped_there(label: str, wait: str) -> None:
+    """Rank 2 polls a marker file (`not final, polling /tmp/...ready`) or waits on a lock, counting the
+    seconds (`waiting... 0s`), while its peers time out in the collective: that line is the root. A time
+    of day alone before the rank's label (`23:50:40 [rank 2]`, logging's `%H:%M:%S`) is a logger's field."""
+    start = "".join(f"{label.replace('2]', f'{r}]')} window {r} of 3 loaded\n" for r in range(3))
+    rounds = "".join(f"{label} {wait}\n" for _ in range(3))
+    log = start + rounds + _collective_timeout(0, 61) + _collective_timeout(1, 61)
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith(wait)
+
+
+def test_after_a_list_of_error_records_the_line_that_sums_them_up_and_stops_is_the_account() -> None:
+    """Rank 3 logs an error record for each bad flip pair, then one that sums them up and says it stops
+    (`8/8 flip pairs inconsistent ..., aborting evaluation`) and exits: that last line is its account.
+    One error record and then `refusing ...; exiting`: the record says why, and stays the account."""
+
+    def log(errors: list[str]) -> str:
+        start = "".join(f"2026-12-05 23:57:49,27{r} [INFO] [RANK {r}] evaluating set {r}\n" for r in range(4))
+        said = "".join(f"2026-12-05 23:57:49,280 [ERROR] [RANK 3] {line}\n" for line in errors)
+        steps = "".join(
+            f"2026-12-05 23:57:50,50{r} [INFO] [RANK {r}] batch 2/6 mean joint score 0.13\n" for r in range(3)
+        )
+        return start + said + steps + _agent_failed(2, 3)
+
+    pairs = [f"flip pair ({a}, {a + 1}) maps {a}_right -> {a + 1}_left" for a in (1, 3, 5)]
+    summed = "crowdpose: 8/8 flip pairs inconsistent with dataset joints, aborting evaluation"
+    root = explain_text(log([*pairs, summed])).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3) and root.text == summed
+    cause = "NA19240: 400/400 variants on contigs absent from GRCh38.fa.fai: 1,17,2,7,X"
+    root = explain_text(
+        log([cause, "refusing to extract windows against the wrong reference build; exiting"])
+    ).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3) and root.text == cause

@@ -1370,10 +1370,19 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     if line is not None:
         # (or a later line of its own in that file that does: `lang=fr test rows=0`, then `no test rows
         # ..., refusing to write`)
-        later = [said for said in timeline.lines_from(rank, line) if said.file_index == line.file_index]
-        said = next((said for said in (line, *later) if _says_why(said)), None)
-        if said is not None:
-            return said
+        later = [
+            said
+            for said in timeline.lines_from(rank, line)
+            if said.file_index == line.file_index and said is not line
+        ]
+        saying = [said for said in (line, *later) if _says_why(said)]
+        # The first, or after two lines or more (the items of a list: `flip pair (1, 2) maps ...`) the
+        # one that sums them up and says it stops (`8/8 flip pairs inconsistent ..., aborting evaluation`).
+        halt = next((i for i, said in enumerate(saying) if STATES_A_HALT.search(said.text)), None)
+        if halt is not None and sum(said.count for said in saying[:halt]) >= 2:
+            return saying[halt]
+        if saying:
+            return saying[0]
     return timeline.exit_message(rank)
 
 

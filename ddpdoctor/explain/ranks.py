@@ -106,7 +106,9 @@ _BARE_FIELD_RANK = LazyRegex(
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
-_LOG_TIME = LazyRegex(r"(?:\d{4}-)?\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?!\d)")
+_LOG_TIME = LazyRegex(
+    r"(?:(?:\d{4}-)?\d\d-\d\d[ T])?\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?(?!\d)"
+)
 _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _WARNING_LEVELS = frozenset(("WARNING", "WARN"))
 _LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")

@@ -475,8 +475,9 @@ def _remember(stream: _Stream, number: int, text: str) -> None:
     numbers (a retry's attempt, a wait's seconds) is that one again: the run is kept as its first."""
     shape = numberless(text)
     if stream.recent and stream.recent[-1][2] == shape:
+        stream.recent[-1] = (*stream.recent[-1][:6], stream.recent[-1][6] + 1)
         return
-    stream.recent.append((number, text, shape, stream.error_level, stream.warning_level, stream.labelled))
+    stream.recent.append((number, text, shape, stream.error_level, stream.warning_level, stream.labelled, 1))
     if len(stream.recent) > RECENT_LINES:
         del stream.recent[0]
 
@@ -782,8 +783,8 @@ class _Stream:
         self.table: _Table | None = None
         self.last_line: tuple[int, str] | None = None
         # the last lines (number, text, numberless text, whether its logger's fields said an error, a
-        # warning, and whether the line carried a rank label of its own)
-        self.recent: list[tuple[int, str, str, bool, bool, bool]] = []
+        # warning, whether the line carried a rank label of its own, how many lines its run stands for)
+        self.recent: list[tuple[int, str, str, bool, bool, bool, int]] = []
         self.last_seen = 0  # number of the last line this stream received
         self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
         self.warning_level = False  # ... or a warning
@@ -941,7 +942,7 @@ class LogReader:
             if stream.last_line is not None and stream.rank is not None:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
-            for n, text, _, error, warning, labelled in stream.recent:
+            for n, text, _, error, warning, labelled, count in stream.recent:
                 if stream.rank is None and (_RECORD_HEADER.match(text) or SCHEDULER_SAYS.match(text)):
                     continue  # a library's record (torchrun's agent) or the scheduler's, not the script's
                 recent = self._observe(RecentLineObs, n, text, stream)
@@ -950,7 +951,7 @@ class LogReader:
                 a_warning = warning or _PROGRAM_WARNING.match(text) is not None
                 recent.error_record = error or (not a_warning and _is_error_record(text))
                 recent.warning_record = not recent.error_record and a_warning
-                recent.labelled = labelled
+                recent.labelled, recent.count = labelled, count
                 self.observations.append(recent)
         self._global_ranks_of_local_labels()
         if self._interface is not None:
@@ -2566,6 +2567,11 @@ class LogReader:
         self._add(obs)
         if reporter == "torchrun-agent":
             self._attempt_reports += 1
+            # The workers it watched ended: a worker's later lines with no time of their own (a restarted
+            # worker's traceback) are not dated by the lines it printed before.
+            for other in self.streams.values():
+                if other is not stream:
+                    other.stamp = None
         return True
 
     def _check_before_abort(self, stream: _Stream, number: int) -> ExceptionObs | None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import _thread
 import re
+import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 
@@ -35,6 +36,7 @@ SMALL_INPUT_BYTES = 32 * 1024
 BEFORE_LINES = 8
 MATCH_AFTER_LINES = 5
 END_LINES = 16  # an input's last lines, always handed over (see Scanner._feed_last_lines)
+WHOLE_INPUT_BYTES = 256 * 1024  # an input at most this large is handed over whole
 
 _SAME_LINE_PROBE = 4096  # a repeated hit this close to the last one is checked for a newline between
 NO_CANDIDATES: frozenset[int] = frozenset()
@@ -310,6 +312,10 @@ class Scanner:
         filled = 0
         line_base = 1  # number of the line starting at buf[tail]
         eof = False
+        if size_hint is not None and size_hint <= WHOLE_INPUT_BYTES:
+            # A small input is read whole: every line is context (a straggler's first round, the lines
+            # every rank printed once at start-up), at little cost.
+            self._owed_until = sys.maxsize
         while not eof:
             step = self.chunk
             if size_hint is not None:  # a small file needs a small buffer

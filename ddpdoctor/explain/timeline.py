@@ -208,6 +208,23 @@ class Timeline:
         `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
         return self._odd_one_out(SETTING, _setting_shape) or self._odd_named_size() or self._odd_key_set()
 
+    def odd_count(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank that counts otherwise than its peers, who agree, in a line every rank of three or
+        more printed once: a list of numbers of another length (`grade counts=[520, 279, 109, 60]` where
+        every other rank lists five; the lists known by their names, whatever else differs in the line),
+        or else a count of things in lines alike but for their numbers (`7 length bins` where they say
+        4): it holds a tensor of another size."""
+
+        def read(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
+            lists = list(_NUMBER_LIST.finditer(text))
+            if not lists:
+                return None
+            return tuple(_list_name(text[: m.start()]) for m in lists), tuple(
+                m.group().count(",") + 1 for m in lists
+            )
+
+        return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, numberless)
+
     def outlying_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
         three or more printed once, alike in shape (`45 docs` where they say 3 or 4): it holds far more
@@ -803,6 +820,12 @@ def _sizes(text: str) -> list[float]:
 
 
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
+# A list of two or more numbers (`[520, 279, 109, 60]`, `[0.263, 8.054]`) and the words that name it.
+_NUMBER_LIST = re.compile(r"\[ ?-?\d[\d.e+-]{0,24}(?:, ?-?\d[\d.e+-]{0,24}){1,4095} ?\]")
+_LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
+_LIST_NAME_CHARS = 48
+# A count of things, their name one or two words (`7 length bins`, `4 classes`).
+_THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20} )?[a-z]{1,19}(?<!s)s\b")
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
 
 
@@ -821,6 +844,12 @@ def _bare_after_records(line: RecentLineObs, before: list[RecentLineObs]) -> boo
         and _WORDS.search(line.text) is not None
         and "|" not in line.text
     )
+
+
+def _list_name(before: str) -> str:
+    """The words that name a list, right before it (`grade counts=`), numbers aside; empty when none do."""
+    name = _LIST_NAME.search(before[-_LIST_NAME_CHARS:])
+    return numberless(name.group()) if name else ""
 
 
 def _only(odd: dict[int, RecentLineObs]) -> tuple[int, RecentLineObs] | None:

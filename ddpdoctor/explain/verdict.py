@@ -310,8 +310,15 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         if all_waited
         else "the rank that reported the mismatch only received what it sent"
     )
+    counted = False  # the odd line is a count of the rank's values: the one sign of the mismatch
     if (odd := timeline.odd_setting()) is not None:
         stated, note = "states a setting otherwise than every other rank", "started with another setting than"
+    elif (odd := timeline.odd_count()) is not None:
+        stated, note, counted = (
+            "counts otherwise than every other rank",
+            "held a tensor of another size than",
+            True,
+        )
     elif not all_waited and (odd := timeline.outlying_count()) is not None:
         stated, note = "reads a count of items far over every other rank's", "held far more items than"
     else:
@@ -321,6 +328,8 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         return
     culprit.category, culprit.rank, culprit.suspects = "collective_mismatch", rank, [rank]
     culprit.rank_note = f"inferred: rank {rank} alone {note} its peers"
+    if all_waited and counted:
+        culprit.stated = line  # no report names a size: the line with the rank's count is the sign of it
     culprit.reasons.append(
         f"rank {rank} {stated}: {line.text[:200]} ({line.file}:{line.line}); {consequence}"
     )
