@@ -67,6 +67,8 @@ def segments(line: str) -> Iterator[str]:
         line = _GLUED_RECORD.compiled.sub("\r", line)
     if line.startswith("[rank") and " [rank" in line:
         line = _GLUED_RANK_LABEL.compiled.sub("\r", line)
+    if line.startswith(("[rank", "[RANK", "[Rank")) and line.find("]", 6) + 2 < line.rfind("["):
+        line = _GLUED_OWN_LABEL.compiled.sub("\r", line)
     for segment in line.split("\r"):
         cleaned = clean_line(segment)
         if cleaned:
@@ -283,3 +285,7 @@ _GLUED_RECORD = LazyRegex(
 # ... or, on a line that starts with torchrun's rank label, the label of the next line
 # (`[rank3]:     self._make_launchers() [rank3]:   File "..."`).
 _GLUED_RANK_LABEL = LazyRegex(r"(?<=\S) (?=\[rank\d{1,7}\]:)")
+# ... or, on a line that starts with a script's own rank label, that label again right after a word or a
+# closing bracket, with no space (`... shape (2, 13)[rank 1] risk-set table: ...`): two ranks' prints
+# raced, one's text written before the other's line ended (print writes its newline apart).
+_GLUED_OWN_LABEL = LazyRegex(r"(?<=[\w.)\]])(?=\[(?:rank|RANK|Rank) ?\d{1,7}\] )")

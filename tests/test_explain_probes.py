@@ -17,7 +17,7 @@ import pytest
 from ddpdoctor.explain import explain_paths, explain_text
 from ddpdoctor.explain.report import RootCause
 from ddpdoctor.explain.wording import message_category
-from ddpdoctor.matching import clean_line
+from ddpdoctor.matching import clean_line, segments
 
 SITE = "/opt/conda/lib/python3.11/site-packages"
 
@@ -7449,3 +7449,28 @@ def test_after_a_list_of_error_records_the_line_that_sums_them_up_and_stops_is_t
         log([cause, "refusing to extract windows against the wrong reference build; exiting"])
     ).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 3) and root.text == cause
+
+
+def test_two_ranks_prints_glued_on_one_line_are_read_as_two_ranks_lines() -> None:
+    """Two ranks' prints raced and one's text landed before the other's newline (`... shape (2, 13)[rank 1]
+    risk-set table: ...`): each is that rank's line, so rank 1's table is read beside its peers' and rank 2,
+    whose table alone has 14 bins, is the sender gloo's size check caught. A rank named inside a message,
+    after a space, is not such a label."""
+    table = "[rank {r}] risk-set table: {n} bins of 30 d, shape (2, {n})"
+    lines = (
+        table.format(r=3, n=13)
+        + table.format(r=1, n=13)
+        + "\n\n"
+        + "".join(table.format(r=r, n=14 if r == 2 else 13) + "\n" for r in (0, 2))
+    )
+    mismatch = (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at"
+        " /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= op.nbytes."
+        " 56 vs 52. Received data size doesn't match expected size. Is there a distributed collective mismatch"
+        " in your code?\n"
+    )
+    root = explain_text(lines + mismatch).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert list(segments("[rank 0] got the tensor from [rank 1] late")) == [
+        "[rank 0] got the tensor from [rank 1] late"
+    ]
