@@ -472,7 +472,8 @@ def _explaining_link(links: list[Link]) -> int | None:
 
 def _remember(stream: _Stream, number: int, text: str) -> None:
     """Keep the line among the stream's last ones; a line that differs from the one before only in its
-    numbers (a retry's attempt, a wait's seconds) is that one again: the run is kept as its first."""
+    numbers (a retry's attempt, a wait's seconds) is that one again: the run is kept as its first,
+    with how many lines it stands for."""
     shape = numberless(text)
     if stream.recent and stream.recent[-1][2] == shape:
         stream.recent[-1] = (*stream.recent[-1][:6], stream.recent[-1][6] + 1)

@@ -819,13 +819,13 @@ def _sizes(text: str) -> list[float]:
     return [size for m in SIZE_READING.finditer(text) if (size := parse_size(f"{m[1]} {m[2]}")) is not None]
 
 
-# The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 # A list of two or more numbers (`[520, 279, 109, 60]`, `[0.263, 8.054]`) and the words that name it.
 _NUMBER_LIST = re.compile(r"\[ ?-?\d[\d.e+-]{0,24}(?:, ?-?\d[\d.e+-]{0,24}){1,4095} ?\]")
 _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`).
 _THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20} )?[a-z]{1,19}(?<!s)s\b")
+# The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
 
 
