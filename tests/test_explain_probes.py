@@ -7474,3 +7474,49 @@ def test_two_ranks_prints_glued_on_one_line_are_read_as_two_ranks_lines() -> Non
     assert list(segments("[rank 0] got the tensor from [rank 1] late")) == [
         "[rank 0] got the tensor from [rank 1] late"
     ]
+
+
+# --- classes found in the forty-eighth session ------------------------------------------------------
+
+
+_SIZE_CHECK = (
+    "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at"
+    " /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <= op.nbytes."
+    " 448 vs 384. Received data size doesn't match expected size. Is there a distributed collective mismatch"
+    " in your code?\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "odd"),
+    [
+        # Each rank names its own template, file or shard in the line; one counts otherwise.
+        ("[rank {r}][bank] template {name}_v{r} with {n} header cells", {"n": 7}),
+        ("[rank{r}] scoring val/{name}_band{r}.zarr: {n} pressure levels", {"n": 37}),
+        ("rank{r}: scanned feats/{name}_m{r}: 200 utterances, features={feats}", {"feats": "mel,energy"}),
+        # A dict's repr: its keys quoted.
+        ("[rank {r}][INFO] config: {{'embedding_dim': {n}, 'lr': 0.002}}", {"n": 96}),
+    ],
+)
+def test_the_sender_of_a_size_check_is_told_by_its_line_though_each_rank_names_its_own_file(
+    said: str, odd: dict[str, object]
+) -> None:
+    """gloo's size check fails on rank 0, which received the data, and torchrun names rank 0 alone: the
+    rank whose collective differs is rank 3, whose line alone counts or states otherwise, in lines every
+    rank prints alike but for its own file, template or shard name (or a config dict, its keys quoted)."""
+    names = ["fuel_station", "pharmacy", "supermarket", "restaurant_eu"]
+    usual: dict[str, object] = {"n": 6, "feats": "mel,f0,energy"}
+    lines = "".join(
+        said.format(r=r, name=names[r], **(usual | (odd if r == 3 else {}))) + "\n" for r in (1, 3, 0, 2)
+    )
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+    assert "Received data size doesn't match expected size" in root.text
+
+
+def test_a_size_check_stays_its_printers_when_no_rank_alone_counts_otherwise() -> None:
+    """Every rank names its own file and counts otherwise (4, 5, 6, 7 cells): no rank is the odd one, so
+    the rank torchrun saw fail stays the culprit."""
+    lines = "".join(f"[rank {r}][bank] template t{r}_v{r} with {4 + r} header cells\n" for r in (1, 3, 0, 2))
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)

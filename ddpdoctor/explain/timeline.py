@@ -41,6 +41,7 @@ from ddpdoctor.explain.wording import (
     WAITS_ON_SOMETHING,
     WORK_COUNT,
     numberless,
+    word_shape,
 )
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.units import GIB, parse_size
@@ -223,7 +224,7 @@ class Timeline:
                 m.group().count(",") + 1 for m in lists
             )
 
-        return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, numberless)
+        return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, word_shape)
 
     def outlying_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
@@ -875,5 +876,5 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
 
 
 def _setting_shape(text: str) -> str:
-    """A line with its settings' values and its numbers left out (`cache part#: # graphs, bond_features=`)."""
-    return numberless(SETTING.sub(lambda m: m.group()[: m.start(1) - m.start()], text))
+    """A line's plain words, its settings' values left out (`cache part graphs bond_features`)."""
+    return word_shape(SETTING.sub(lambda m: m.group()[: m.start(1) - m.start()], text))

@@ -791,10 +791,11 @@ NATIVE_CHECK = LazyRegex(
 # A setting a line states by name, its value a word or a list of words (`bond_features=False`,
 # `precision: bf16`, `tasks=cls,reg`).
 SETTING = LazyRegex(
-    r"\b[A-Za-z_][\w.-]{0,40}(?:=|: ?)([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
+    r"\b[A-Za-z_][\w.-]{0,40}['\"]?(?:=|: ?)['\"]?([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
 )
-# ... its value a number (`trainable params: 5120`, `num_classes=11`): its key, then its value.
-SIZE_SETTING = LazyRegex(r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)(\d{1,12}(?:\.\d{1,9})?)(?![\w.])")
+# ... its value a number (`trainable params: 5120`, `num_classes=11`, a dict's `'embedding_dim': 96`):
+# its key, then its value.
+SIZE_SETTING = LazyRegex(r"\b([A-Za-z_][\w.-]{0,40})['\"]?(?:=|: ?)(\d{1,12}(?:\.\d{1,9})?)(?![\w.])")
 
 
 # A size a progress line reads out (`mask_cache 3.49 GiB`, `rss=12.3GB`): memory the rank holds.
@@ -805,6 +806,17 @@ def numberless(text: str) -> str:
     """The text with every run of digits (and the spaces that pad it to a column) as `#`: what two
     lines that differ only in their numbers (a step, a rank, a time, a port) share."""
     return _DIGIT_RUN.sub("#", text)
+
+
+# A word standing on its own (`levels`, `bond_features`), no part of a path or of a name with a number
+# in it (`val/wb2_band1.zarr`, `rank3`, `restaurant_eu_v4`).
+_PLAIN_WORD = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z_]+(?![\w/-])")
+
+
+def word_shape(text: str) -> str:
+    """The line's plain words alone: what lines every rank prints alike share when each names its own
+    file, shard or template in them (`scoring val/era5_band2.zarr: 37 pressure levels`)."""
+    return " ".join(_PLAIN_WORD.findall(text))
 
 
 # The source location a C++ check prints before its message (gloo's `[/src/gloo/transport/tcp/pair.cc:553] `,
