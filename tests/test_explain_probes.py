@@ -7520,3 +7520,66 @@ def test_a_size_check_stays_its_printers_when_no_rank_alone_counts_otherwise() -
     lines = "".join(f"[rank {r}][bank] template t{r}_v{r} with {4 + r} header cells\n" for r in (1, 3, 0, 2))
     root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)
+
+
+def test_a_rank_that_went_on_alone_after_an_outsized_reading_is_the_one_that_vanished(tmp_path: Path) -> None:
+    """No file holds an error. Each rank names its own scene (`lego`, `room`) and says `use_batching=False`
+    but rank 2, which loaded 3024x4032 images where every peer loaded 100x100, and went on alone to build a
+    ray batch: its output stops there, so it most likely vanished taking that memory."""
+    scenes = {0: "lego", 1: "ship", 2: "room", 3: "chair"}
+    stdout = {
+        r: [f"[rank {r}] loaded {scenes[r]}: 100 images 100x100 use_batching=False"] for r in (0, 1, 3)
+    } | {
+        2: [
+            "[rank 2] loaded room: 41 images 3024x4032 use_batching=True",
+            "[rank 2] building ray batch: 499903488 rays x 3 x 3 float32",
+        ]
+    }
+    run = _stdout_dir(tmp_path, {r: "".join(f"{line}\n" for line in lines) for r, lines in stdout.items()})
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert root.text.endswith("building ray batch: 499903488 rays x 3 x 3 float32")
+    assert any("12192768 elements" in w for w in root.why)
+
+
+def test_of_two_silent_ranks_the_one_with_fewer_rounds_of_the_line_its_peers_stopped_at_went(
+    tmp_path: Path,
+) -> None:
+    """Ranks 1 and 3 lost their peer; ranks 0 and 2 printed no error. Every rank prints the same progress
+    line naming its own game (`Pong: stacked 50000/200000 ...`): rank 0 printed it as often as ranks 1
+    and 3 (it waited where they waited), rank 2 once. Rank 2 went, with its last line the root."""
+    games = {0: "Breakout", 1: "Pong", 2: "Seaquest", 3: "Qbert"}
+
+    def rounds(r: int, n: int) -> list[str]:
+        return [
+            f"[rank {r}] {games[r]}: stacked {k * 50000}/200000 transitions, host {k * 2.6:.2f} GiB"
+            for k in range(1, n + 1)
+        ]
+
+    stdout = {r: rounds(r, 4) for r in (0, 1, 3)} | {2: rounds(2, 1)}
+    run = _stdout_dir(tmp_path, {r: "".join(f"{line}\n" for line in lines) for r, lines in stdout.items()})
+    for r in (1, 3):
+        (run / str(r) / "stderr.log").write_text(_LOST.format(r=r))
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert root.text.endswith("Seaquest: stacked 50000/200000 transitions, host 2.60 GiB")
+
+
+def test_a_list_of_names_of_another_length_tells_the_sender_of_a_size_check() -> None:
+    """Each rank lists its stems (`stems=['bass', 'drums', 'vocals']`); rank 1 alone lists four. gloo's size
+    check fails on rank 0, which received rank 1's longer tensor: rank 1 is the culprit."""
+    stems = {r: ["bass", "drums", "vocals"] + (["piano"] if r == 1 else []) for r in range(4)}
+    lines = "".join(f"[rank {r}] 6 val tracks, stems={stems[r]}\n" for r in (1, 2, 3, 0))
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+
+
+def test_a_rank_field_with_the_world_size_labels_the_line() -> None:
+    """A logger's `rank=1/4` field after the record's time labels the line as rank 1's: its count of
+    channels, alone of four, tells the sender of the size check."""
+    lines = "".join(
+        f"2026-12-06 02:58:29,87{r} rank={r}/4 norm_stats: field_{r}: 40 series x {6 if r == 1 else 5} channels\n"
+        for r in (0, 2, 3, 1)
+    )
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)

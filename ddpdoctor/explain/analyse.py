@@ -62,7 +62,6 @@ from ddpdoctor.explain.wording import (
     WRAPPER_EXCEPTIONS,
     device_shared_by_processes,
     message_category,
-    numberless,
 )
 from ddpdoctor.frames import collective_name
 from ddpdoctor.matching import LazyRegex
@@ -373,6 +372,13 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
         taking = (
             f"stops at a line that reads {read}, where its peers never read more than {most} in the same line"
         )
+        if (final := timeline.last_line(rank)) is not None and final is not line:
+            # It went on past that line alone: its output stops at what it did with that much.
+            taking = (
+                f"went on alone after a line that reads {read} ({line.file}:{line.line}), where its peers never"
+                f" read more than {most} in the same line, and stops at this"
+            )
+            line = final
         note = "inferred: the rank whose output stops at an outsized reading"
     elif (climb := timeline.lone_memory_climb()) is not None:
         rank, line, before, now = climb
@@ -2178,15 +2184,28 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
 def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) -> list[int]:
     """Of several ranks that printed nothing while their peers lost a connection, the one alone whose last
     healthy line is not where those peers stopped (`planner: read shard 15/24` where they stopped at `up,
-    pod memory limit 1024 MB`): the others sat where the ranks that lost it sat, waiting in the same
-    collective, until the launcher stopped them."""
-    waited_at = {numberless(line.text) for rank in lost if (line := timeline.progress.get(rank)) is not None}
+    pod memory limit 1024 MB`), or is that line with fewer rounds of it (`Seaquest: stacked 10000/200000`
+    once, where they went on to print it five times): the others sat where the ranks that lost it sat,
+    waiting in the same collective, until the launcher stopped them."""
+    waited_at: dict[str, int] = {}
+    for rank in lost:
+        if (at := _stopped_at(timeline, rank)) is not None:
+            shape, rounds = at
+            waited_at[shape] = min(rounds, waited_at.get(shape, rounds))
     elsewhere = [
         rank
         for rank in silent
-        if (line := timeline.progress.get(rank)) is not None and numberless(line.text) not in waited_at
+        if (at := _stopped_at(timeline, rank)) is not None
+        and (at[0] not in waited_at or at[1] < waited_at[at[0]])
     ]
     return elsewhere if waited_at and len(elsewhere) == 1 else silent
+
+
+def _stopped_at(timeline: Timeline, rank: int) -> tuple[str, int] | None:
+    """Where a rank's output stopped: its last healthy line as lines every rank prints alike read (see
+    Timeline.alike), and how many rounds of that line it printed in a row."""
+    healthy = [line for line in timeline.last_lines(rank) if not (line.error_record or line.warning_record)]
+    return (timeline.alike(healthy[-1].text), healthy[-1].count) if healthy else None
 
 
 def _standing_out(timeline: Timeline, silent: list[int]) -> list[int]:

@@ -99,9 +99,9 @@ _NOT_A_HOST = LazyRegex(
 _FIELD_RANK = LazyRegex(
     r"(?i)(?<![a-z])(local[_ ]?)?rank[ :=_#]{0,2}(\d{1,7})(?:\s{0,2}/\s{0,2}\d{1,7})?(?!\w)"
 )
-# (`rank 3 | `, `rank 2/4: `, a `key=value` field: `rank=3 trainer: `, and one word: `INFO rank0 MainThread `)
+# (`rank 3 | `, `rank 2/4: `, a `key=value` field: `rank=3 trainer: `, `rank=1/4 stats: `, and one word: `INFO rank0 MainThread `)
 _BARE_FIELD_RANK = LazyRegex(
-    r"(?i)(local[_ ]?)?rank(?:[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])|=(\d{1,7})(?=[\s,;|])|(\d{1,7})(?=\s))"
+    r"(?i)(local[_ ]?)?rank(?:[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])|=(\d{1,7})(?:/\d{1,7})?(?=[\s,;|])|(\d{1,7})(?=\s))"
 )
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.

@@ -41,7 +41,6 @@ from ddpdoctor.explain.wording import (
     WAITS_ON_SOMETHING,
     WORK_COUNT,
     numberless,
-    word_shape,
 )
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.units import GIB, parse_size
@@ -104,6 +103,7 @@ class Timeline:
         # Each rank's last lines numbers aside, and how many ranks printed each such line.
         self._shapes = {rank: [numberless(o.text) for o in lines] for rank, lines in recent.items()}
         self._printers = Counter(shape for shapes in self._shapes.values() for shape in set(shapes))
+        self._shared_words = _shared_words(recent)
         self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
         hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
         self.world_hinted = bool(hints)
@@ -152,6 +152,23 @@ class Timeline:
             if self._printers[shapes[index]] > 1:  # another rank printed it too
                 return own[index + 1] if index + 1 < len(own) else None
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
+
+    def alike(self, text: str) -> str:
+        """What lines every rank prints alike share: the line with its numbers and the words not every rank
+        says (its own file, shard, template or dataset: `Seaquest`, `val/era5_band2.zarr`; a value some
+        ranks give otherwise: `use_batching=True`) left out."""
+        shared = self._shared_words
+        if shared is None:
+            return numberless(text)
+        return numberless(_TOKEN.sub(lambda m: m.group() if m.group() in shared else "~", text))
+
+    def _reading_shape(self, text: str) -> str:
+        """What lines that read out sizes share when only their numbers, units and own names differ."""
+        return self.alike(SIZE_READING.sub("#", text))
+
+    def _setting_shape(self, text: str) -> str:
+        """What lines that state settings share, their values left out (`cache part#: # graphs, bond_features=`)."""
+        return self.alike(SETTING.sub(lambda m: m.group()[: m.start(1) - m.start()], text))
 
     def last_lines(self, rank: int) -> list[RecentLineObs]:
         """The rank's last lines (error records too), in order."""
@@ -207,24 +224,26 @@ class Timeline:
         """The one rank that states a setting otherwise than all its peers: a line every rank of three
         or more printed once, alike but for a named value (`bond_features=False` where the others say
         `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
-        return self._odd_one_out(SETTING, _setting_shape) or self._odd_named_size() or self._odd_key_set()
+        return (
+            self._odd_one_out(SETTING, self._setting_shape) or self._odd_named_size() or self._odd_key_set()
+        )
 
     def odd_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that counts otherwise than its peers, who agree, in a line every rank of three or
-        more printed once: a list of numbers of another length (`grade counts=[520, 279, 109, 60]` where
-        every other rank lists five; the lists known by their names, whatever else differs in the line),
+        more printed once: a list of numbers or names of another length (`grade counts=[520, 279, 109, 60]`
+        where every other rank lists five, `stems=['bass', 'drums', 'other', 'piano']`; the lists known by their names, whatever else differs in the line),
         or else a count of things in lines alike but for their numbers (`7 length bins` where they say
         4): it holds a tensor of another size."""
 
         def read(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
-            lists = list(_NUMBER_LIST.finditer(text))
+            lists = list(_VALUE_LIST.finditer(text))
             if not lists:
                 return None
             return tuple(_list_name(text[: m.start()]) for m in lists), tuple(
                 m.group().count(",") + 1 for m in lists
             )
 
-        return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, word_shape)
+        return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, self.alike)
 
     def outlying_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
@@ -402,8 +421,8 @@ class Timeline:
         return rank, line, before, now
 
     def outsized_last_reading(self) -> tuple[int, Observation, float, float, str] | None:
-        """The one rank whose last line reads an outsized amount over the largest its peers read in lines
-        of the same shape: a size OUTSIZED-fold and MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the
+        """The one rank whose last line (or one from the last line its peers printed too on) reads an outsized
+        amount over the largest its peers read in lines of the same shape: a size OUTSIZED-fold and MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the
         others reached `15.5 GiB`), or a count of items COUNT_OUTSIZED-fold and at least
         COUNT_OUTSIZED_FROM (`118355032 indices` where they read `1204113`), with that line, the peers'
         largest, its own amount and the unit (`B` for bytes): what it was taking on when its output
@@ -414,20 +433,40 @@ class Timeline:
         largest = self._largest_readings()
         outsized = []
         for rank, lines in said.items():
-            last = lines[-1]
-            if _a_record(last):
-                continue
-            shape = _reading_shape(last.text)
-            for unit, now in _readings(last.text).items():
-                peers = [
-                    read[shape, unit]
-                    for peer, read in largest.items()
-                    if peer != rank and (shape, unit) in read
+            for line in reversed(self._since_shared(rank, lines)):
+                if _a_record(line):
+                    continue
+                shape = self._reading_shape(line.text)
+                found = [
+                    (max(peers), now, unit)
+                    for unit, now in _readings(line.text).items()
+                    if (
+                        peers := [
+                            read[shape, unit]
+                            for peer, read in largest.items()
+                            if peer != rank and (shape, unit) in read
+                        ]
+                    )
+                    and _outsized(unit, now, max(peers))
                 ]
-                if peers and _outsized(unit, now, max(peers)):
-                    outsized.append((rank, last, max(peers), now, unit))
+                if found:
+                    outsized.append((rank, line, *found[0]))
                     break
         return outsized[0] if len(outsized) == 1 else None
+
+    def _since_shared(self, rank: int, lines: list[Observation]) -> list[Observation]:
+        """The rank's lines from the last one a peer printed alike (see alike) on: where it went on alone
+        after the point its peers reached too (its last line alone, when that is one they printed)."""
+        theirs = {
+            self.alike(line.text)
+            for peer in self._recent
+            if peer != rank
+            for line in self._with_progress(peer)
+        }
+        at = next(
+            (i for i in range(len(lines) - 1, -1, -1) if self.alike(lines[i].text) in theirs), len(lines) - 1
+        )
+        return lines[at:]
 
     def _largest_readings(self) -> dict[int, dict[tuple[str, str], float]]:
         """Each rank's largest amount read, by line shape and unit, over its healthy last lines."""
@@ -436,7 +475,7 @@ class Timeline:
             read = largest.setdefault(rank, {})
             for line in self._with_progress(rank):
                 if not _a_record(line):
-                    shape = _reading_shape(line.text)
+                    shape = self._reading_shape(line.text)
                     for unit, amount in _readings(line.text).items():
                         read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
         return largest
@@ -452,7 +491,7 @@ class Timeline:
             for line in self._with_progress(rank):
                 if _a_record(line):
                     continue
-                shape = _reading_shape(line.text)
+                shape = self._reading_shape(line.text)
                 for unit, now in _readings(line.text).items():
                     peers = max(
                         (
@@ -789,11 +828,6 @@ def _a_record(line: Observation) -> bool:
     return isinstance(line, RecentLineObs) and (line.error_record or line.warning_record)
 
 
-def _reading_shape(text: str) -> str:
-    """What lines that read out sizes share when only their numbers and units differ."""
-    return numberless(SIZE_READING.sub("#", text))
-
-
 def _readings(text: str) -> dict[str, float]:
     """The largest amount a line reads out in each unit: bytes (`B`), counts of items by noun, and the
     elements of a shape (`24146x24146`)."""
@@ -820,8 +854,10 @@ def _sizes(text: str) -> list[float]:
     return [size for m in SIZE_READING.finditer(text) if (size := parse_size(f"{m[1]} {m[2]}")) is not None]
 
 
-# A list of two or more numbers (`[520, 279, 109, 60]`, `[0.263, 8.054]`) and the words that name it.
-_NUMBER_LIST = re.compile(r"\[ ?-?\d[\d.e+-]{0,24}(?:, ?-?\d[\d.e+-]{0,24}){1,4095} ?\]")
+# A list of two or more numbers (`[520, 279, 109, 60]`, `[0.263, 8.054]`) or quoted names (`['bass', 'drums']`).
+_VALUE_LIST = re.compile(
+    r"\[ ?(?:-?\d[\d.e+-]{0,24}(?:, ?-?\d[\d.e+-]{0,24}){1,4095}|'[^',\]]{0,80}'(?:, ?'[^',\]]{0,80}'){1,4095}) ?\]"
+)
 _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`).
@@ -875,6 +911,13 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
     return top if rest > 0 and counts[top] >= OUTSIZED * rest else None
 
 
-def _setting_shape(text: str) -> str:
-    """A line's plain words, its settings' values left out (`cache part graphs bond_features`)."""
-    return word_shape(SETTING.sub(lambda m: m.group()[: m.start(1) - m.start()], text))
+# A word or a name (`Seaquest`, `orchard_block_2`), whole: a token a line may name a rank's own thing by.
+_TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*")
+
+
+def _shared_words(recent: dict[int, list[RecentLineObs]]) -> frozenset[str] | None:
+    """The words every rank says in its last lines; None when fewer than two ranks are known."""
+    if len(recent) < 2:
+        return None
+    said = [{word for line in lines for word in _TOKEN.findall(line.text)} for lines in recent.values()]
+    return frozenset(set.intersection(*said))

@@ -808,17 +808,6 @@ def numberless(text: str) -> str:
     return _DIGIT_RUN.sub("#", text)
 
 
-# A word standing on its own (`levels`, `bond_features`), no part of a path or of a name with a number
-# in it (`val/wb2_band1.zarr`, `rank3`, `restaurant_eu_v4`).
-_PLAIN_WORD = re.compile(r"(?<![\w./-])[A-Za-z][A-Za-z_]+(?![\w/-])")
-
-
-def word_shape(text: str) -> str:
-    """The line's plain words alone: what lines every rank prints alike share when each names its own
-    file, shard or template in them (`scoring val/era5_band2.zarr: 37 pressure levels`)."""
-    return " ".join(_PLAIN_WORD.findall(text))
-
-
 # The source location a C++ check prints before its message (gloo's `[/src/gloo/transport/tcp/pair.cc:553] `,
 # caffe2's `[enforce fail at socket.cc:24] rv != -1. -1 vs -1. `), at the start or after the exception's name.
 _SOURCE_PREAMBLE = re.compile(
