@@ -366,9 +366,7 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     went = "it most likely vanished taking the memory for that"
     if (outsized := timeline.outsized_last_reading()) is not None:
         rank, line, peers, now, unit = outsized
-        read, most = (
-            (format_size(now), format_size(peers)) if unit == "B" else (f"{now:.0f} {unit}", f"{peers:.0f}")
-        )
+        read, most = _amounts(now, peers, unit)
         taking = (
             f"stops at a line that reads {read}, where its peers never read more than {most} in the same line"
         )
@@ -396,6 +394,8 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
         taking = "stops at a line every rank printed, while each of its peers went on past it"
         went = "it ended there first, without a word"
         note = "inferred: the rank whose output stopped first"
+    elif timeline.all_under_way():
+        return _stopped_mid_step(timeline)
     else:
         return []
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
@@ -406,6 +406,45 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
         " code -9)"
     )
     cand.rank_note = note
+    return [cand]
+
+
+def _amounts(now: float, peers: float, unit: str) -> tuple[str, str]:
+    """A rank's reading and its peers' largest as a sentence says them (`51.5 GiB`, `216000 readings`)."""
+    if unit == "B":
+        return format_size(now), format_size(peers)
+    return f"{now:.0f} {unit}", f"{peers:.0f}"
+
+
+def _stopped_mid_step(timeline: Timeline) -> list[Candidate]:
+    """No process printed an error and every rank's output stops at a line that announces a step under
+    way: the processes were stopped mid-step from outside, as the launcher stops them once one was killed
+    (most often by the kernel's out-of-memory killer). The rank whose reading stands STANDS_OUT-fold over
+    every peer's in the same line was the one taking the most; with none, the files do not say which."""
+    ranks = sorted(timeline.ranks)
+    standout = timeline.standout_reading(ranks)
+    rank = standout[0] if standout is not None else None
+    line = timeline.last_line(rank if rank is not None else ranks[0])
+    if line is None:
+        return []
+    cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
+    cand.suspects = [rank] if rank is not None else ranks
+    cand.reasons.append(
+        "no process printed an error, and every rank's output stops at a line that announces a step under"
+        " way: the processes were stopped mid-step, as the launcher stops them once one of them is killed,"
+        " most often by the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'`"
+        " or the launcher's output: torchrun reports the rank's exit code -9)"
+    )
+    if standout is not None:
+        _, read_at, now, most, unit = standout
+        read, peers = _amounts(now, most, unit)
+        cand.reasons.append(
+            f"rank {rank} read {read} ({read_at.file}:{read_at.line}), where its peers read at most {peers} in the"
+            " same line: it was taking the most when they stopped"
+        )
+        cand.rank_note = "inferred: the rank taking the most when every rank stopped mid-step"
+    else:
+        cand.rank_note = "the files do not say which rank was killed first"
     return [cand]
 
 
@@ -2257,9 +2296,7 @@ def _taking_memory(timeline: Timeline, rank: int) -> tuple[Observation, str] | N
     standout = timeline.standout_reading([rank])
     if standout is not None and standout[1] is timeline.last_line(rank):
         _, line, now, peers, unit = standout
-        read, most = (
-            (format_size(now), format_size(peers)) if unit == "B" else (f"{now:.0f} {unit}", f"{peers:.0f}")
-        )
+        read, most = _amounts(now, peers, unit)
         return line, f"{read}, where its peers read at most {most} in the same line"
     return None
 

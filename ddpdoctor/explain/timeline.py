@@ -38,6 +38,7 @@ from ddpdoctor.explain.wording import (
     SIZE_READING,
     SIZE_SETTING,
     STATES_A_HALT,
+    UNDER_WAY,
     WAITS_ON_SOMETHING,
     WORK_COUNT,
     numberless,
@@ -402,6 +403,14 @@ class Timeline:
             lines.append(progress)
         return sorted(lines, key=lambda o: (o.file_index, o.line))
 
+    def all_under_way(self) -> bool:
+        """Whether every rank of two or more stops at a line that announces a step under way (`gap-filling
+        air_temp (bandwidth=90 min)`, `building ray batch ...`): the processes were stopped mid-step."""
+        ends = [lines[-1] for lines in map(self._with_progress, self._recent) if lines]
+        return len(ends) >= 2 and all(
+            not _a_record(end) and UNDER_WAY.search(end.text.strip()) for end in ends
+        )
+
     def _a_rank_finished(self) -> bool:
         """Whether a rank's last line says it finished (`training finished`, `preload done`)."""
         return any(
@@ -509,28 +518,26 @@ class Timeline:
         return rank, line, now, most, unit
 
     def stopped_short(self) -> tuple[int, Observation] | None:
-        """The one rank whose output stops at a line every rank printed (numbers aside) while every other
+        """The one rank whose output stops at a line every rank printed (alike: see alike) while every other
         rank printed more after theirs (`site_id vocab size 19486` where its peer went on to `wide features
-        (20000, 1001)`), with that last line: it stopped first. None when a rank's last line says it
-        finished, when its last line is a record, or when another rank is not known to have gone past
-        that line."""
+        (20000, 1001)`, `preloading 1600 latents` where they went on to `preload done`), with that last
+        line: it stopped first. None when its own last line says it finished or is a record, or when
+        another rank is not known to have gone past that line."""
         ranks = sorted(self._recent)
         if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
         said = {rank: self._with_progress(rank) for rank in ranks}
-        if self._a_rank_finished():
-            return None  # a healthy run's files, as far as they tell
         short = []
         for rank, lines in said.items():
             last = lines[-1] if lines else None
-            if last is None or _a_record(last):
-                continue
-            shape = numberless(last.text)
+            if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
+                continue  # its own last line says it finished: its peers only printed more after theirs
+            shape = self.alike(last.text)
             went_on = [
                 peer
                 for peer, theirs in said.items()
                 if peer != rank
-                and (at := next((i for i, line in enumerate(theirs) if numberless(line.text) == shape), None))
+                and (at := next((i for i, line in enumerate(theirs) if self.alike(line.text) == shape), None))
                 is not None
                 and at < len(theirs) - 1
             ]

@@ -54,6 +54,9 @@ TRIES_AGAIN = LazyRegex(r"(?i)\bretrying\b|\bwill retry\b|\btrying again\b")
 ENDS_NORMALLY = LazyRegex(
     r"(?i)\b(?:early[- ]stop(?:ping|ped)?|stopp(?:ing|ed) early|finished|done|completed?)\b"
 )
+# A line that announces a step under way: its first word a verb going on (`gap-filling air_temp ...`,
+# `building ray batch: ...`), or it trails off (`saving checkpoint...`).
+UNDER_WAY = LazyRegex(r"(?i)^(?!warning|during|nothing|string)[a-z][a-z-]{1,30}ing\b|(?:\.\.\.|\u2026) ?$")
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
 # (not a call that passed it to a constructor that does not take it: `unexpected keyword argument
