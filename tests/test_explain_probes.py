@@ -6302,8 +6302,13 @@ def test_a_log_dir_whose_ranks_read_alike_sizes_or_finished_is_no_failure(tmp_pa
     alike = _stdout_dir(tmp_path / "alike", {r: _cache_lines(r, (9.5, 15.5 + r)) for r in range(4)})
     assert explain_paths([str(alike)]).root_cause is None
     done = {r: _cache_lines(r, (9.5, 15.5)) + f"[rank {r}] training finished\n" for r in range(3)}
-    done[3] = _cache_lines(3, (27.5, 51.5))
+    done[3] = _cache_lines(3, (27.5, 51.5)) + "[rank 3] training finished\n"
     assert explain_paths([str(_stdout_dir(tmp_path / "done", done))]).root_cause is None
+    # Rank 0 alone says it finished (`if rank == 0: print(...)`): its peer did not stop short of it.
+    only = {
+        r: _cache_lines(r, (9.5, 15.5)) + ("[rank 0] training finished\n" if r == 0 else "") for r in range(2)
+    }
+    assert explain_paths([str(_stdout_dir(tmp_path / "only", only))]).root_cause is None
     console = "".join(_cache_lines(r, (9.5, 51.5 if r == 3 else 15.5)) for r in range(4))
     assert explain_text(console).root_cause is None
 
@@ -7583,3 +7588,54 @@ def test_a_rank_field_with_the_world_size_labels_the_line() -> None:
     )
     root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+
+
+def test_ranks_all_stopped_mid_step_with_no_error_name_the_one_taking_the_most(tmp_path: Path) -> None:
+    """No file holds an error and both ranks' output stops at the same line announcing a step under way
+    (`gap-filling air_temp ...`): they were stopped mid-step, as torchrun stops them once one is killed.
+    Rank 1 had read 216000 readings where rank 0 read 7200, in a line alike but for its station: it."""
+    stations = {0: "lower_terrace", 1: "orchard_block_2"}
+    counts = {0: 7200, 1: 216000}
+    stdout = {
+        r: f"[rank {r}] station {stations[r]}: {counts[r]} readings @ 1 min\n[rank {r}] gap-filling air_temp\n"
+        for r in (0, 1)
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("gap-filling air_temp") and root.confidence == "low"
+
+
+def test_ranks_stopped_mid_step_alike_name_no_rank(tmp_path: Path) -> None:
+    """Every rank stops at `building the index...` and none read more than another: nothing tells these
+    files from a run that printed nothing more until it ended well, so no failure is named."""
+    stdout = {r: f"[rank {r}] loaded 100 rows\n[rank {r}] building the index...\n" for r in range(3)}
+    assert explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause is None
+
+
+@pytest.mark.parametrize(
+    "last",
+    [
+        "epoch 3 loss 0.41",  # a line that announces no step under way
+        "training finished",
+    ],
+)
+def test_a_log_dir_with_no_error_whose_ranks_end_alike_is_no_failure(tmp_path: Path, last: str) -> None:
+    """Every rank's output ends at the same ordinary line: nothing says a process was stopped."""
+    stdout = {
+        r: f"[rank {r}] station s{r}: {100 * (r + 1) ** 3} readings\n[rank {r}] {last}\n" for r in range(2)
+    }
+    assert explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause is None
+
+
+def test_a_rank_that_stopped_short_of_the_done_line_its_peers_printed_went_first(tmp_path: Path) -> None:
+    """Each rank preloads its own bucket (`bucket 256x256: preloading 1500 latents`) and says `preload
+    done`; rank 2 never does. Its peers' `done` ends a step, not the job: rank 2 stopped first."""
+    sizes = {0: 256, 1: 320, 2: 1024, 3: 384}
+    stdout = {
+        r: f"[rank {r}] bucket {sizes[r]}x{sizes[r]}: preloading 1500 latents (rss 220 MB)\n"
+        + ("" if r == 2 else f"[rank {r}] preload done, rss 256 MB\n")
+        for r in range(4)
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert "preloading 1500 latents" in root.text

@@ -45,7 +45,7 @@ from ddpdoctor.explain.observations import (
     ranks_by_collective,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
-from ddpdoctor.explain.timeline import Timeline
+from ddpdoctor.explain.timeline import COUNT_OUTSIZED, Timeline
 from ddpdoctor.explain.wording import (
     CHILD_DIED,
     CUDA_OOM,
@@ -419,32 +419,28 @@ def _amounts(now: float, peers: float, unit: str) -> tuple[str, str]:
 def _stopped_mid_step(timeline: Timeline) -> list[Candidate]:
     """No process printed an error and every rank's output stops at a line that announces a step under
     way: the processes were stopped mid-step from outside, as the launcher stops them once one was killed
-    (most often by the kernel's out-of-memory killer). The rank whose reading stands STANDS_OUT-fold over
-    every peer's in the same line was the one taking the most; with none, the files do not say which."""
-    ranks = sorted(timeline.ranks)
-    standout = timeline.standout_reading(ranks)
-    rank = standout[0] if standout is not None else None
-    line = timeline.last_line(rank if rank is not None else ranks[0])
+    (most often by the kernel's out-of-memory killer). The rank whose reading stands COUNT_OUTSIZED-fold
+    over every peer's in the same line was the one taking the most: it. With none, nothing names one (nor
+    tells these files from a run that printed nothing more until it ended well)."""
+    standout = timeline.standout_reading(sorted(timeline.ranks))
+    if standout is None or standout[2] < COUNT_OUTSIZED * standout[3]:
+        return []
+    rank, read_at, now, most, unit = standout
+    line = timeline.last_line(rank)
     if line is None:
         return []
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
-    cand.suspects = [rank] if rank is not None else ranks
+    cand.suspects = [rank]
+    read, peers = _amounts(now, most, unit)
     cand.reasons.append(
         "no process printed an error, and every rank's output stops at a line that announces a step under"
-        " way: the processes were stopped mid-step, as the launcher stops them once one of them is killed,"
-        " most often by the kernel's out-of-memory killer (confirm with `dmesg -T | grep -i 'killed process'`"
-        " or the launcher's output: torchrun reports the rank's exit code -9)"
+        f" way: the processes were stopped mid-step, as the launcher stops them once one of them is killed."
+        f" Rank {rank} read {read} ({read_at.file}:{read_at.line}), where its peers read at most {peers} in"
+        " the same line: it was taking the most, most likely killed by the kernel's out-of-memory killer"
+        " (confirm with `dmesg -T | grep -i 'killed process'` or the launcher's output: torchrun reports the"
+        " rank's exit code -9)"
     )
-    if standout is not None:
-        _, read_at, now, most, unit = standout
-        read, peers = _amounts(now, most, unit)
-        cand.reasons.append(
-            f"rank {rank} read {read} ({read_at.file}:{read_at.line}), where its peers read at most {peers} in the"
-            " same line: it was taking the most when they stopped"
-        )
-        cand.rank_note = "inferred: the rank taking the most when every rank stopped mid-step"
-    else:
-        cand.rank_note = "the files do not say which rank was killed first"
+    cand.rank_note = "inferred: the rank taking the most when every rank stopped mid-step"
     return [cand]
 
 

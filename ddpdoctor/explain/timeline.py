@@ -405,10 +405,13 @@ class Timeline:
 
     def all_under_way(self) -> bool:
         """Whether every rank of two or more stops at a line that announces a step under way (`gap-filling
-        air_temp (bandwidth=90 min)`, `building ray batch ...`): the processes were stopped mid-step."""
+        air_temp (bandwidth=90 min)`, `building ray batch ...`, not `training finished`): the processes were
+        stopped mid-step."""
         ends = [lines[-1] for lines in map(self._with_progress, self._recent) if lines]
-        return len(ends) >= 2 and all(
-            not _a_record(end) and UNDER_WAY.search(end.text.strip()) for end in ends
+        return (
+            len(ends) >= 2
+            and not self._a_rank_finished()
+            and all(not _a_record(end) and UNDER_WAY.search(end.text.strip()) for end in ends)
         )
 
     def _a_rank_finished(self) -> bool:
@@ -521,8 +524,9 @@ class Timeline:
         """The one rank whose output stops at a line every rank printed (alike: see alike) while every other
         rank printed more after theirs (`site_id vocab size 19486` where its peer went on to `wide features
         (20000, 1001)`, `preloading 1600 latents` where they went on to `preload done`), with that last
-        line: it stopped first. None when its own last line says it finished or is a record, or when
-        another rank is not known to have gone past that line."""
+        line: it stopped first. None when its own last line says it finished or is a record, when another
+        rank is not known to have gone past that line, or when the one peer that did only went on to say it
+        finished (a line one rank alone prints: `if rank == 0: print("training finished")`)."""
         ranks = sorted(self._recent)
         if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
@@ -533,16 +537,20 @@ class Timeline:
             if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
                 continue  # its own last line says it finished: its peers only printed more after theirs
             shape = self.alike(last.text)
-            went_on = [
-                peer
+            after = {
+                peer: theirs[at + 1 :]
                 for peer, theirs in said.items()
                 if peer != rank
                 and (at := next((i for i, line in enumerate(theirs) if self.alike(line.text) == shape), None))
                 is not None
-                and at < len(theirs) - 1
-            ]
-            if len(went_on) == len(ranks) - 1:
-                short.append((rank, last))
+            }
+            if len(after) != len(ranks) - 1 or not all(after.values()):
+                continue
+            if len(after) == 1 and any(
+                ENDS_NORMALLY.search(line.text) for line in next(iter(after.values()))
+            ):
+                continue
+            short.append((rank, last))
         return short[0] if len(short) == 1 else None
 
     def large_last_reading(self, rank: int) -> tuple[Observation, float] | None:
