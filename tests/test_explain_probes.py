@@ -7639,3 +7639,20 @@ def test_a_rank_that_stopped_short_of_the_done_line_its_peers_printed_went_first
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 2)
     assert "preloading 1500 latents" in root.text
+
+
+def test_a_loop_line_a_peer_printed_fewer_rounds_of_is_not_stopping_short(tmp_path: Path) -> None:
+    """Both ranks print `step N <scene>: building concat volume (...)` each step, naming their own scene
+    (`Jadeplant-Q`, `Pipes-F`). Rank 0 stops at its step 1 line, which is no line rank 1 went past (rank 1
+    also stopped at its step 1); rank 1's step 1 volume is fourteen times rank 0's: rank 1 vanished."""
+    scenes = {0: ("Adirondack-Q", "Jadeplant-Q"), 1: ("Piano-Q", "Pipes-F")}
+    volumes = {0: ("16x48x124x179", "16x48x124x164"), 1: ("16x48x120x175", "16x48x497x741")}
+    stdout = {
+        r: f"[rank {r}] step 0 {scenes[r][0]}: building concat volume ({volumes[r][0]})\n"
+        f"[rank {r}] step 0 loss 0.02083\n"
+        f"[rank {r}] step 1 {scenes[r][1]}: building concat volume ({volumes[r][1]})\n"
+        for r in (0, 1)
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("Pipes-F: building concat volume (16x48x497x741)")

@@ -537,12 +537,15 @@ class Timeline:
             if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
                 continue  # its own last line says it finished: its peers only printed more after theirs
             shape = self.alike(last.text)
+            rounds = sum(self.alike(line.text) == shape for line in lines)
+            # Each peer's lines after as many rounds of that line as the rank printed (a loop's line: `step 1
+            # ...: building` is not past a peer's `step 0 ...: building`), when it printed that many.
             after = {
-                peer: theirs[at + 1 :]
+                peer: theirs[at[rounds - 1] + 1 :]
                 for peer, theirs in said.items()
                 if peer != rank
-                and (at := next((i for i, line in enumerate(theirs) if self.alike(line.text) == shape), None))
-                is not None
+                and len(at := [i for i, line in enumerate(theirs) if self.alike(line.text) == shape])
+                >= rounds
             }
             if len(after) != len(ranks) - 1 or not all(after.values()):
                 continue
@@ -926,8 +929,8 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
     return top if rest > 0 and counts[top] >= OUTSIZED * rest else None
 
 
-# A word or a name (`Seaquest`, `orchard_block_2`), whole: a token a line may name a rank's own thing by.
-_TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*")
+# A word or a name (`Seaquest`, `orchard_block_2`, `Pipes-F`), whole: a token a line may name a rank's own thing by.
+_TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 
 
 def _shared_words(recent: dict[int, list[RecentLineObs]]) -> frozenset[str] | None:
