@@ -105,6 +105,7 @@ class Timeline:
         self._shapes = {rank: [numberless(o.text) for o in lines] for rank, lines in recent.items()}
         self._printers = Counter(shape for shapes in self._shapes.values() for shape in set(shapes))
         self._shared_words = _shared_words(recent)
+        self._alike: dict[str, str] = {}  # each text's shape (see alike), as read once
         self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
         hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
         self.world_hinted = bool(hints)
@@ -158,10 +159,15 @@ class Timeline:
         """What lines every rank prints alike share: the line with its numbers and the words not every rank
         says (its own file, shard, template or dataset: `Seaquest`, `val/era5_band2.zarr`; a value some
         ranks give otherwise: `use_batching=True`) left out."""
-        shared = self._shared_words
-        if shared is None:
-            return numberless(text)
-        return numberless(_TOKEN.sub(lambda m: m.group() if m.group() in shared else "~", text))
+        if (shape := self._alike.get(text)) is None:
+            shared = self._shared_words
+            kept = (
+                text
+                if shared is None
+                else _TOKEN.sub(lambda m: m.group() if m.group() in shared else "~", text)
+            )
+            shape = self._alike[text] = numberless(kept)
+        return shape
 
     def _reading_shape(self, text: str) -> str:
         """What lines that read out sizes share when only their numbers, units and own names differ."""
@@ -232,9 +238,9 @@ class Timeline:
     def odd_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that counts otherwise than its peers, who agree, in a line every rank of three or
         more printed once: a list of numbers or names of another length (`grade counts=[520, 279, 109, 60]`
-        where every other rank lists five, `stems=['bass', 'drums', 'other', 'piano']`; the lists known by their names, whatever else differs in the line),
-        or else a count of things in lines alike but for their numbers (`7 length bins` where they say
-        4): it holds a tensor of another size."""
+        where every other rank lists five, `stems=['bass', 'drums', 'other', 'piano']`; the lists known by
+        their names, whatever else differs in the line), or else a count of things in lines alike (see
+        alike) but for their numbers (`7 length bins` where they say 4): it holds a tensor of another size."""
 
         def read(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
             lists = list(_VALUE_LIST.finditer(text))
@@ -433,9 +439,10 @@ class Timeline:
         return rank, line, before, now
 
     def outsized_last_reading(self) -> tuple[int, Observation, float, float, str] | None:
-        """The one rank whose last line (or one from the last line its peers printed too on) reads an outsized
-        amount over the largest its peers read in lines of the same shape: a size OUTSIZED-fold and MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the
-        others reached `15.5 GiB`), or a count of items COUNT_OUTSIZED-fold and at least
+        """The one rank whose last line (or one from the last line its peers printed too on) reads an
+        outsized amount over the largest its peers read in lines of the same shape: a size OUTSIZED-fold and
+        MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the others reached `15.5 GiB`), or a count of
+        items COUNT_OUTSIZED-fold and at least
         COUNT_OUTSIZED_FROM (`118355032 indices` where they read `1204113`), with that line, the peers'
         largest, its own amount and the unit (`B` for bytes): what it was taking on when its output
         stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
@@ -443,9 +450,17 @@ class Timeline:
             return None
         said = {rank: self._with_progress(rank) for rank in self._recent}
         largest = self._largest_readings()
+        printers = Counter(
+            shape for lines in said.values() for shape in {self.alike(line.text) for line in lines}
+        )
         outsized = []
         for rank, lines in said.items():
-            for line in reversed(self._since_shared(rank, lines)):
+            # From its last line a peer printed alike too on: where it went on alone after the point its
+            # peers reached (its last line alone, when that is one they printed).
+            at = next(
+                (i for i in range(len(lines) - 1, -1, -1) if printers[self.alike(lines[i].text)] > 1), -1
+            )
+            for line in reversed(lines[at:]):
                 if _a_record(line):
                     continue
                 shape = self._reading_shape(line.text)
@@ -465,20 +480,6 @@ class Timeline:
                     outsized.append((rank, line, *found[0]))
                     break
         return outsized[0] if len(outsized) == 1 else None
-
-    def _since_shared(self, rank: int, lines: list[Observation]) -> list[Observation]:
-        """The rank's lines from the last one a peer printed alike (see alike) on: where it went on alone
-        after the point its peers reached too (its last line alone, when that is one they printed)."""
-        theirs = {
-            self.alike(line.text)
-            for peer in self._recent
-            if peer != rank
-            for line in self._with_progress(peer)
-        }
-        at = next(
-            (i for i in range(len(lines) - 1, -1, -1) if self.alike(lines[i].text) in theirs), len(lines) - 1
-        )
-        return lines[at:]
 
     def _largest_readings(self) -> dict[int, dict[tuple[str, str], float]]:
         """Each rank's largest amount read, by line shape and unit, over its healthy last lines."""
