@@ -7656,3 +7656,18 @@ def test_a_loop_line_a_peer_printed_fewer_rounds_of_is_not_stopping_short(tmp_pa
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert root.text.endswith("Pipes-F: building concat volume (16x48x497x741)")
+
+
+def test_a_value_one_rank_gives_as_a_word_where_its_peers_give_a_number_is_still_the_same_line(
+    tmp_path: Path,
+) -> None:
+    """Every rank says `building CVA stack for <scene> (tile_px=512)` but rank 2, whose value is `None`; its
+    peers went on to `pseudo mask ready`, rank 2 did not: its line is theirs, so it stopped short."""
+    stdout = {
+        r: f"[rank {r}] building CVA stack for S2A_{r}_T36 (tile_px={'None' if r == 2 else 512}) rss=220MB\n"
+        + ("" if r == 2 else f"[rank {r}] pseudo mask ready: 4.8% changed, rss=248MB\n")
+        for r in range(4)
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    assert "tile_px=None" in root.text

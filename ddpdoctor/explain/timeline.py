@@ -158,13 +158,13 @@ class Timeline:
     def alike(self, text: str) -> str:
         """What lines every rank prints alike share: the line with its numbers and the words not every rank
         says (its own file, shard, template or dataset: `Seaquest`, `val/era5_band2.zarr`; a value some
-        ranks give otherwise: `use_batching=True`) left out."""
+        ranks give otherwise: `use_batching=True`, `tile_px=None` where they say 512) read as a value, `#`."""
         if (shape := self._alike.get(text)) is None:
             shared = self._shared_words
             kept = (
                 text
                 if shared is None
-                else _TOKEN.sub(lambda m: m.group() if m.group() in shared else "~", text)
+                else _TOKEN.sub(lambda m: m.group() if m.group() in shared else "#", text)
             )
             shape = self._alike[text] = numberless(kept)
         return shape
