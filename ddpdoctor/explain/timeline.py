@@ -355,11 +355,11 @@ class Timeline:
             # The keys numbers aside (`shard-002.meta.json: 64`), each with its value.
             return tuple(numberless(m.group(1)) for m in sizes), tuple(m.group(2) for m in sizes)
 
-        def alike(text: str) -> tuple[str, tuple[str, ...]] | None:
+        def numbered(text: str) -> tuple[str, tuple[str, ...]] | None:
             found = named(text)
             return (numberless(text), found[1]) if found is not None else None
 
-        odd = self._odd_ranks(named) or self._odd_ranks(alike)
+        odd = self._odd_ranks(named) or self._odd_ranks(numbered)
         return _only(odd)
 
     def _odd_key_set(self) -> tuple[int, RecentLineObs] | None:
@@ -442,10 +442,10 @@ class Timeline:
         """The one rank whose last line (or one from the last line its peers printed too on) reads an
         outsized amount over the largest its peers read in lines of the same shape: a size OUTSIZED-fold and
         MEMORY_CLIMB_TO more (`host cache 51.5 GiB` where the others reached `15.5 GiB`), or a count of
-        items COUNT_OUTSIZED-fold and at least
-        COUNT_OUTSIZED_FROM (`118355032 indices` where they read `1204113`), with that line, the peers'
-        largest, its own amount and the unit (`B` for bytes): what it was taking on when its output
-        stopped. None unless exactly one rank is so, or when a rank's last line says it finished."""
+        items COUNT_OUTSIZED-fold and at least COUNT_OUTSIZED_FROM (`118355032 indices` where they read
+        `1204113`), with that line, the peers' largest, its own amount and the unit (`B` for bytes): what
+        it was taking on when its output stopped. None unless exactly one rank is so, or when a rank's last
+        line says it finished."""
         if self._a_rank_finished():
             return None
         said = {rank: self._with_progress(rank) for rank in self._recent}
