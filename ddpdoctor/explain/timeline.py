@@ -225,7 +225,7 @@ class Timeline:
         """The one rank whose announced amount of work differs from all its peers': a line every rank
         of three or more printed once, alike but for a count of batches or steps (`kept 61 pairs, 6
         batches` where the others say `5 batches`) that one rank alone gives otherwise."""
-        return self._odd_one_out(WORK_COUNT, numberless)
+        return self._odd_one_out(WORK_COUNT, self.alike)
 
     def odd_setting(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a setting otherwise than all its peers: a line every rank of three
@@ -256,7 +256,7 @@ class Timeline:
         """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
         three or more printed once, alike in shape (`45 docs` where they say 3 or 4): it holds far more
         of them than its peers do."""
-        return self._odd_one_out(_ITEM_COUNT, numberless, _outlier)
+        return self._odd_one_out(_ITEM_COUNT, self.alike, _outlier)
 
     def one_ahead(self) -> tuple[int, Observation] | None:
         """The one rank of three or more whose progress counter went past all its peers' (`epoch 1`
@@ -357,7 +357,7 @@ class Timeline:
 
         def numbered(text: str) -> tuple[str, tuple[str, ...]] | None:
             found = named(text)
-            return (numberless(text), found[1]) if found is not None else None
+            return (self.alike(text), found[1]) if found is not None else None
 
         odd = self._odd_ranks(named) or self._odd_ranks(numbered)
         return _only(odd)
@@ -372,7 +372,7 @@ class Timeline:
             if len(settings) < 2:
                 return None
             # The whole list of keys is the one value compared.
-            return numberless(text[: settings[0].start()]), (tuple(m.group(1) for m in settings),)
+            return self.alike(text[: settings[0].start()]), (tuple(m.group(1) for m in settings),)
 
         return _only(self._odd_ranks(read))
 
