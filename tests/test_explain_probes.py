@@ -3411,13 +3411,13 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "[watchdog] rank 2: step 16 did not finish within 4.0s; calling os._exit(17) so the job can be requeued\n",
         {"category": "collective_timeout", "line": 2},
     ),
-    "of the peers' timeouts, the wait to receive states the hang": (
+    "of the peers' timeouts in one file, the first observed states the hang": (
         "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out"
         " waiting 15000ms for send operation to complete\n"
         "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
         " waiting 15000ms for recv operation to complete\n"
         "[rank2]: step 3 loss 0.51\n",
-        {"category": "collective_timeout", "rank": 2, "line": 2},
+        {"category": "collective_timeout", "rank": 2, "line": 1},
     ),
     # --- session 26 -----------------------------------------------------------------------------------
     "a rank's own code raising about a command it ran is the script's error, not a launcher's report": (
@@ -7671,3 +7671,113 @@ def test_a_value_one_rank_gives_as_a_word_where_its_peers_give_a_number_is_still
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 2)
     assert "tile_px=None" in root.text
+
+
+# --- classes found in the forty-ninth session ------------------------------------------------------
+
+
+def _gloo_timeout(rank: int, op: str) -> str:
+    site = "unbound_buffer.cc:129" if op == "send" else "unbound_buffer.cc:78"
+    return (
+        f"[rank{rank}]: Traceback (most recent call last):\n"
+        f'[rank{rank}]:   File "/work/train.py", line 58, in main\n'
+        f"[rank{rank}]:     dist.all_reduce(stats)\n"
+        f"[rank{rank}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/{site}] Timed out waiting"
+        f" 15000ms for {op} operation to complete\n"
+    )
+
+
+def test_of_the_peers_gloo_timeouts_in_one_console_the_first_observed_is_the_root_line() -> None:
+    """Rank 3 spins and never joins; rank 2's send times out first, then ranks 0's and 1's recv. In one console the
+    order they were written in is known: the first observed timeout is the root line, rank 3 the straggler."""
+    lines = "".join(f"[rank {r}] loaded 480 pairs\n" for r in range(4)) + _gloo_timeout(2, "send")
+    lines += _gloo_timeout(0, "recv") + _gloo_timeout(1, "recv") + _torchrun_exit_table(2, 1, (0, 1, 3))
+    root = explain_text(lines).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert root.text.endswith("for send operation to complete")
+
+
+def test_of_the_peers_gloo_timeouts_in_separate_files_the_wait_to_receive_is_the_root_line(
+    tmp_path: Path,
+) -> None:
+    """The same job as a `--log-dir` folder: with no order between the files, the wait to receive states
+    the others' wait best, whichever rank's file comes first."""
+    run = _stdout_dir(tmp_path, {r: f"[rank {r}] loaded 480 pairs\n" for r in range(4)})
+    (run / "0" / "stderr.log").write_text(_gloo_timeout(0, "send"))
+    (run / "1" / "stderr.log").write_text(_gloo_timeout(1, "recv"))
+    (run / "2" / "stderr.log").write_text(_gloo_timeout(2, "recv"))
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert root.text.endswith("for recv operation to complete")
+
+
+@pytest.mark.parametrize(
+    ("said", "odd"),
+    [
+        # A dtype in prose, a library's version and a shape's last dimension: no `key=value` to read.
+        ("[rank {r}] {name}: 480 pairs, pKd {v}", "float64"),
+        ("[rank {r}/3] loaded 24 clips from mediapipe-holistic {v}, array (24, 48, 75, 2)", "0.10.14"),
+        ("[rank {r}/3] {name} keypoints array (24, 48, 75, {v})", "3"),
+    ],
+)
+def test_the_sender_of_a_size_check_is_told_by_any_value_it_alone_gives(said: str, odd: str) -> None:
+    """gloo's size check fails on rank 0, which received the data: the sender is rank 2, the one rank whose
+    line, alike with its peers', gives a value they all give otherwise (a dtype, a version, a dimension)."""
+    usual = {"float64": "float32", "0.10.14": "0.10.9", "3": "2"}[odd]
+    names = ["chembl_kinases", "chembl_proteases", "pdbbind_ca"]
+    lines = "".join(said.format(r=r, name=names[r], v=odd if r == 2 else usual) + "\n" for r in (1, 2, 0))
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert any("gives a value otherwise than every other rank" in w for w in root.why)
+
+
+def test_a_value_that_differs_by_chance_does_not_name_the_sender_of_a_size_check() -> None:
+    """Every rank prints its step time, clock and loss: rank 2's time alone differs (`1.7s`, `04:56:41`),
+    by chance, not by what it holds; no rank is the odd one, so the rank torchrun saw fail stays."""
+    lines = "".join(
+        f"2026-12-02 04:56:{41 if r == 2 else 40},004 [rank {r}] it=0 mask=0.625 elapsed={1.7 if r == 2 else 1.6}s\n"
+        for r in (1, 2, 0)
+    )
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 0)
+
+
+def test_a_ranks_own_print_after_torchs_labelled_traceback_is_its_line_not_the_message() -> None:
+    """Behind `--tee`, rank 3's traceback carries torch's `[rank3]: ` label and, right after it, the
+    script's own `[rank 3] lang=c classes=6` line is printed (stdout flushed late). That line is a record
+    of its own, not the rest of the exception's message: read beside its peers', rank 1 alone counts 7
+    classes, the sender of the size check rank 0 reports."""
+    tee = "[default2]:[rank 2] lang=java tokens=16 classes=6\n"
+    tee += "".join(f"[default3]:{line}\n" for line in _gloo_timeout(3, "recv").splitlines())
+    tee += "[default3]:[rank 3] lang=c tokens=17 classes=6\n"
+    tee += "[default1]:[rank 1] lang=sql tokens=15 classes=7\n[default0]:[rank 0] lang=python tokens=13 classes=6\n"
+    tee += "".join(f"[default0]:{line}\n" for line in _SIZE_CHECK.splitlines())
+    root = explain_text(tee + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+
+
+def test_a_peer_that_got_through_a_loop_in_fewer_rounds_went_past_where_the_rank_stopped(
+    tmp_path: Path,
+) -> None:
+    """No file holds an error. Rank 0 read its 1200 rows in one round and went on; rank 1 stops at `read
+    rows 4096/76800`, a loop it had not got through: it stopped first, though it printed more rounds."""
+    stdout = {
+        0: "[rank 0] slide_0457.svs: mask from level 3 (1536x1200)\n[rank 0] read rows 1200/1200\n"
+        "[rank 0] tissue fraction 0.250\n",
+        1: "[rank 1] slide_0511.tif: mask from level 0 (98304x76800)\n[rank 1] read rows 2048/76800\n"
+        "[rank 1] read rows 4096/76800\n",
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("read rows 4096/76800")
+
+
+def test_ranks_that_both_stop_mid_loop_are_not_told_apart_by_their_counts(tmp_path: Path) -> None:
+    """Both ranks stop inside their loop (`read rows 600/1200`, `read rows 4096/76800`) and print nothing
+    else: neither got through it, so neither went past the other; no failure is named."""
+    stdout = {
+        0: "[rank 0] read rows 300/1200\n[rank 0] read rows 600/1200\n",
+        1: "[rank 1] read rows 2048/76800\n[rank 1] read rows 4096/76800\n",
+    }
+    report = explain_paths([str(_stdout_dir(tmp_path, stdout))])
+    assert report.root_cause is None

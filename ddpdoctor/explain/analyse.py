@@ -1973,13 +1973,17 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
 def _wait_report(
     found: list[Candidate], reports: list[CollectiveObs], ranks: Iterable[int]
 ) -> Observation | None:
-    """The report that states the others' wait best: a collective's timeout (a known message first; a
-    wait to receive, gloo's `... for recv operation to complete`, before the send at its other end)."""
+    """The report that states the others' wait best: a collective's timeout (a known message first), the
+    first observed when they were all read from one file in the order written; else a wait to receive,
+    gloo's `... for recv operation to complete`, before the send at its other end."""
     waited = set(ranks)
     timeouts: list[Observation] = [o for o in reports if o.state == "timeout"] or [
         c.obs for c in found if c.rank in waited and c.category == "collective_timeout"
     ]
     in_kb = [o for o in timeouts if o.known() is not None] or timeouts
+    if len({o.file_index for o in in_kb}) == 1:
+        # One file, read in the order it was written: the first observed.
+        return min(in_kb, key=lambda o: o.line)
     return next((o for o in in_kb if _RECEIVE_WAIT in o.text), in_kb[0] if in_kb else None)
 
 

@@ -708,6 +708,7 @@ class _Exception(Record):
     from_statement: bool = False  # read from a `raise` statement: its own exception line may follow
     # Raised while the one before it was being handled (`During handling of the above exception, ...`).
     during_handling: bool = False
+    label: str = ""  # the rank label its line carried, numbers aside: its message's lines carry it too
 
 
 class _Failure(Record):
@@ -790,6 +791,7 @@ class _Stream:
         self.error_level = False  # that line's logger fields, peeled with its rank, said it is an error
         self.warning_level = False  # ... or a warning
         self.labelled = False  # that line carried the program's label of its global rank
+        self.label = ""  # that line's rank label as written, numbers aside (`[rank#]: `; a carried one's)
         self.latest: tuple[int, str] | None = None  # that line (number, text) ...
         self.before: tuple[int, str] | None = None  # ... and the one it received before it
         # Open MPI's `Process name: [[job,1],rank]` (rank, line, text) seen; its exit code comes next.
@@ -1177,8 +1179,11 @@ class LogReader:
         if daemon:
             rank = None
         labelled = self._labelled
+        rank_label: str | None = ""  # the line's own, numbers aside; None: the one it is carried under holds
         if rank is not None:
             self._labelled = (number, rank, local, prefix.rest.rstrip().endswith(":"), prefix.error_level)
+            if prefix.level is None:  # (a logger's fields beside it vary from record to record)
+                rank_label = numberless(segment[: len(segment) - len(prefix.rest)].strip())
         elif (
             not daemon
             and labelled is not None
@@ -1192,6 +1197,7 @@ class LogReader:
             # the traceback a logger prints under its error record).
             rank, local = labelled[1], labelled[2]
             self._labelled = (number, rank, local, False, labelled[4])
+            rank_label = None
         # The program's own label of a global rank (not a launcher's node-local `[default1]:`, not a file's rank).
         labelled_itself = rank is not None and not local
         if rank is None:
@@ -1199,6 +1205,8 @@ class LogReader:
         stream = self._stream(rank, local)
         stream.last_seen = number
         stream.labelled = labelled_itself
+        if rank_label is not None:
+            stream.label = rank_label
         stream.error_level = prefix.error_level
         stream.warning_level = prefix.warning_level
         if in_sentence:
@@ -1752,6 +1760,7 @@ class LogReader:
             self._flush_chain(stream)
         m = _EXC_LINE.match(text)
         exc = _Exception(m.group("type") if m else None, text, number, list(frames), cands, stream.stamp)
+        exc.label = stream.label
         if standalone:
             exc.max_lines = STANDALONE_MESSAGE_LINES
         stream.exc = exc
@@ -1828,6 +1837,9 @@ class LogReader:
             or (stripped[:1] in "DIWEC" and _LOGGING_RECORD.match(stripped) is not None)
             or (stripped.startswith(_FIELD_NAMES) and _TABLE_FIELD.match(stripped) is not None)
             or exc is None
+            # a line of the rank labelled otherwise than the exception's (`[rank 3] ...` under `[rank3]: ...`):
+            # another record, the program's print (a line with no label may go on the message)
+            or (exc.label and stream.label and exc.label != stream.label)
             or len(exc.lines) >= exc.max_lines
             or (bool(cands) and self._launcher_record(stripped, cands))
         )

@@ -252,6 +252,24 @@ class Timeline:
 
         return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, self.alike)
 
+    def odd_value(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank that gives a value otherwise than all its peers, who agree on it, in a line every
+        rank of three or more printed once, alike (see alike) but for its values: a version, a dtype, a
+        dimension (`holistic 0.10.14, array (24, 48, 75, 3)` where they say `0.10.9` and `2`; `pKd float64`
+        where they say `float32`)."""
+        shared = self._shared_words or frozenset()
+
+        def read(text: str) -> tuple[str, list[str]]:
+            # A time of day, a date or a duration differs between ranks by chance: not a value they hold.
+            kept = _BY_CHANCE.sub(" ", text)
+            return self.alike(text), [
+                m.group()
+                for m in _VALUE_PIECE.finditer(kept)
+                if m.group()[0].isdigit() or m.group() not in shared
+            ]
+
+        return _only(self._odd_ranks(read))
+
     def outlying_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank whose count of items stands OUTSIZED-fold over every peer's in a line every rank of
         three or more printed once, alike in shape (`45 docs` where they say 3 or 4): it holds far more
@@ -527,7 +545,9 @@ class Timeline:
         (20000, 1001)`, `preloading 1600 latents` where they went on to `preload done`), with that last
         line: it stopped first. None when its own last line says it finished or is a record, when another
         rank is not known to have gone past that line, or when the one peer that did only went on to say it
-        finished (a line one rank alone prints: `if rank == 0: print("training finished")`)."""
+        finished (a line one rank alone prints: `if rank == 0: print("training finished")`). A peer that
+        printed fewer rounds of a loop's line is past it when its count says the loop was done (`read rows
+        1200/1200` where the rank stops at `read rows 4096/76800`)."""
         ranks = sorted(self._recent)
         if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
@@ -541,13 +561,15 @@ class Timeline:
             rounds = sum(self.alike(line.text) == shape for line in lines)
             # Each peer's lines after as many rounds of that line as the rank printed (a loop's line: `step 1
             # ...: building` is not past a peer's `step 0 ...: building`), when it printed that many.
-            after = {
-                peer: theirs[at[rounds - 1] + 1 :]
-                for peer, theirs in said.items()
-                if peer != rank
-                and len(at := [i for i, line in enumerate(theirs) if self.alike(line.text) == shape])
-                >= rounds
-            }
+            after = {}
+            for peer, theirs in said.items():
+                at = [i for i, line in enumerate(theirs) if self.alike(line.text) == shape]
+                if peer == rank or not at:
+                    continue
+                if len(at) >= rounds:
+                    after[peer] = theirs[at[rounds - 1] + 1 :]
+                elif _loop_done(theirs[at[-1]].text, last.text):
+                    after[peer] = theirs[at[-1] + 1 :]  # in fewer rounds, it got through the whole loop
             if len(after) != len(ranks) - 1 or not all(after.values()):
                 continue
             if len(after) == 1 and any(
@@ -932,6 +954,27 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
 
 # A word or a name (`Seaquest`, `orchard_block_2`, `Pipes-F`), whole: a token a line may name a rank's own thing by.
 _TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
+
+
+# What alike reads as a value: a word or name (see _TOKEN) not every rank says, or a number (`0.10.14`).
+_VALUE_PIECE = re.compile(rf"{_TOKEN.pattern}|\d+(?:\.\d+)*")
+# A date, a time of day or a duration (`2026-12-02`, `04:56:40,004`, `elapsed=1.6s`, `12 ms`).
+_BY_CHANCE = re.compile(
+    r"\d{4}-\d\d-\d\d|\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?|\d+(?:\.\d+)? ?(?:ms|s|sec|secs|seconds|min|h)\b"
+)
+
+
+# A count of the way through a loop (`read rows 4096/76800`), not a rank's label (`rank 1/4`).
+_THROUGH = re.compile(r"(?<![\w/.])(?<!rank )(?<!rank=)(\d{1,12})/(\d{1,12})(?![\w/.])", re.I)
+
+
+def _loop_done(peer: str, own: str) -> bool:
+    """Whether a loop's line says the peer got through the loop (`1200/1200`) where the rank's own says it
+    had not (`4096/76800`), count for count."""
+    return any(
+        int(a.group(1)) == int(a.group(2)) > 0 and int(b.group(1)) < int(b.group(2))
+        for a, b in zip(_THROUGH.finditer(peer), _THROUGH.finditer(own), strict=False)
+    )
 
 
 def _shared_words(recent: dict[int, list[RecentLineObs]]) -> frozenset[str] | None:

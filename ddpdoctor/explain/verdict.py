@@ -321,6 +321,8 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         )
     elif not all_waited and (odd := timeline.outlying_count()) is not None:
         stated, note = "reads a count of items far over every other rank's", "held far more items than"
+    elif not all_waited and not culprit.suspects and (odd := timeline.odd_value()) is not None:
+        stated, note = "gives a value otherwise than every other rank", "started with another value than"
     else:
         return
     rank, line = odd
