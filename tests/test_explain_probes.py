@@ -7781,3 +7781,96 @@ def test_ranks_that_both_stop_mid_loop_are_not_told_apart_by_their_counts(tmp_pa
     }
     report = explain_paths([str(_stdout_dir(tmp_path, stdout))])
     assert report.root_cause is None
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "[{site} r{r}] ",  # a bracketed label whose last word is short for the rank
+        "[{r}/3] ",  # the rank counted from 0 of the world, in a file whose lines count every rank so
+    ],
+)
+def test_a_size_checks_sender_is_told_by_its_line_under_a_short_or_counted_rank_label(label: str) -> None:
+    """Each rank labels its lines its own way (`[BA-CENTRAL r1]`, `[1/3]`): read as the rank, the line
+    that alone lists another set of names (`passbands ztfg,ztfr,ztfi` where they list two) or states
+    another setting names rank 1, the sender of the size check rank 0 reports."""
+    sites = ["BA-WEST", "BA-CENTRAL", "BA-SOUTH"]
+    lines = "".join(
+        label.format(site=sites[r], r=r)
+        + f"field {673 + r}: 32 objects, passbands {'ztfg,ztfr,ztfi' if r == 1 else 'ztfg,ztfr'}\n"
+        for r in (2, 1, 0)
+    )
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(0, -6, (1, 2))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+
+
+def test_a_progress_counter_in_brackets_is_not_a_rank_label() -> None:
+    """`[1/3] Building ...`, `[2/3] ...`, `[3/3] ...`: a counter from 1, not ranks counted from 0; the error
+    after it stays the console's, with no rank."""
+    lines = "[1/3] Building extension dataset\n[2/3] Linking extension\n[3/3] Copying files\n"
+    lines += 'Traceback (most recent call last):\n  File "/work/train.py", line 9, in <module>\n'
+    lines += "    build()\nRuntimeError: extension failed to load: undefined symbol _Z3fooPv\n"
+    root = explain_text(lines).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_of_two_ranks_that_printed_no_error_the_one_configured_otherwise_went_first(tmp_path: Path) -> None:
+    """Ranks 0 and 2 lost their connection; ranks 1 and 3 printed nothing wrong and stopped at the same
+    step. Rank 3 alone says `feature cache: memory` where every peer says `disk`: it ran otherwise, and
+    of the two it is the one that went (killed without a word, most likely for memory)."""
+    stdout = {
+        r: f"[rank {r}] feature cache: {'memory' if r == 3 else 'disk'} (/scratch/cache/node{r})\n"
+        + "".join(f"[rank {r}] step {s} loss 1.{r}{s} layer-weights argmax 8\n" for s in (0, 25, 50))
+        for r in range(4)
+    }
+    run = _stdout_dir(tmp_path, stdout)
+    lost = (
+        "[rank{r}]: Traceback (most recent call last):\n"
+        '[rank{r}]:   File "/work/train.py", line 70, in main\n[rank{r}]:     loss.backward()\n'
+        "[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+        " [127.0.0.1]:57256: Connection reset by peer\n"
+    )
+    for r in (0, 2):
+        (run / str(r) / "stderr.log").write_text(lost.format(r=r))
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 3)
+
+
+def test_ranks_that_printed_no_error_and_are_configured_alike_stay_unnamed(tmp_path: Path) -> None:
+    """The same job with every rank on `disk`: nothing tells rank 1 from rank 3, so no rank is named."""
+    stdout = {
+        r: f"[rank {r}] feature cache: disk (/scratch/cache/node{r})\n[rank {r}] step 50 loss 1.{r}\n"
+        for r in range(4)
+    }
+    run = _stdout_dir(tmp_path, stdout)
+    for r in (0, 2):
+        (run / str(r) / "stderr.log").write_text(
+            f"[rank{r}]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+            " [127.0.0.1]:57256: Connection reset by peer\n"
+        )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and root.rank is None
+
+
+@pytest.mark.parametrize(
+    ("said", "is_wait"),
+    [
+        ("index /tmp/ann/2026-12-06 not published yet, waited {s}s", True),  # a wait it counts
+        ("replay sess_b not exported yet, attaching to live capture (step {s})", False),  # it went on
+    ],
+)
+def test_a_stragglers_line_that_counts_its_wait_is_the_root_line_at_its_first_round(
+    said: str, is_wait: bool
+) -> None:
+    """Ranks 0-2 time out in a collective; rank 3 had gone its own way after the epoch line they all
+    printed. When its line counts a wait (`..., waited 0s`, `waited 2s`, ...), that wait's first round is
+    the root line; a line of something it went on doing leaves the peers' timeout as the root line."""
+    lines = "".join(f"[rank {r}] epoch 1 local loss 4.{r}\n" for r in range(4))
+    lines += "".join(f"[rank 3] {said.format(s=s)}\n" for s in (0, 2, 4, 6))
+    lines += _gloo_timeout(0, "recv") + _gloo_timeout(1, "recv") + _gloo_timeout(2, "send")
+    root = explain_text(lines + _torchrun_exit_table(0, 1, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    if is_wait:
+        assert root.text.endswith(said.format(s=0))
+    else:
+        assert root.text.endswith("for recv operation to complete")

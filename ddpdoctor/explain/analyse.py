@@ -1934,7 +1934,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)
     if not waiting:
-        silent = _standing_out(timeline, silent)
+        silent = _configured_otherwise(timeline, _standing_out(timeline, silent))
     if len(silent) > max(1, world // 2):
         return None if waiting or failing else _left_behind(timeline, found, lost, silent)
     if not waiting:
@@ -2253,6 +2253,14 @@ def _standing_out(timeline: Timeline, silent: list[int]) -> list[int]:
     one of them went, and it was the one taking that."""
     standout = timeline.standout_reading(silent) if len(silent) > 1 else None
     return [standout[0]] if standout is not None else silent
+
+
+def _configured_otherwise(timeline: Timeline, silent: list[int]) -> list[int]:
+    """Of several ranks that printed nothing while their peers lost a connection, the one that states a
+    setting in words otherwise than all its peers (`feature cache: memory` where they say `disk`): it ran
+    otherwise, and one of them went."""
+    odd = timeline.odd_word_setting() if len(silent) > 1 else None
+    return [odd[0]] if odd is not None and odd[0] in silent else silent
 
 
 def _left_behind(

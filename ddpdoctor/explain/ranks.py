@@ -99,6 +99,11 @@ _NOT_A_HOST = LazyRegex(
 _FIELD_RANK = LazyRegex(
     r"(?i)(?<![a-z])(local[_ ]?)?rank[ :=_#]{0,2}(\d{1,7})(?:\s{0,2}/\s{0,2}\d{1,7})?(?!\w)"
 )
+# ... or a bracketed `[N/M]` alone, in a file whose lines count ranks so from 0 (see counted_ranks).
+_COUNTED_RANK = LazyRegex(r"(local_)?(\d{1,5})/(?=\d{1,5}$)")
+_COUNTED_LINE = LazyRegex(r"(?:\[[A-Za-z_][\w-]{0,64}?\d{1,7}\]:)?\[(\d{1,5})/(\d{1,5})\] ")
+# ... or, as a bracketed label's last word, short for it (`[search r0]`, `[BA-WEST r2]`, `[r1]`).
+_SHORT_FIELD_RANK = LazyRegex(r"(?<![\w.-])(local_)?r(\d{1,5})$")
 # (`rank 3 | `, `rank 2/4: `, a `key=value` field: `rank=3 trainer: `, `rank=1/4 stats: `, and one word: `INFO rank0 MainThread `)
 _BARE_FIELD_RANK = LazyRegex(
     r"(?i)(local[_ ]?)?rank(?:[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])|=(\d{1,7})(?:/\d{1,7})?(?=[\s,;|])|(\d{1,7})(?=\s))"
@@ -200,13 +205,19 @@ class Prefix:
 
 
 def split_prefix(
-    line: str, *, srun: bool = False, kube_master: bool = False, hosts: frozenset[str] = frozenset()
+    line: str,
+    *,
+    srun: bool = False,
+    kube_master: bool = False,
+    hosts: frozenset[str] = frozenset(),
+    counted: frozenset[int] = frozenset(),
 ) -> Prefix:
     """Peel the rank labels off a line whose log collector's label and time (`collector_end`) are
     already off; `rest` is the text the program printed.
 
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
+    `counted`: the world sizes M for which this file's `[N/M]` labels are ranks (see counted_ranks).
     """
     for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
         host = _HOST_LINE.match(line)
@@ -239,7 +250,9 @@ def split_prefix(
     ):
         rest = rest[heading.end() :]
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
-        return _logger_prefix(line)  # no launcher label: keep the indentation (traceback frames need it)
+        return _logger_prefix(
+            line, counted
+        )  # no launcher label: keep the indentation (traceback frames need it)
     rank: int | None = None
     local = False
     local_label: int | None = None
@@ -272,8 +285,8 @@ def split_prefix(
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
-        return _logger_prefix(line) if unlabelled else Prefix(None, False, rest)
-    logged = _logger_label(rest) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
+        return _logger_prefix(line, counted) if unlabelled else Prefix(None, False, rest)
+    logged = _logger_label(rest, counted) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
     if logged is None:
         return Prefix(rank, local, rest, local_label)
     # The program's logger wrote fields of its own after the launcher's label (`[default2]:2026-... |
@@ -304,19 +317,19 @@ def collector_end(line: str) -> int:
     return end
 
 
-def _logger_prefix(line: str) -> Prefix:
+def _logger_prefix(line: str, counted: frozenset[int]) -> Prefix:
     """A logger's rank field in front of the message, else the line as it is."""
     text = line.lstrip(" \t")
     if not text[:1].isalnum() and text[:1] not in _CLOSERS:
         return Prefix(None, False, line)
-    found = _logger_label(text)
+    found = _logger_label(text, counted)
     if found is None:
         return Prefix(None, False, line)
     rank, local, end, level = found
     return Prefix(rank, local, text[end:], level=level)
 
 
-def _logger_label(text: str) -> tuple[int, bool, int, str | None] | None:
+def _logger_label(text: str, counted: frozenset[int]) -> tuple[int, bool, int, str | None] | None:
     """(rank, local, end of the labels, the level a field gave, the most severe) from a logger's fields
     in front of the message.
 
@@ -337,7 +350,15 @@ def _logger_label(text: str) -> tuple[int, bool, int, str | None] | None:
                 level = _severer(level, part)
             # A label, not a printed list or command line (`['python', 'train.py', '--local_rank=1']`).
             labelish = found is None and not any(mark in inside for mark in ("'", '"', "--"))
-            field = _FIELD_RANK.search(inside) if labelish else None
+            field = (
+                (
+                    _FIELD_RANK.search(inside)
+                    or _SHORT_FIELD_RANK.search(inside)
+                    or _counted_rank(inside, counted)
+                )
+                if labelish
+                else None
+            )
             pos = close + 1
         elif pos == 0 and (m := _DEFAULT_RECORD.match(text)):
             level = _severer(level, m.group(1))
@@ -446,6 +467,25 @@ def host_labels(lines: list[str]) -> frozenset[str]:
     if labelled < 3 or labelled < 0.4 * len(lines):
         return frozenset()
     return frozenset(label for label, count in counts.items() if count >= 3)
+
+
+def counted_ranks(lines: list[str]) -> frozenset[int]:
+    """The world sizes M for which a file's lines start with `[N/M]` labels that count ranks (`[0/4] field
+    673: ...`, also behind torchrun's `[default0]:`): two or more numbers below M, 0 among them (a
+    progress counter, `[1/4] Building ...`, starts at 1)."""
+    seen: dict[int, set[int]] = {}
+    for line in lines:
+        if line[:1] == "[" and (m := _COUNTED_LINE.match(line)) is not None:
+            seen.setdefault(int(m.group(2)), set()).add(int(m.group(1)))
+    return frozenset(
+        world for world, ranks in seen.items() if 0 in ranks and len(ranks) >= 2 and max(ranks) < world
+    )
+
+
+def _counted_rank(inside: str, counted: frozenset[int]) -> re.Match[str] | None:
+    """A bracket's `N/M` as a rank field, when the file counts its ranks so (M in `counted`)."""
+    found = _COUNTED_RANK.match(inside) if counted else None
+    return found if found is not None and int(inside[found.end() :]) in counted else None
 
 
 def has_kube_master(head: bytes) -> bool:

@@ -74,6 +74,7 @@ from ddpdoctor.explain.ranks import (
     bounded_rank,
     collector_end,
     common_margin,
+    counted_ranks,
     has_kube_master,
     host_labels,
     looks_srun_labelled,
@@ -845,6 +846,7 @@ class LogReader:
         self._head = head
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
+        self._counted: frozenset[int] = frozenset()  # world sizes whose `[N/M]` labels are ranks
         self._kube_master = False
         self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
@@ -887,6 +889,7 @@ class LogReader:
             lines = program_lines(head)
             self._srun = looks_srun_labelled(lines)
             self._hosts = host_labels(lines)
+            self._counted = counted_ranks(lines)
             self._kube_master = has_kube_master(head)
         if self._margin and data.startswith(self._margin):
             data = data[len(self._margin) :]  # a paste indented as a whole
@@ -1165,7 +1168,11 @@ class LogReader:
             # pytest keeps the text's indentation after its margin (8 columns, or the failing line's)
             segment = segment[min(marker.end(), self._pytest_margin) :]
         prefix = split_prefix(
-            segment, srun=bool(self._srun), kube_master=self._kube_master, hosts=self._hosts
+            segment,
+            srun=bool(self._srun),
+            kube_master=self._kube_master,
+            hosts=self._hosts,
+            counted=self._counted,
         )
         rank, local = prefix.rank, prefix.local
         if (

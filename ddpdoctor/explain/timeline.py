@@ -231,9 +231,13 @@ class Timeline:
         """The one rank that states a setting otherwise than all its peers: a line every rank of three
         or more printed once, alike but for a named value (`bond_features=False` where the others say
         `True`, `trainable params: 5120` where they say `4096`) that one rank alone gives otherwise."""
-        return (
-            self._odd_one_out(SETTING, self._setting_shape) or self._odd_named_size() or self._odd_key_set()
-        )
+        return self.odd_word_setting() or self._odd_named_size() or self._odd_key_set()
+
+    def odd_word_setting(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank that states a setting in words otherwise than all its peers (`feature cache: memory`
+        where they say `disk`, `tasks=cls` where they say `tasks=cls,reg`): how it was configured, not a
+        count of its data."""
+        return self._odd_one_out(SETTING, self._setting_shape)
 
     def odd_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that counts otherwise than its peers, who agree, in a line every rank of three or
@@ -260,9 +264,12 @@ class Timeline:
         shared = self._shared_words or frozenset()
 
         def read(text: str) -> tuple[str, list[str]]:
+            # A list of names is one value (`passbands ztfg,ztfr,ztfi` where they list two).
+            lists = _NAME_LIST.findall(text)
+            text = _NAME_LIST.sub("#", text)
             # A time of day, a date or a duration differs between ranks by chance: not a value they hold.
             kept = _BY_CHANCE.sub(" ", text)
-            return self.alike(text), [
+            return self.alike(text), lists + [
                 m.group()
                 for m in _VALUE_PIECE.finditer(kept)
                 if m.group()[0].isdigit() or m.group() not in shared
@@ -958,6 +965,8 @@ _TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 
 # What alike reads as a value: a word or name (see _TOKEN) not every rank says, or a number (`0.10.14`).
 _VALUE_PIECE = re.compile(rf"{_TOKEN.pattern}|\d+(?:\.\d+)*")
+# Names in a list with commas and no spaces (`ztfg,ztfr,ztfi`, `mel,f0,energy`).
+_NAME_LIST = re.compile(r"(?<![\w,.-])[A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){1,31}(?![\w,])")
 # A date, a time of day or a duration (`2026-12-02`, `04:56:40,004`, `elapsed=1.6s`, `12 ms`).
 _BY_CHANCE = re.compile(
     r"\d{4}-\d\d-\d\d|\d{1,2}:\d\d(?::\d\d)?(?:[.,]\d+)?|\d+(?:\.\d+)? ?(?:ms|s|sec|secs|seconds|min|h)\b"

@@ -37,6 +37,8 @@ STATES_A_HALT = LazyRegex(
     r"(?i)" + _WAITS + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
     # a wait loop of the script's own (`marker not ready, polling again in 3s`, `lock busy, retry 2`)
     r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
+    # ... that waits for a thing to appear, counting the wait (`index not published yet, waited 4s`)
+    r"|(?i:\bwaited \d{1,9}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|minutes)?\b)"
     # ... that polls a thing or counts its wait (`not final, polling /tmp/w.ready`, `locked, waiting... 3s`)
     r"|(?i:\bpolling (?=[/~.\w-]{0,200}[/.])|\bwaiting(?= ?(?:\.\.\.|…|\(|\[|\d)))"
     # ... counted in attempts, or doing a step again after a pause (`(attempt 2/6), re-fetching in 2s`)
