@@ -7874,3 +7874,34 @@ def test_a_stragglers_line_that_counts_its_wait_is_the_root_line_at_its_first_ro
         assert root.text.endswith(said.format(s=0))
     else:
         assert root.text.endswith("for recv operation to complete")
+
+
+@pytest.mark.parametrize(("call", "odd"), [("dist.all_reduce(weights)", True), ("dist.barrier()", False)])
+def test_one_rank_left_waiting_in_a_collective_its_peers_got_through_is_the_odd_one(
+    call: str, odd: bool
+) -> None:
+    """gloo sums tensors of other sizes without a word: ranks 0, 1 and 3 got through the all_reduce and
+    printed the weights it gave; rank 2, whose tensor had a fourth class, timed out in it. Rank 2's call
+    did not pair with theirs (`collective_mismatch`). A barrier carries nothing: there the peers may have
+    gone on from a barrier of their own, and no mismatch is named."""
+    lines = "".join(f"rank={r} site=S{r} INFO local pick-face mix {{'shelf': 15{r}.0}}\n" for r in range(4))
+    lines += "".join(
+        f"rank={r} site=S{r} INFO global face-type loss weights [3.06, 2.97]\n" for r in (0, 1, 3)
+    )
+    lines += _gloo_timeout(2, "recv").replace("dist.all_reduce(stats)", call)
+    root = explain_text(lines + _torchrun_exit_table(2, 1, (0, 1, 3))).root_cause
+    assert root is not None and (root.category == "collective_mismatch") is odd
+    assert root.rank == 2 or not odd
+
+
+def test_a_logger_field_rank_with_the_world_size_names_the_printer_of_a_critical_record() -> None:
+    """`CRITICAL 2026-... rank0/4 triage.encoder - vocab checksum ... aborting run`: the field `rank0/4`
+    names rank 0, whose record is the account of its exit (code 3), not a peer's INFO line."""
+    lines = (
+        "INFO 2026-12-06 06:57:55,085 rank0/4 triage.encoder - resolved vocab: 8192 entries\n"
+        "CRITICAL 2026-12-06 06:57:55,085 rank0/4 triage.encoder - vocab checksum 1f0273 does not match"
+        " manifest 4be1c0; aborting run\n"
+        "INFO 2026-12-06 06:57:55,112 rank3/4 triage.encoder - waiting for vocab metadata from rank 0\n"
+    )
+    root = explain_text(lines + _torchrun_exit_table(0, 3, (1, 2, 3))).root_cause
+    assert root is not None and root.rank == 0 and "aborting run" in (root.text + str(root.why))

@@ -1898,6 +1898,8 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         and c.consequence is None
         and (c.tier == CAUSE or c.kind in ("host-kill", "crash", "exit"))
     }
+    if not failing and (left := _left_in_collective(timeline, found, reports, waiting)) is not None:
+        return left
     completed = {
         o.rank: o.last_completed for o in reports if o.rank is not None and o.last_completed is not None
     }
@@ -1967,6 +1969,47 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
             f"inferred: of the ranks that did not report the collective timeout ({rank_list(quiet)}), the"
             " only one whose own lines say it waited, stopped or failed"
         )
+    return cand
+
+
+def _left_in_collective(
+    timeline: Timeline, found: list[Candidate], reports: list[CollectiveObs], waiting: set[int]
+) -> Candidate | None:
+    """One rank of three or more timed out in a collective its peers got through: each of them printed,
+    after the last line it printed too, a line it never did (`global face-type loss weights ...`). Their
+    collective completed without it, so its call did not pair with theirs (gloo sums tensors of other
+    sizes without a word): the collectives disagreed, and it is the odd one."""
+    if len(waiting) != 1 or len(timeline.ranks) < 3:
+        return None
+    (rank,) = waiting
+    peers = sorted(timeline.ranks - {rank})
+
+    def healthy(of: int) -> list[RecentLineObs]:
+        return [line for line in timeline.last_lines(of) if not (line.error_record or line.warning_record)]
+
+    own = {timeline.alike(line.text) for line in healthy(rank)}
+    last = {peer: lines[-1] for peer in peers if (lines := healthy(peer))}
+    if not own or len(last) != len(peers):
+        return None
+    shapes = {timeline.alike(line.text) for line in last.values()}
+    if len(shapes) != 1 or shapes & own:
+        return None
+    anchor = _wait_report(found, reports, waiting)
+    if anchor is None or any(c.entry is not None and c.entry.id == STORE_TIMEOUT_ENTRY for c in found):
+        return None  # a store's key waited for too: the ranks need not have met in a collective at all
+    if isinstance(anchor, ExceptionObs) and any(
+        frame.user and _BARRIER_CALL.search(frame.code or "") for frame in anchor.frames
+    ):
+        return None  # a barrier carries nothing: the peers may have gone on from one of their own
+    cand = Candidate(anchor, INFERRED, "mismatch", "collective_mismatch", None, rank)
+    cand.suspects = [rank]
+    first = last[peers[0]]
+    cand.reasons.append(
+        f"rank {rank} alone timed out in a collective while rank(s) {rank_list(peers)} went on past it to"
+        f" print {first.text[:160]} ({first.file}:{first.line}), a line rank {rank} never printed: their"
+        " collective completed without it, so its call did not pair with theirs (another size or op)"
+    )
+    cand.rank_note = "inferred: the one rank left waiting in a collective its peers got through"
     return cand
 
 
