@@ -99,7 +99,8 @@ _NOT_A_HOST = LazyRegex(
 _FIELD_RANK = LazyRegex(
     r"(?i)(?<![a-z])(local[_ ]?)?rank[ :=_#]{0,2}(\d{1,7})(?:\s{0,2}/\s{0,2}\d{1,7})?(?!\w)"
 )
-# ... or a bracketed `[N/M]` alone, in a file whose lines count ranks so from 0 (see counted_ranks).
+# ... or a bracketed `[N/M]` alone, in a file whose lines count ranks so from 0 (see counted_ranks); its first
+# group, as _FIELD_RANK's, would say the rank is node-local.
 _COUNTED_RANK = LazyRegex(r"(local_)?(\d{1,5})/(?=\d{1,5}$)")
 _COUNTED_LINE = LazyRegex(r"(?:\[[A-Za-z_][\w-]{0,64}?\d{1,7}\]:)?\[(\d{1,5})/(\d{1,5})\] ")
 # ... or, as a bracketed label's last word, short for it (`[search r0]`, `[BA-WEST r2]`, `[r1]`).
@@ -251,9 +252,8 @@ def split_prefix(
     ):
         rest = rest[heading.end() :]
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
-        return _logger_prefix(
-            line, counted
-        )  # no launcher label: keep the indentation (traceback frames need it)
+        # No launcher label: keep the indentation (traceback frames need it).
+        return _logger_prefix(line, counted)
     rank: int | None = None
     local = False
     local_label: int | None = None

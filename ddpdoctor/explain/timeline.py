@@ -259,8 +259,8 @@ class Timeline:
     def odd_value(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that gives a value otherwise than all its peers, who agree on it, in a line every
         rank of three or more printed once, alike (see alike) but for its values: a version, a dtype, a
-        dimension (`holistic 0.10.14, array (24, 48, 75, 3)` where they say `0.10.9` and `2`; `pKd float64`
-        where they say `float32`)."""
+        dimension, a list of names (`holistic 0.10.14, array (24, 48, 75, 3)` where they say `0.10.9` and
+        `2`; `pKd float64` where they say `float32`; `passbands ztfg,ztfr,ztfi` where they list two)."""
         shared = self._shared_words or frozenset()
 
         def read(text: str) -> tuple[str, list[str]]:
