@@ -1983,12 +1983,8 @@ def _left_in_collective(
         return None
     (rank,) = waiting
     peers = sorted(timeline.ranks - {rank})
-
-    def healthy(of: int) -> list[RecentLineObs]:
-        return [line for line in timeline.last_lines(of) if not (line.error_record or line.warning_record)]
-
-    own = {timeline.alike(line.text) for line in healthy(rank)}
-    last = {peer: lines[-1] for peer in peers if (lines := healthy(peer))}
+    own = {timeline.alike(line.text) for line in timeline.healthy_lines(rank)}
+    last = {peer: lines[-1] for peer in peers if (lines := timeline.healthy_lines(peer))}
     if not own or len(last) != len(peers):
         return None
     shapes = {timeline.alike(line.text) for line in last.values()}
@@ -2286,7 +2282,7 @@ def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) ->
 def _stopped_at(timeline: Timeline, rank: int) -> tuple[str, int] | None:
     """Where a rank's output stopped: its last healthy line as lines every rank prints alike read (see
     Timeline.alike), and how many rounds of that line it printed in a row."""
-    healthy = [line for line in timeline.last_lines(rank) if not (line.error_record or line.warning_record)]
+    healthy = timeline.healthy_lines(rank)
     return (timeline.alike(healthy[-1].text), healthy[-1].count) if healthy else None
 
 

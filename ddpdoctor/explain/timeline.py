@@ -181,6 +181,10 @@ class Timeline:
         """The rank's last lines (error records too), in order."""
         return list(self._recent.get(rank, []))
 
+    def healthy_lines(self, rank: int) -> list[RecentLineObs]:
+        """The rank's last lines that are not error or warning records: what it did."""
+        return [line for line in self._recent.get(rank, []) if not _a_record(line)]
+
     def lines_from(self, rank: int, line: Observation) -> list[RecentLineObs]:
         """The rank's last lines from this one on (the line itself included, when it is one of them)."""
         start = (line.file_index, line.line)
