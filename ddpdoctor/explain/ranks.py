@@ -118,7 +118,8 @@ _LOG_TIME = LazyRegex(
 )
 _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _WARNING_LEVELS = frozenset(("WARNING", "WARN"))
-_LOG_LEVEL = LazyRegex(r"(?:ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )")
+# A level field, with the spaces a padded format adds (`%(levelname)-8s`: `INFO     rank=3 ...`).
+_LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: {1,4}(?= ))?")
 # Python logging's default record (`basicConfig()`: `%(levelname)s:%(name)s:%(message)s`), a logger named
 # for its rank (`ERROR:rank1:ewc: anchor not found`).
 _DEFAULT_RECORD = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL):([\w.<>-]{1,60}):")
@@ -365,7 +366,7 @@ def _logger_label(text: str, counted: frozenset[int]) -> tuple[int, bool, int, s
             level = _severer(level, m.group(1))
             field, pos = _FIELD_RANK.search(m.group(2)), m.end()
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
-            level = _severer(level, m.group())
+            level = _severer(level, m.group(m.lastindex or 0))
             field, pos = None, m.end()
         elif pos and (m := _PROCESS_FIELD.match(text, pos)):
             field, pos = None, m.end()

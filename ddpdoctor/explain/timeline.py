@@ -268,8 +268,14 @@ class Timeline:
         shared = self._shared_words or frozenset()
 
         def read(text: str) -> tuple[str, list[str]]:
+            # torch's repr of a tensor leaves out the default dtype: the dtype it names, or that default,
+            # is a value (`tensor([...], dtype=torch.float64)` where they print `tensor([...])`).
+            dtypes = []
+            if "tensor(" in text:
+                named = _TENSOR_DTYPE.search(text)
+                dtypes, text = [named.group(1) if named else "default"], _TENSOR_DTYPE.sub("", text)
             # A list of names is one value (`passbands ztfg,ztfr,ztfi` where they list two).
-            lists = _NAME_LIST.findall(text)
+            lists = dtypes + _NAME_LIST.findall(text)
             text = _NAME_LIST.sub("#", text)
             # A time of day, a date or a duration differs between ranks by chance: not a value they hold.
             kept = _BY_CHANCE.sub(" ", text)
@@ -365,9 +371,13 @@ class Timeline:
         pick = pick or _lone
         odd: dict[int, RecentLineObs] = {}
         for stated in self._printed_once_by_every_rank(read):
-            for position in range(min(len(found) for _, found in stated.values())):
-                if (rank := pick(stated, itemgetter(position))) is not None:
-                    odd[rank] = stated[rank][0]
+            positions = range(min(len(found) for _, found in stated.values()))
+            alone = {rank for position in positions if (rank := pick(stated, itemgetter(position))) is not None}
+            # Another rank alone in each of the line's values: measurements that differ by chance
+            # (`SDR -2.15 -0.59` where the peers read `-2.14 -0.58`), not a value one rank holds.
+            if len(alone) == 1:
+                rank = alone.pop()
+                odd[rank] = stated[rank][0]
         return odd
 
     def _odd_named_size(self) -> tuple[int, RecentLineObs] | None:
@@ -967,8 +977,11 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
 _TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 
 
-# What alike reads as a value: a word or name (see _TOKEN) not every rank says, or a number (`0.10.14`).
-_VALUE_PIECE = re.compile(rf"{_TOKEN.pattern}|\d+(?:\.\d+)*")
+# What alike reads as a value: a word or name (see _TOKEN) not every rank says, whole with a decimal tail
+# (`NaCl_0.5M`: not a name and a number `5`), or a number (`0.10.14`).
+_VALUE_PIECE = re.compile(rf"{_TOKEN.pattern}(?:\.\d\w*)*|\d+(?:\.\d+)*")
+# The dtype a tensor's repr names (`tensor([1.5, 2.0], dtype=torch.float64)`).
+_TENSOR_DTYPE = re.compile(r", ?dtype=torch\.(\w+)")
 # Names in a list with commas and no spaces (`ztfg,ztfr,ztfi`, `mel,f0,energy`).
 _NAME_LIST = re.compile(r"(?<![\w,.-])[A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){1,31}(?![\w,])")
 # A date, a time of day or a duration (`2026-12-02`, `04:56:40,004`, `elapsed=1.6s`, `12 ms`).
