@@ -3637,12 +3637,16 @@ def test_collector_labels_are_peeled_once_whatever_the_line() -> None:
     assert root is not None and root.text == "ValueError: the batch is empty"
 
 
-# --- a log collector's prefix on every line (kubectl logs --timestamps, Docker Compose) -------------
+# --- a log collector's prefix on every line (kubectl logs --timestamps or --prefix, Docker Compose) ---
 
 _COLLECTORS = {
     "kubectl-timestamps": lambda i: f"2026-11-30T12:00:{i:02d}.{i:09d}Z ",
     "compose": lambda i: "trainer-1  | ",
     "compose-then-time": lambda i: f"trainer-1  | 2026-11-30T12:00:{i:02d}Z ",
+    "kubectl-prefix": lambda i: "[pod/trainer-7f9c4-xk2p/pytorch] ",
+    "kubectl-prefix-then-time": lambda i: (
+        f"[pod/trainer-7f9c4-xk2p/pytorch] 2026-11-30T12:00:{i:02d}.{i:09d}Z "
+    ),
 }
 
 
@@ -7906,3 +7910,70 @@ def test_a_logger_field_rank_with_the_world_size_names_the_printer_of_a_critical
     root = explain_text(lines + _torchrun_exit_table(0, 3, (1, 2, 3))).root_cause
     assert root is not None and root.rank == 0 and root.line == 2
     assert root.text.endswith("manifest 4be1c0; aborting run")
+
+
+# --- classes found in the fiftieth session ---------------------------------------------------------
+
+
+def test_a_rank_field_after_a_padded_level_names_the_printer() -> None:
+    """`%(levelname)-5s` pads `INFO` with a space: `... INFO  rank=3 region=...`. The rank field after the
+    padding is still the logger's, so rank 3's line, alone in giving 80 bins where its peers give 48, names
+    the sender of the size check rank 2 reports."""
+    lines = "".join(
+        f"2026-12-06 08:09:29,7{r}0 INFO  rank={r} region=R{r} tiles=96 histogram bins={80 if r == 3 else 48}\n"
+        for r in (0, 3, 1)
+    )
+    lines += _SIZE_CHECK + "2026-12-06 08:09:29,802 INFO  rank=2 region=R2 tiles=96 histogram bins=48\n"
+    root = explain_text(lines + _torchrun_exit_table(2, -6, (0, 1, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+
+
+@pytest.mark.parametrize(
+    ("said", "odd"),
+    [
+        # Each rank's shard is named with a decimal (`NaCl_0.5M`, `KCl_1.0M`): its `5` is not a value alone.
+        ("[rank {r}/4] shard {name}M: 16 frames, elements {v}", "H,O,Na,Cl,K"),
+        # torch's repr names a dtype only when it is not the default one.
+        ("[rank {r}] local sums over 3 tracks: tensor([-6.43{r}1, -1.77{r}8]{v})", ", dtype=torch.float64"),
+    ],
+)
+def test_the_sender_of_a_size_check_is_told_by_a_value_among_names_and_tensors(said: str, odd: str) -> None:
+    """gloo's size check fails on rank 1; the sender is rank 2, whose line alone lists a fifth element, or
+    whose tensor alone prints a dtype (float64 where its peers hold the default float32)."""
+    usual = {"H,O,Na,Cl,K": "H,O,Na,Cl", ", dtype=torch.float64": ""}[odd]
+    names = ["NaCl_0.5", "KCl_1.0", "LiCl_2.0", "MgCl_4.0"]
+    lines = "".join(said.format(r=r, name=names[r], v=odd if r == 2 else usual) + "\n" for r in (1, 0, 3, 2))
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(1, -6, (0, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_measurements_that_differ_by_chance_leave_the_value_one_rank_holds() -> None:
+    """Each rank reads out its validation scores, a different rank alone in each of them (`-2.14` where the
+    others read `-2.15`, `0.58` where they read `0.59`): measurements, not values a rank holds. The dtype it
+    holds its counts in is one: rank 2 alone says float64, the sender of the size check rank 1 reports."""
+    scores = {0: "-2.15 -0.59 -1.59", 1: "-2.15 -0.59 -1.60", 2: "-2.15 -0.58 -1.60", 3: "-2.14 -0.59 -1.60"}
+    lines = "".join(f"[rank {r}] val track 0 SDR {scores[r]}\n" for r in (3, 1, 0, 2))
+    lines += "".join(
+        f"[rank {r}] class counts held as {'float64' if r == 2 else 'float32'}\n" for r in (3, 1, 0, 2)
+    )
+    root = explain_text(lines + _SIZE_CHECK + _torchrun_exit_table(1, -6, (0, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_a_kubectl_prefix_of_a_pod_with_no_index_is_a_collectors_label() -> None:
+    """`kubectl logs --prefix` puts `[pod/NAME/CONTAINER] ` before every line. A pod named with no role and
+    index says nothing of a rank: read behind it, `--tee`'s `[default1]:` labels name the rank that raised."""
+    lines = "".join(f"[default{r}]:step 3 loss 0.4{r}\n" for r in range(2))
+    lines += (
+        "[default1]:Traceback (most recent call last):\n"
+        '[default1]:  File "/work/train.py", line 41, in main\n'
+        "[default1]:    weights = load_weights(cfg)\n"
+        '[default1]:  File "/work/train.py", line 19, in load_weights\n'
+        '[default1]:    return torch.load(cfg["ckpt"])\n'
+        "[default1]:KeyError: 'ckpt'\n"
+    )
+    pod = "".join(f"[pod/trainer-7f9c4-xk2p/pytorch] {line}\n" for line in lines.splitlines())
+    root = explain_text(pod).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text.endswith("KeyError: 'ckpt'")
+    assert root.user_frame is not None and root.user_frame.line == 19

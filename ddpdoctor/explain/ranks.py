@@ -80,6 +80,9 @@ _SYSLOG_HEADER = LazyRegex(
     r" [\w.-]{1,64} [\w./-]{1,64}\[\d{1,10}\]:(?: |$)"
 )
 _KUBECTL = LazyRegex(r"\[pod/[\w.-]{0,200}?-(master|worker|launcher)-(\d{1,7})/[\w.-]{0,100}\][ \t]?")
+# ... which, for a pod whose name gives no role and index (`[pod/trainer-7f9c4-xk2p/pytorch] `), is a log
+# collector's label alone.
+_POD_LABEL = LazyRegex(r"\[pod/[\w.-]{1,253}/[\w.-]{1,100}\](?: |$)")
 SRUN_LABEL = LazyRegex(r"(\d{1,5}): ")
 _HOST_LINE = LazyRegex(r"([A-Za-z][\w.-]{0,127}|\d{1,3}(?:\.\d{1,3}){3}):(?: |$)")
 _HOSTISH = LazyRegex(r"[\d.-]")
@@ -311,6 +314,9 @@ def collector_end(line: str) -> int:
             end = header.end()
         if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
             end = time.end()
+        pod = _POD_LABEL.match(line, end) if line.startswith("[pod/", end) else None
+        if pod is not None and not _KUBECTL.match(line, end):
+            end = pod.end()
         label = _COLLECTOR_LABEL.match(line, end) if line[end : end + 1].isalnum() else None
         if label is not None and not (end and label.group().split()[0].isupper()):
             end = label.end()  # after a time, not a logger's level field (`ERROR    | ...`)

@@ -372,7 +372,9 @@ class Timeline:
         odd: dict[int, RecentLineObs] = {}
         for stated in self._printed_once_by_every_rank(read):
             positions = range(min(len(found) for _, found in stated.values()))
-            alone = {rank for position in positions if (rank := pick(stated, itemgetter(position))) is not None}
+            alone = {
+                rank for position in positions if (rank := pick(stated, itemgetter(position))) is not None
+            }
             # Another rank alone in each of the line's values: measurements that differ by chance
             # (`SDR -2.15 -0.59` where the peers read `-2.14 -0.58`), not a value one rank holds.
             if len(alone) == 1:
