@@ -22,7 +22,7 @@ indent). A log is *silent* when `explain` reports no failure at all.
     python bench/accuracy.py --split dev --shape wrap120   # the same logs as a user's tool rewrote them
 
 `--shape` rewrites every single-file log the way a user's tool does before it reaches us (a
-`kubectl logs --timestamps` time, a `kubectl logs --prefix` pod label, a Docker Compose service label, a Markdown code block's indent,
+`kubectl logs --timestamps` time, a `kubectl logs --prefix` pod label, Jenkins' bracketed time, a Docker Compose service label, a Markdown code block's indent,
 a terminal's hard wrap), or keeps only a part of it as an issue comment quotes it (`excerpt`: the
 eight lines on each side of the labelled root line), and scores the copies against the same labels;
 on a wrapped copy the root line is right when the reported line is one of the pieces of the
@@ -95,6 +95,9 @@ SHAPES: dict[str, Callable[[list[str], str], list[str]]] = {
     "rfc3339": lambda lines, _root: _rfc3339(lines),
     "compose": lambda lines, _root: [f"trainer-1  | {line}" for line in lines],
     "kubectl": lambda lines, _root: [f"[pod/trainer-7f9c4-xk2p/pytorch] {line}" for line in lines],
+    "jenkins": lambda lines, _root: [
+        f"[2026-11-30T12:00:{i % 60:02d}.{i % 1000:03d}Z] {line}" for i, line in enumerate(lines)
+    ],
     "indent": lambda lines, _root: [f"    {line}" for line in lines],
     "wrap120": lambda lines, _root: _wrap(lines),
     "excerpt": _excerpt,

@@ -7977,3 +7977,41 @@ def test_a_kubectl_prefix_of_a_pod_with_no_index_is_a_collectors_label() -> None
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     assert root.text.endswith("KeyError: 'ckpt'")
     assert root.user_frame is not None and root.user_frame.line == 19
+
+
+def test_a_collectors_bracketed_time_on_every_line_comes_off() -> None:
+    """Jenkins' timestamper puts `[2026-11-30T12:00:05.005Z] ` before every line, a traceback's too: a
+    collector's time, not a record's. Behind it, torchrun's `[default1]:` labels and the traceback read
+    whole."""
+    text = "".join(f"[default{r}]:step 3 loss 0.4{r}\n" for r in range(2)) + (
+        "[default1]:Traceback (most recent call last):\n"
+        '[default1]:  File "/work/train.py", line 41, in main\n'
+        "[default1]:    weights = load_weights(cfg)\n"
+        '[default1]:  File "/work/train.py", line 19, in load_weights\n'
+        '[default1]:    return torch.load(cfg["ckpt"])\n'
+        "[default1]:KeyError: 'ckpt'\n"
+    )
+    stamped = "".join(
+        f"[2026-11-30T12:00:{i:02d}.{i:03d}Z] {line}\n" for i, line in enumerate(text.splitlines())
+    )
+    root = explain_text(stamped).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text == "KeyError: 'ckpt'"
+    assert root.user_frame is not None and root.user_frame.line == 19
+
+
+def test_a_programs_own_bracketed_times_are_its_records_not_a_collectors() -> None:
+    """DeepSpeed's logger writes `[2023-04-14 13:11:21,054] [INFO] [launch.py:...]` records, and the
+    Python traceback between them has no time: these times are the program's, each starting a record,
+    and the launcher's record of the killed rank stays the root line."""
+    text = (
+        "[2023-04-14 13:11:20,001] [INFO] [launch.py:229:main] dist_world_size=2\n"
+        "[2023-04-14 13:11:20,002] [INFO] [launch.py:247:main] process 4100 spawned with command: [...]\n"
+        "[2023-04-14 13:11:20,003] [INFO] [launch.py:247:main] process 4101 spawned with command: [...]\n"
+        "[2023-04-14 13:11:21,054] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 4100\n"
+        "[2023-04-14 13:11:21,055] [INFO] [launch.py:428:sigkill_handler] Killing subprocess 4101\n"
+        "[2023-04-14 13:11:21,056] [ERROR] [launch.py:434:sigkill_handler] ['/usr/bin/python', '-u',"
+        " 'train.py', '--local_rank=1'] exits with return code = -9\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "oom_host" and root.line == 6

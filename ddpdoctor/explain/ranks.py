@@ -73,6 +73,17 @@ _COLLECTOR_LABEL = LazyRegex(
 )
 # (A blank line under a collector's prefix is the prefix alone, its trailing space stripped.)
 _COLLECTOR_TIME = LazyRegex(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:?\d\d)(?: |$)")
+# ... or a date and time in brackets (Jenkins' timestamper, `ts '[%Y-%m-%d %H:%M:%S]'`), in a file whose lines
+# nearly all carry one (see collector_bracketed): elsewhere it is a program's logger's (DeepSpeed's `[2023-04-14
+# 13:11:21,054] [INFO] ...`), which starts a record of its own.
+_BRACKETED_TIME = LazyRegex(
+    r"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\](?: |$)"
+)
+# What follows a collector's time, never a logger's: a traceback's lines and indented ones (under torch's
+# `[rank1]: ` and torchrun's `[default1]:` too), torchrun's own record.
+_NOT_A_RECORD = LazyRegex(
+    r"(?:\[\w{1,40}\]: ?)?(?:Traceback \(most recent call last\):|  |\t)|[IWEF]\d{4} \d\d:\d\d:\d\d"
+)
 # syslog's and journald's record header (`journalctl -u train`): `Dec 02 06:51:34 gpu-node07 torchrun[27700]: `,
 # or with an RFC 3339 time (`journalctl -o short-iso`).
 _SYSLOG_HEADER = LazyRegex(
@@ -303,16 +314,22 @@ def split_prefix(
     return Prefix(rank, local, rest[end:], local_label, level=level)
 
 
-def collector_end(line: str) -> int:
+def collector_end(line: str, bracketed: bool = False) -> int:
     """Where a log collector's label and time in front of a line end (0 when there are none).
 
-    Collectors stack in any order (a Compose label before a journald record, a time before a label)."""
+    Collectors stack in any order (a Compose label before a journald record, a time before a label).
+    `bracketed`: the file's collector puts its time in brackets (see collector_bracketed)."""
     end = 0
     for _ in range(3):
         start = end
         if line[end : end + 1].isalnum() and (header := _SYSLOG_HEADER.match(line, end)) is not None:
             end = header.end()
-        if line[end : end + 1].isdigit() and (time := _COLLECTOR_TIME.match(line, end)) is not None:
+        first = line[end : end + 1]
+        if first.isdigit():
+            time = _COLLECTOR_TIME.match(line, end)
+        else:
+            time = _BRACKETED_TIME.match(line, end) if bracketed and first == "[" else None
+        if time is not None:
             end = time.end()
         pod = _POD_LABEL.match(line, end) if line.startswith("[pod/", end) else None
         if pod is not None and not _KUBECTL.match(line, end):
@@ -430,13 +447,25 @@ def looks_srun_labelled(lines: list[str]) -> bool:
     return labelled >= 3 and labelled >= 0.4 * len(lines)
 
 
-def program_lines(head: bytes) -> list[str]:
+def collector_bracketed(head: bytes) -> bool:
+    """Whether a log collector put a bracketed date and time before nearly every line of a file's first
+    bytes, a traceback's or an indented line's among them (no program's logger stamps those)."""
+    lines = [line for raw in head.split(b"\n")[:200] if (line := raw.decode("utf-8", "replace").rstrip())]
+    rests = [line[m.end() :] for line in lines if (m := _BRACKETED_TIME.match(line))]
+    return (
+        len(rests) >= 3
+        and len(rests) >= 0.9 * len(lines)
+        and any(_NOT_A_RECORD.match(rest) for rest in rests)
+    )
+
+
+def program_lines(head: bytes, bracketed: bool = False) -> list[str]:
     """The first non-blank lines of a file's first bytes as the program printed them (a log
-    collector's label and time taken off)."""
+    collector's label and time taken off; `bracketed`: see collector_bracketed)."""
     lines = []
     for raw in head.split(b"\n")[:200]:
         line = raw.decode("utf-8", "replace").rstrip()
-        line = line[collector_end(line) :]
+        line = line[collector_end(line, bracketed) :]
         if line.strip():
             lines.append(line)
     return lines

@@ -72,6 +72,7 @@ from ddpdoctor.explain.ranks import (
     NCCL_PROCESS,
     bounded_int,
     bounded_rank,
+    collector_bracketed,
     collector_end,
     common_margin,
     counted_ranks,
@@ -850,6 +851,9 @@ class LogReader:
         self._kube_master = False
         self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
+        self._bracketed = (
+            False  # a collector's time in brackets starts every line (ranks.collector_bracketed)
+        )
         # The last rank-labelled line: (number, rank, local, whether it ended with a colon, whether it
         # was an error-level record).
         self._labelled: tuple[int, int, bool, bool, bool] | None = None
@@ -886,7 +890,8 @@ class LogReader:
             self._margin = common_margin(head)
             if self._margin:
                 head = b"\n".join(line.removeprefix(self._margin) for line in head.split(b"\n"))
-            lines = program_lines(head)
+            self._bracketed = collector_bracketed(head)
+            lines = program_lines(head, self._bracketed)
             self._srun = looks_srun_labelled(lines)
             self._hosts = host_labels(lines)
             self._counted = counted_ranks(lines)
@@ -1137,7 +1142,7 @@ class LogReader:
         # A log collector's label and time come first (`kubectl logs --timestamps`, Docker Compose):
         # the program's line, with its own quoting and labels, is what follows them.
         in_sentence = False  # the error was quoted inside the user's sentence
-        collected = collector_end(segment)
+        collected = collector_end(segment, self._bracketed)
         collector, segment = segment[:collected], segment[collected:]
         if segment[:4] == ">   " and (source := _PYTEST_SOURCE.match(segment)):
             # pytest's failing source line: the `E` lines under it are aligned with its code.
