@@ -8015,3 +8015,19 @@ def test_a_programs_own_bracketed_times_are_its_records_not_a_collectors() -> No
     )
     root = explain_text(text).root_cause
     assert root is not None and root.category == "oom_host" and root.line == 6
+
+
+def test_a_settings_value_of_its_own_does_not_hide_the_line_a_killed_rank_stopped_at(tmp_path: Path) -> None:
+    """A `--log-dir` with no error: rank 1 stops at its `slice=...` line, whose value is its own
+    (`last_24h+backfill_2019` where rank 0 says `last_24h`), while rank 0 went on past that line. A
+    setting's value is a value whatever words it holds: the lines are alike, and rank 1 stopped first."""
+    run = _stdout_dir(
+        tmp_path,
+        {
+            0: "[rank 0] slice=last_24h articles=1,800\n[rank 0] similarity (1800, 1800) clusters=15\n",
+            1: "[rank 1] slice=last_24h+backfill_2019 articles=310,000\n",
+        },
+    )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("slice=last_24h+backfill_2019 articles=310,000")

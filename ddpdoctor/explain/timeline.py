@@ -156,15 +156,17 @@ class Timeline:
         return own[0] if len(own) < RECENT_LINES and not after_shared else None
 
     def alike(self, text: str) -> str:
-        """What lines every rank prints alike share: the line with its numbers and the words not every rank
-        says (its own file, shard, template or dataset: `Seaquest`, `val/era5_band2.zarr`; a value some
-        ranks give otherwise: `use_batching=True`, `tile_px=None` where they say 512) read as a value, `#`."""
+        """What lines every rank prints alike share: the line with its numbers, the words not every rank says
+        (its own file, shard, template or dataset: `Seaquest`, `val/era5_band2.zarr`) and each setting's value
+        (`use_batching=True`, `slice=last_24h+backfill_2019` where they say `slice=last_24h`) read as `#`."""
         if (shape := self._alike.get(text)) is None:
             shared = self._shared_words
             kept = (
                 text
                 if shared is None
-                else _TOKEN.sub(lambda m: m.group() if m.group() in shared else "#", text)
+                else _TOKEN.sub(
+                    lambda m: m.group() if m.group() in shared else "#", _SET_VALUE.sub("=#", text)
+                )
             )
             shape = self._alike[text] = numberless(kept)
         return shape
@@ -975,6 +977,8 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
     return top if rest > 0 and counts[top] >= OUTSIZED * rest else None
 
 
+# A setting's value, whole (`slice=last_24h+backfill_2019`).
+_SET_VALUE = re.compile(r"(?<=\w)=[^\s,;=]+")
 # A word or a name (`Seaquest`, `orchard_block_2`, `Pipes-F`), whole: a token a line may name a rank's own thing by.
 _TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 
