@@ -851,9 +851,7 @@ class LogReader:
         self._kube_master = False
         self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
-        self._bracketed = (
-            False  # a collector's time in brackets starts every line (ranks.collector_bracketed)
-        )
+        self._bracketed = False  # a collector's bracketed time on every line (ranks.collector_bracketed)
         # The last rank-labelled line: (number, rank, local, whether it ended with a colon, whether it
         # was an error-level record).
         self._labelled: tuple[int, int, bool, bool, bool] | None = None

@@ -272,7 +272,7 @@ class Timeline:
         def read(text: str) -> tuple[str, list[str]]:
             # torch's repr of a tensor leaves out the default dtype: the dtype it names, or that default,
             # is a value (`tensor([...], dtype=torch.float64)` where they print `tensor([...])`).
-            dtypes = []
+            dtypes: list[str] = []
             if "tensor(" in text:
                 named = _TENSOR_DTYPE.search(text)
                 dtypes, text = [named.group(1) if named else "default"], _TENSOR_DTYPE.sub("", text)
