@@ -8031,3 +8031,34 @@ def test_a_settings_value_of_its_own_does_not_hide_the_line_a_killed_rank_stoppe
     root = explain_paths([str(run)]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert root.text.endswith("slice=last_24h+backfill_2019 articles=310,000")
+
+
+def _size_check(arrived: int, expected: int) -> str:
+    return _SIZE_CHECK.replace("448 vs 384", f"{arrived} vs {expected}")
+
+
+@pytest.mark.parametrize(
+    ("settings", "arrived", "expected", "odd"),
+    [
+        # Rank 2 sent 50 bins where rank 1 expected 20: 100 bytes against 40. Rank 3's learning rate is its
+        # own too, a fraction, no size.
+        ({0: (20, "0.01"), 1: (20, "0.01"), 2: (50, "0.01"), 3: (20, "0.02")}, 100, 40, 2),
+        # Rank 1 itself, the receiver, holds 8 bins where its peers hold 12: 120 bytes arrived against 80.
+        ({0: (12, "0.01"), 1: (8, "0.01"), 2: (12, "0.01"), 3: (12, "0.02")}, 120, 80, 1),
+    ],
+)
+def test_the_rank_whose_number_is_in_the_proportion_of_the_size_check_is_the_odd_one(
+    settings: dict[int, tuple[int, str]], arrived: int, expected: int, odd: int
+) -> None:
+    """gloo's size check on rank 1 compares the bytes that arrived with the bytes it expected. Two ranks
+    state a number of their own; the one whose number stands to its peers' in that proportion (or, for the
+    receiver, the inverse one) sized its tensor otherwise: it is named."""
+    lines = "".join(
+        f'[rank {r}] cfg={{"batch": 128, "calib_bins": {bins}, "lr": {lr}}}\n'
+        for r, (bins, lr) in settings.items()
+    )
+    root = explain_text(
+        lines + _size_check(arrived, expected) + _torchrun_exit_table(1, -6, (0, 2, 3))
+    ).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", odd)
+    assert any("in the proportion of the sizes gloo compared" in w for w in root.why) == (odd != 1)

@@ -384,7 +384,15 @@ class Timeline:
                 odd[rank] = stated[rank][0]
         return odd
 
-    def _odd_named_size(self) -> tuple[int, RecentLineObs] | None:
+    def sized_in_ratio(self, ratio: float, receiver: int | None) -> tuple[int, RecentLineObs] | None:
+        """The one rank that states a whole number alone, where its peers agree, in the proportion of the
+        sizes a size check compared (`ratio`: what arrived over what the receiver expected): a sender's in
+        that proportion to theirs (`calib_bins: 50` where they say 20, for 100 bytes against 40), the
+        `receiver`'s in the inverse one (`n_bins: 8` where they say 12, for 120 bytes against 80). Its
+        other lone values (`lr: 0.02`) do not count against it."""
+        return self._odd_named_size(_in_ratio(ratio, receiver))
+
+    def _odd_named_size(self, pick: _Pick | None = None) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a named number otherwise than all its peers, who agree on it
         (`params=128910` where they say `params=128780`), in a line every rank of three or more printed
         once with the same named numbers, whatever else differs in it (another trial's settings); or,
@@ -402,7 +410,7 @@ class Timeline:
             found = named(text)
             return (self.alike(text), found[1]) if found is not None else None
 
-        odd = self._odd_ranks(named) or self._odd_ranks(numbered)
+        odd = self._odd_ranks(named, pick) or self._odd_ranks(numbered, pick)
         return _only(odd)
 
     def _odd_key_set(self) -> tuple[int, RecentLineObs] | None:
@@ -967,6 +975,24 @@ def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], An
         return None
     rare = min(seen, key=seen.__getitem__)
     return next(rank for rank, (_, value) in stated.items() if part(value) == rare)
+
+
+def _in_ratio(ratio: float, receiver: int | None) -> _Pick:
+    """A pick (see _lone) of the lone rank whose whole number is `ratio` times its peers' (within a
+    percent), or 1/`ratio` times for the `receiver` (see Timeline.sized_in_ratio)."""
+
+    def pick(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], Any]) -> int | None:
+        rank = _lone(stated, part)
+        if rank is None:
+            return None
+        mine = part(stated[rank][1])
+        theirs = next(part(value) for peer, (_, value) in stated.items() if peer != rank)
+        if not (mine.isdigit() and theirs.isdigit() and int(theirs)):
+            return None
+        expected = 1 / ratio if rank == receiver else ratio
+        return rank if abs(int(mine) / int(theirs) - expected) <= 0.01 * expected else None
+
+    return pick
 
 
 def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], Any]) -> int | None:

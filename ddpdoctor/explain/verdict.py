@@ -291,6 +291,15 @@ def _uneven_work(culprit: Candidate, timeline: Timeline) -> None:
     )
 
 
+# gloo's size check: the bytes that arrived against the bytes the receiver expected.
+_SIZES_COMPARED = re.compile(r"(\d{1,15}) vs (\d{1,15})\. Received data size")
+
+
+def _ratio(compared: re.Match[str]) -> float:
+    """The sizes a size check compared, as a proportion (what arrived over what was expected)."""
+    return int(compared.group(1)) / int(compared.group(2))
+
+
 def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
     """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
     size check fails on the rank that received the data), or collectives every rank timed out in with
@@ -311,7 +320,15 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         else "the rank that reported the mismatch only received what it sent"
     )
     counted = False  # the odd line is a count of the rank's values: the one sign of the mismatch
-    if (odd := timeline.odd_setting()) is not None:
+    compared = _SIZES_COMPARED.search(culprit.obs.text)
+    if (
+        compared
+        and int(compared.group(2))
+        and (odd := timeline.sized_in_ratio(_ratio(compared), culprit.rank)) is not None
+    ):
+        stated = f"states a number in the proportion of the sizes gloo compared ({compared.group()})"
+        note = "sized what it sent otherwise than"
+    elif (odd := timeline.odd_setting()) is not None:
         stated, note = "states a setting otherwise than every other rank", "started with another setting than"
     elif (odd := timeline.odd_count()) is not None:
         stated, note, counted = (
