@@ -304,9 +304,10 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
     """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
     size check fails on the rank that received the data), or collectives every rank timed out in with
     none named, while one rank had started with a setting none of its peers has (`bond_features=False`
-    where they say `True`, `tasks=cls` where they say `tasks=cls,reg`), or, for the size check, whose
-    count of items stands far over its peers' (`45 docs` where they say 3 or 4): that rank runs other
-    collectives than they do, so the others wait in ones it never joins."""
+    where they say `True`, `tasks=cls` where they say `tasks=cls,reg`), or, for the size check, who states
+    a number in the proportion of the sizes it compared (`calib_bins: 50` where they say 20, for 100 bytes
+    against 40), or whose count of items stands far over its peers' (`45 docs` where they say 3 or 4):
+    that rank runs other collectives than they do, so the others wait in ones it never joins."""
     all_waited = culprit.category == "collective_timeout" and culprit.rank is None
     if (
         (culprit.category != "collective_mismatch" and not all_waited)
@@ -326,7 +327,10 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         and int(compared.group(2))
         and (odd := timeline.sized_in_ratio(_ratio(compared), culprit.rank)) is not None
     ):
-        stated = f"states a number in the proportion of the sizes gloo compared ({compared.group()})"
+        stated = (
+            "states a number in the proportion of the sizes gloo compared"
+            f" ({compared.group(1)} bytes against {compared.group(2)})"
+        )
         note = "sized what it sent otherwise than"
     elif (odd := timeline.odd_setting()) is not None:
         stated, note = "states a setting otherwise than every other rank", "started with another setting than"
