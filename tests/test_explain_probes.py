@@ -8038,21 +8038,24 @@ def _size_check(arrived: int, expected: int) -> str:
 
 
 @pytest.mark.parametrize(
-    ("settings", "arrived", "expected", "odd"),
+    ("settings", "arrived", "expected", "odd", "by_proportion"),
     [
         # Rank 2 sent 50 bins where rank 1 expected 20: 100 bytes against 40. Rank 3's learning rate is its
         # own too, a fraction, no size.
-        ({0: (20, "0.01"), 1: (20, "0.01"), 2: (50, "0.01"), 3: (20, "0.02")}, 100, 40, 2),
+        ({0: (20, "0.01"), 1: (20, "0.01"), 2: (50, "0.01"), 3: (20, "0.02")}, 100, 40, 2, True),
         # Rank 1 itself, the receiver, holds 8 bins where its peers hold 12: 120 bytes arrived against 80.
-        ({0: (12, "0.01"), 1: (8, "0.01"), 2: (12, "0.01"), 3: (12, "0.02")}, 120, 80, 1),
+        ({0: (12, "0.01"), 1: (8, "0.01"), 2: (12, "0.01"), 3: (12, "0.02")}, 120, 80, 1, False),
+        # A sender whose 8 bins stand in the receiver's proportion (8 of 12, for 120 against 80) would have
+        # sent less, not more: not named by the proportion (its lone setting still names it).
+        ({0: (12, "0.01"), 1: (12, "0.01"), 2: (8, "0.01"), 3: (12, "0.01")}, 120, 80, 2, False),
     ],
 )
 def test_the_rank_whose_number_is_in_the_proportion_of_the_size_check_is_the_odd_one(
-    settings: dict[int, tuple[int, str]], arrived: int, expected: int, odd: int
+    settings: dict[int, tuple[int, str]], arrived: int, expected: int, odd: int, by_proportion: bool
 ) -> None:
-    """gloo's size check on rank 1 compares the bytes that arrived with the bytes it expected. Two ranks
-    state a number of their own; the one whose number stands to its peers' in that proportion (or, for the
-    receiver, the inverse one) sized its tensor otherwise: it is named."""
+    """gloo's size check on rank 1 compares the bytes that arrived with the bytes it expected. The rank
+    whose number stands to its peers' in that proportion (for the receiver, the inverse one) sized its
+    tensor otherwise: it is named, for that reason, over another rank's lone value."""
     lines = "".join(
         f'[rank {r}] cfg={{"batch": 128, "calib_bins": {bins}, "lr": {lr}}}\n'
         for r, (bins, lr) in settings.items()
@@ -8061,4 +8064,13 @@ def test_the_rank_whose_number_is_in_the_proportion_of_the_size_check_is_the_odd
         lines + _size_check(arrived, expected) + _torchrun_exit_table(1, -6, (0, 2, 3))
     ).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", odd)
-    assert any("in the proportion of the sizes gloo compared" in w for w in root.why) == (odd != 1)
+    assert any("in the proportion of the sizes gloo compared" in w for w in root.why) == by_proportion
+
+
+def test_a_size_check_that_compares_zero_bytes_names_no_proportion() -> None:
+    """A size check whose text reads `0 vs 5` (gloo never prints it; an edited or corrupted log may) gives
+    no proportion to read: the receiver stays named, and nothing divides by zero."""
+    lines = "".join(f'[rank {r}] cfg={{"calib_bins": {8 if r == 1 else 12}}}\n' for r in range(4))
+    root = explain_text(lines + _size_check(0, 5) + _torchrun_exit_table(1, -6, (0, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    assert not any("in the proportion" in w for w in root.why)

@@ -295,9 +295,11 @@ def _uneven_work(culprit: Candidate, timeline: Timeline) -> None:
 _SIZES_COMPARED = re.compile(r"(\d{1,15}) vs (\d{1,15})\. Received data size")
 
 
-def _ratio(compared: re.Match[str]) -> float:
-    """The sizes a size check compared, as a proportion (what arrived over what was expected)."""
-    return int(compared.group(1)) / int(compared.group(2))
+def _compared_sizes(text: str) -> tuple[int, int] | None:
+    """The bytes a size check says arrived and the bytes it expected, both above zero; None without one."""
+    compared = _SIZES_COMPARED.search(text)
+    sizes = (int(compared.group(1)), int(compared.group(2))) if compared else None
+    return sizes if sizes is not None and min(sizes) > 0 else None
 
 
 def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
@@ -321,16 +323,9 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
         else "the rank that reported the mismatch only received what it sent"
     )
     counted = False  # the odd line is a count of the rank's values: the one sign of the mismatch
-    compared = _SIZES_COMPARED.search(culprit.obs.text)
-    if (
-        compared
-        and int(compared.group(2))
-        and (odd := timeline.sized_in_ratio(_ratio(compared), culprit.rank)) is not None
-    ):
-        stated = (
-            "states a number in the proportion of the sizes gloo compared"
-            f" ({compared.group(1)} bytes against {compared.group(2)})"
-        )
+    sizes = _compared_sizes(culprit.obs.text)
+    if sizes is not None and (odd := timeline.sized_in_ratio(sizes[0] / sizes[1], culprit.rank)) is not None:
+        stated = f"states a number in the proportion of the sizes gloo compared ({sizes[0]} bytes against {sizes[1]})"
         note = "sized what it sent otherwise than"
     elif (odd := timeline.odd_setting()) is not None:
         stated, note = "states a setting otherwise than every other rank", "started with another setting than"
