@@ -8074,3 +8074,61 @@ def test_a_size_check_that_compares_zero_bytes_names_no_proportion() -> None:
     root = explain_text(lines + _size_check(0, 5) + _torchrun_exit_table(1, -6, (0, 2, 3))).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
     assert not any("in the proportion" in w for w in root.why)
+
+
+# --- classes found in the fifty-first session ------------------------------------------------------
+
+
+def _one_step(rank: int, count: str, name: str = "atoms") -> str:
+    return f"[rank {rank}] system_{rank}: {count} {name}, tabulating reference g(r)\n"
+
+
+@pytest.mark.parametrize(
+    ("counts", "culprit"),
+    [
+        ({0: "2894", 1: "41562", 2: "4210", 3: "1860"}, 1),  # 9.9-fold its peers' largest
+        ({0: "1,204", 1: "1,187", 2: "5,120", 3: "1,199"}, 2),  # 4.2-fold
+        ({0: "2894", 1: "11562", 2: "4210", 3: "1860"}, None),  # 2.7-fold: chance among shards
+        ({0: "2894", 1: "41562", 2: "41000", 3: "1860"}, None),  # two ranks took as much
+    ],
+)
+def test_a_log_dir_whose_ranks_stopped_at_one_line_names_the_rank_taking_several_fold(
+    tmp_path: Path, counts: dict[int, str], culprit: int | None
+) -> None:
+    """A `--log-dir` with no error: every rank stops at a line of the same step, none saying it finished
+    (the launcher stopped them together once one was killed). The one rank whose count in that line stands
+    fourfold or more over every peer's was taking the most: a likely host OOM kill, low confidence. Less,
+    or two ranks alike, names no one (a run that ended well can stop so too)."""
+    run = _stdout_dir(tmp_path, {r: _one_step(r, n) for r, n in counts.items()})
+    root = explain_paths([str(run)]).root_cause
+    if culprit is None:
+        assert root is None
+        return
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", culprit, "low")
+    assert root.text == _one_step(culprit, counts[culprit]).split("] ", 1)[1].strip()
+    assert "stops at the same line, none saying it finished" in " ".join(root.why)
+
+
+def test_a_log_dir_whose_ranks_stopped_alike_names_no_one_for_an_earlier_reading(tmp_path: Path) -> None:
+    """Where the ranks merely stop at lines of one shape, only a reading in that last line tells who was
+    taking the most: rank 1's earlier nine-fold shard, or a line's last word that merely ends in s (`rss`),
+    names no one."""
+    earlier = {
+        r: f"[rank {r}] shard of {36000 if r == 1 else 4000} samples\n[rank {r}] step 3 loss=0.41\n"
+        for r in range(2)
+    }
+    assert explain_paths([str(_stdout_dir(tmp_path / "earlier", earlier))]).root_cause is None
+    rss = {r: f"[rank {r}] step 3 {2250 if r == 1 else 225} rss\n" for r in range(2)}
+    assert explain_paths([str(_stdout_dir(tmp_path / "rss", rss))]).root_cause is None
+
+
+def test_a_setting_named_with_words_counts_its_items(tmp_path: Path) -> None:
+    """`conductor_points=23000` is a count of points as `points=23000` is: where both ranks stop at their
+    span 1 line, rank 1's 23000 points against its peer's 2600 name it."""
+    lines = {
+        0: "rank=0 INFO L104 span 1 length=210m conductor_points=2600 rss=233MB\n",
+        1: "rank=1 INFO L318 span 1 length=1150m conductor_points=23000 rss=233MB\n",
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, lines))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert "23000 points" in " ".join(root.why)

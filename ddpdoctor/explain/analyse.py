@@ -45,7 +45,7 @@ from ddpdoctor.explain.observations import (
     ranks_by_collective,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
-from ddpdoctor.explain.timeline import COUNT_OUTSIZED, Timeline
+from ddpdoctor.explain.timeline import TAKING_MOST, Timeline
 from ddpdoctor.explain.wording import (
     CHILD_DIED,
     CUDA_OOM,
@@ -394,8 +394,8 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
         taking = "stops at a line every rank printed, while each of its peers went on past it"
         went = "it ended there first, without a word"
         note = "inferred: the rank whose output stopped first"
-    elif timeline.all_under_way():
-        return _stopped_mid_step(timeline)
+    elif (stopped := timeline.stopped_together()) is not None:
+        return _stopped_mid_step(timeline, stopped)
     else:
         return []
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
@@ -416,29 +416,34 @@ def _amounts(now: float, peers: float, unit: str) -> tuple[str, str]:
     return f"{now:.0f} {unit}", f"{peers:.0f}"
 
 
-def _stopped_mid_step(timeline: Timeline) -> list[Candidate]:
-    """No process printed an error and every rank's output stops at a line that announces a step under
-    way: the processes were stopped mid-step from outside, as the launcher stops them once one was killed
-    (most often by the kernel's out-of-memory killer). The rank whose reading stands COUNT_OUTSIZED-fold
-    over every peer's in the same line was the one taking the most: it. With none, nothing names one (nor
-    tells these files from a run that printed nothing more until it ended well)."""
+def _stopped_mid_step(timeline: Timeline, stopped: str) -> list[Candidate]:
+    """No process printed an error and every rank's output stops at one point (see
+    Timeline.stopped_together): the processes were stopped together from outside, as the launcher stops
+    them once one was killed (most often by the kernel's out-of-memory killer). The rank whose reading
+    stands TAKING_MOST-fold over every peer's in lines of the same shape was the one taking the most: it;
+    where the ranks merely stop at lines of one shape, only a reading in that last line counts. With none,
+    nothing names one (nor tells these files from a run that printed nothing more until it ended well)."""
     standout = timeline.standout_reading(sorted(timeline.ranks))
-    if standout is None or standout[2] < COUNT_OUTSIZED * standout[3]:
+    if standout is None or standout[2] < TAKING_MOST * standout[3]:
         return []
     rank, read_at, now, most, unit = standout
     line = timeline.last_line(rank)
-    if line is None:
+    if line is None or (stopped == "alike" and read_at is not line):
         return []
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
     cand.suspects = [rank]
     read, peers = _amounts(now, most, unit)
+    where = (
+        "stops at a line that announces a step under way"
+        if stopped == "under way"
+        else "stops at the same line, none saying it finished"
+    )
     cand.reasons.append(
-        "no process printed an error, and every rank's output stops at a line that announces a step under"
-        f" way: the processes were stopped mid-step, as the launcher stops them once one of them is killed."
-        f" Rank {rank} read {read} ({read_at.file}:{read_at.line}), where its peers read at most {peers} in"
-        " the same line: it was taking the most, most likely killed by the kernel's out-of-memory killer"
-        " (confirm with `dmesg -T | grep -i 'killed process'` or the launcher's output: torchrun reports the"
-        " rank's exit code -9)"
+        f"no process printed an error, and every rank's output {where}: the processes were stopped mid-step,"
+        f" as the launcher stops them once one of them is killed. Rank {rank} read {read}"
+        f" ({read_at.file}:{read_at.line}), where its peers read at most {peers} in the same line: it was"
+        " taking the most, most likely killed by the kernel's out-of-memory killer (confirm with `dmesg -T |"
+        " grep -i 'killed process'` or the launcher's output: torchrun reports the rank's exit code -9)"
     )
     cand.rank_note = "inferred: the rank taking the most when every rank stopped mid-step"
     return [cand]

@@ -460,16 +460,19 @@ class Timeline:
             lines.append(progress)
         return sorted(lines, key=lambda o: (o.file_index, o.line))
 
-    def all_under_way(self) -> bool:
-        """Whether every rank of two or more stops at a line that announces a step under way (`gap-filling
-        air_temp (bandwidth=90 min)`, `building ray batch ...`, not `training finished`): the processes were
-        stopped mid-step."""
+    def stopped_together(self) -> str | None:
+        """How every rank of two or more stops at one point, none saying it finished: `under way` when each
+        stops at a line that announces a step under way (`gap-filling air_temp (bandwidth=90 min)`,
+        `building ray batch ...`), `alike` when every rank of the world stops at a line of one shape (`page
+        0: 15038 patches x 3072 template patches`); None otherwise. Either is what processes stopped
+        mid-step leave, and what a run that printed nothing more until it ended well leaves too."""
         ends = [lines[-1] for lines in map(self._with_progress, self._recent) if lines]
-        return (
-            len(ends) >= 2
-            and not self._a_rank_finished()
-            and all(not _a_record(end) and UNDER_WAY.search(end.text.strip()) for end in ends)
-        )
+        if len(ends) < 2 or self._a_rank_finished() or any(_a_record(end) for end in ends):
+            return None
+        if all(UNDER_WAY.search(end.text.strip()) for end in ends):
+            return "under way"
+        everyone = self.world_size is None or len(ends) >= self.world_size
+        return "alike" if everyone and len({self.alike(end.text) for end in ends}) == 1 else None
 
     def _a_rank_finished(self) -> bool:
         """Whether a rank's last line says it finished (`training finished`, `preload done`)."""
@@ -884,10 +887,12 @@ STANDS_OUT = 1.5  # ... and this many times, among ranks one of which is known t
 LARGE_ALLOCATION = 8.0 * GIB  # a size one rank alone reads, this large, is an allocation that may not fit
 COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
 COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsized workload
-# A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`).
-_ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{2,20}s)\b")
-# ... or a setting that counts items (`rows=1400000`, `samples: 2000000`).
-_ITEMS_SETTING = re.compile(r"\b([a-z]{3,20}s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
+TAKING_MOST = 4.0  # a reading this many times every peer's, when all stopped together, is not chance
+# A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`; not
+# `225 rss` or `loss`).
+_ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{1,19}(?<!s)s)\b")
+# ... or a setting that counts items (`rows=1400000`, `samples: 2000000`, `conductor_points=23000`).
+_ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
 # ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`).
 _SHAPE = re.compile(r"(?<![\w.])(\d{1,7}(?:x\d{1,7}){1,4})(?![\w.])")
 
