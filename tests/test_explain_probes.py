@@ -8132,3 +8132,56 @@ def test_a_setting_named_with_words_counts_its_items(tmp_path: Path) -> None:
     root = explain_paths([str(_stdout_dir(tmp_path, lines))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert "23000 points" in " ".join(root.why)
+
+
+def test_the_odd_rank_s_own_size_check_is_the_root_line_in_per_rank_files(tmp_path: Path) -> None:
+    """gloo's size check failed on rank 0 (20 vs 16) and on rank 1 (16 vs 4); rank 1 alone counts six
+    wear classes where its peers count five, so it is named, and its own report of the mismatch, read
+    from its own file, is the root line rather than rank 0's."""
+    run = tmp_path / "run" / "attempt_0"
+    for rank in range(4):
+        text = f"[rank {rank}] line L{rank}: 512 scans, {6 if rank == 1 else 5} wear classes\n"
+        if rank < 2:
+            text += _size_check(20, 16) if rank == 0 else _size_check(16, 4)
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stderr.log").write_text(text)
+        (run / str(rank) / "stdout.log").write_text("")
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    assert "16 vs 4." in root.text and root.file.endswith("/1/stderr.log")
+
+
+def test_a_count_of_things_in_the_proportion_of_the_size_check_names_the_sender() -> None:
+    """1700 bytes arrived where rank 0 expected 416: rank 2 alone counts 425 trial periods where its
+    peers count 104, the same proportion (its 2630 cadences, twice theirs, are not). It sized what it
+    sent otherwise and is named over the receiver."""
+    lines = "".join(
+        f"[rank {r}] sectors: {2630 if r == 2 else 1315} cadences, {425 if r == 2 else 104} trial periods\n"
+        for r in range(3)
+    )
+    root = explain_text(lines + _size_check(1700, 416) + _torchrun_exit_table(0, -6, (1, 2))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert any("in the proportion of the sizes gloo compared" in w for w in root.why)
+    # Counted in another proportion (400 periods), the count names no sender: the receiver stays.
+    other = lines.replace("425 trial", "400 trial")
+    root = explain_text(other + _size_check(1700, 416) + _torchrun_exit_table(0, -6, (1, 2))).root_cause
+    assert root is not None and not any("in the proportion" in w for w in root.why)
+
+
+def test_a_word_setting_is_compared_whatever_the_words_around_it() -> None:
+    """Each rank names its own camera, in words of its own length, before `bands=...`: rank 1 alone lists
+    a fourth band. The lines are compared by their settings' keys, and rank 1 is named over rank 0, whose
+    size check failed; two ranks with bands of their own name no one."""
+    cameras = {0: "GoPro Hero10", 1: "Sony A7 + UW housing", 2: "GoPro Hero10", 3: "Olympus TG-6"}
+
+    def log(bands: dict[int, str]) -> str:
+        lines = "".join(
+            f"[rank {r}] leg{r}: {cam}, 64 frames, bands={bands[r]}\n" for r, cam in cameras.items()
+        )
+        return lines + _size_check(8, 4) + _torchrun_exit_table(0, -6, (1, 2, 3))
+
+    root = explain_text(log({0: "R,G,B", 1: "R,G,B,NIR", 2: "R,G,B", 3: "R,G,B"})).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    assert any("bands=R,G,B,NIR" in w for w in root.why)
+    root = explain_text(log({0: "R,G,B", 1: "R,G,B,NIR", 2: "R,G,B", 3: "R,G"})).root_cause
+    assert root is not None and root.rank == 0

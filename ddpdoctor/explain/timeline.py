@@ -242,8 +242,9 @@ class Timeline:
     def odd_word_setting(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a setting in words otherwise than all its peers (`feature cache: memory`
         where they say `disk`, `tasks=cls` where they say `tasks=cls,reg`): how it was configured, not a
-        count of its data."""
-        return self._odd_one_out(SETTING, self._setting_shape)
+        count of its data. Lines whose words around their `key=value` settings differ (a camera's name) are
+        read by those settings' keys (`bands=R,G,B,NIR` where they say `bands=R,G,B`)."""
+        return self._odd_one_out(SETTING, self._setting_shape) or _only(self._odd_ranks(_word_settings))
 
     def odd_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that counts otherwise than its peers, who agree, in a line every rank of three or
@@ -388,9 +389,11 @@ class Timeline:
         """The one rank that states a whole number alone, where its peers agree, in the proportion of the
         sizes a size check compared (`ratio`: what arrived over what the receiver expected): a sender's in
         that proportion to theirs (`calib_bins: 50` where they say 20, for 100 bytes against 40), the
-        `receiver`'s in the inverse one (`n_bins: 8` where they say 12, for 120 bytes against 80). Its
-        other lone values (`lr: 0.02`) do not count against it."""
-        return self._odd_named_size(_in_ratio(ratio, receiver))
+        `receiver`'s in the inverse one (`n_bins: 8` where they say 12, for 120 bytes against 80), a named
+        number or a count of things (`425 trial periods` where they count 104, for 1700 bytes against 416).
+        Its other lone values (`lr: 0.02`) do not count against it."""
+        pick = _in_ratio(ratio, receiver)
+        return self._odd_named_size(pick) or _only(self._odd_ranks(_counts_of_things, pick))
 
     def _odd_named_size(self, pick: _Pick | None = None) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a named number otherwise than all its peers, who agree on it
@@ -941,6 +944,10 @@ _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`).
 _THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20} )?[a-z]{1,19}(?<!s)s\b")
+# A `key=value` setting in words, its key and its value (`bands=R,G,B,NIR`, `mode=fp16`).
+_WORD_SETTING = re.compile(
+    r"\b([A-Za-z_][\w.-]{0,40})=['\"]?([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
+)
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
 
@@ -980,6 +987,23 @@ def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], An
         return None
     rare = min(seen, key=seen.__getitem__)
     return next(rank for rank, (_, value) in stated.items() if part(value) == rare)
+
+
+def _word_settings(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A line's `key=value` settings in words, keyed by their keys (`bands=R,G,B` -> (`bands`,), (`R,G,B`,))."""
+    settings = _WORD_SETTING.findall(text)
+    if not settings:
+        return None
+    return tuple(numberless(key) for key, _ in settings), tuple(value for _, value in settings)
+
+
+def _counts_of_things(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A line's counts of things keyed by what they count, whatever else differs in it (`2630 cadences,
+    ... 425 trial periods` -> (`cadences`, `trial periods`), (`2630`, `425`))."""
+    counts = list(_THINGS_COUNT.finditer(text))
+    if not counts:
+        return None
+    return tuple(m.group()[len(m.group(1)) + 1 :] for m in counts), tuple(m.group(1) for m in counts)
 
 
 def _in_ratio(ratio: float, receiver: int | None) -> _Pick:

@@ -177,7 +177,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         culprit.disown("the machine's fault, which every rank on it meets alike")
     _two_parties(culprit, found)
     _uneven_work(culprit, timeline)
-    _odd_setting(culprit, timeline)
+    _odd_setting(culprit, timeline, found)
     culprit = _one_rank_ahead(culprit, timeline, found)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
@@ -302,14 +302,15 @@ def _compared_sizes(text: str) -> tuple[int, int] | None:
     return sizes if sizes is not None and min(sizes) > 0 else None
 
 
-def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
+def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> None:
     """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
     size check fails on the rank that received the data), or collectives every rank timed out in with
     none named, while one rank had started with a setting none of its peers has (`bond_features=False`
     where they say `True`, `tasks=cls` where they say `tasks=cls,reg`), or, for the size check, who states
     a number in the proportion of the sizes it compared (`calib_bins: 50` where they say 20, for 100 bytes
     against 40), or whose count of items stands far over its peers' (`45 docs` where they say 3 or 4):
-    that rank runs other collectives than they do, so the others wait in ones it never joins."""
+    that rank runs other collectives than they do, so the others wait in ones it never joins. Where that
+    rank reported the same mismatch itself, its own report is the root line."""
     all_waited = culprit.category == "collective_timeout" and culprit.rank is None
     if (
         (culprit.category != "collective_mismatch" and not all_waited)
@@ -348,6 +349,10 @@ def _odd_setting(culprit: Candidate, timeline: Timeline) -> None:
     culprit.rank_note = f"inferred: rank {rank} alone {note} its peers"
     if all_waited and counted:
         culprit.stated = line  # no report names a size: the line with the rank's count is the sign of it
+    mismatch = culprit.entry is not None and culprit.entry.category == "collective_mismatch"
+    own = [c.obs for c in found if mismatch and c.obs.rank == rank and c.entry is culprit.entry]
+    if own:
+        culprit.stated = own[0]  # the odd rank's own report of the mismatch
     culprit.reasons.append(
         f"rank {rank} {stated}: {line.text[:200]} ({line.file}:{line.line}); {consequence}"
     )
