@@ -8185,3 +8185,30 @@ def test_a_word_setting_is_compared_whatever_the_words_around_it() -> None:
     assert any("bands=R,G,B,NIR" in w for w in root.why)
     root = explain_text(log({0: "R,G,B", 1: "R,G,B,NIR", 2: "R,G,B", 3: "R,G"})).root_cause
     assert root is not None and root.rank == 0
+
+
+@pytest.mark.parametrize(
+    ("last", "culprit"),
+    [
+        ({0: "longest 10.0s", 1: "longest 12.5s", 2: "longest 7200.0s"}, 2),  # 576-fold
+        ({0: "depth=61", 1: "depth=38400", 2: "depth=55"}, 1),  # 630-fold
+        ({0: "depth=61", 1: "depth=3840", 2: "depth=55"}, None),  # 63-fold: within what data gives
+        ({0: "loss=0.5000", 1: "loss=0.0001", 2: "loss=0.0002"}, None),  # numbers under one: not compared
+        ({0: "depth=61 span=9000", 1: "depth=38400 span=12", 2: "depth=55 span=10"}, None),  # two ranks over
+    ],
+)
+def test_a_log_dir_whose_ranks_stopped_at_one_line_names_a_number_orders_of_magnitude_over(
+    tmp_path: Path, last: dict[int, str], culprit: int | None
+) -> None:
+    """Every rank stops at its step 1 line with no error and none saying it finished; one rank's number
+    in it, whatever it counts, stands a hundredfold and more over every peer's (a clip of two hours among
+    clips of seconds): it was taking the most, a likely host OOM kill (low confidence)."""
+    run = _stdout_dir(
+        tmp_path, {r: f"[rank {r}] step 1: batch of 4 clips, {text}\n" for r, text in last.items()}
+    )
+    root = explain_paths([str(run)]).root_cause
+    if culprit is None:
+        assert root is None
+        return
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", culprit, "low")
+    assert root.text.endswith(last[culprit])

@@ -421,18 +421,25 @@ def _stopped_mid_step(timeline: Timeline, stopped: str) -> list[Candidate]:
     Timeline.stopped_together): the processes were stopped together from outside, as the launcher stops
     them once one was killed (most often by the kernel's out-of-memory killer). The rank whose reading
     stands TAKING_MOST-fold over every peer's in lines of the same shape was the one taking the most: it;
-    where the ranks merely stop at lines of one shape, only a reading in that last line counts. With none,
-    nothing names one (nor tells these files from a run that printed nothing more until it ended well)."""
+    where the ranks merely stop at lines of one shape, only a reading in that last line counts, or a number
+    in it orders of magnitude over every peer's (see Timeline.outlying_last_number). With none, nothing
+    names one (nor tells these files from a run that printed nothing more until it ended well)."""
     standout = timeline.standout_reading(sorted(timeline.ranks))
-    if standout is None or standout[2] < TAKING_MOST * standout[3]:
+    if standout is not None and standout[2] >= TAKING_MOST * standout[3]:
+        rank, read_at, now, most, unit = standout
+        read, peers = _amounts(now, most, unit)
+        if stopped == "alike" and read_at is not timeline.last_line(rank):
+            return []
+    elif stopped == "alike" and (outlying := timeline.outlying_last_number()) is not None:
+        rank, read_at, now, most = outlying
+        read, peers = f"{now:g}", f"{most:g}"
+    else:
         return []
-    rank, read_at, now, most, unit = standout
     line = timeline.last_line(rank)
-    if line is None or (stopped == "alike" and read_at is not line):
+    if line is None:
         return []
     cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
     cand.suspects = [rank]
-    read, peers = _amounts(now, most, unit)
     where = (
         "stops at a line that announces a step under way"
         if stopped == "under way"

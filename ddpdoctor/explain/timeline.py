@@ -477,6 +477,27 @@ class Timeline:
         everyone = self.world_size is None or len(ends) >= self.world_size
         return "alike" if everyone and len({self.alike(end.text) for end in ends}) == 1 else None
 
+    def outlying_last_number(self) -> tuple[int, Observation, float, float] | None:
+        """Where every rank stops at a line of one shape (see stopped_together), the one rank whose number
+        in it stands ORDERS_OVER-fold over every peer's at the same place (`depth=38400` where its peer reads
+        `depth=61`, `longest 7200.0s` where they read `10.0s`): with its line, its number and the peers'
+        largest. Numbers under one (a loss) are not compared; none is found when the lines hold different
+        counts of numbers, or when another rank's number too stands TAKING_MOST-fold over its peers'."""
+        ends = {rank: lines[-1] for rank in self._recent if (lines := self._with_progress(rank))}
+        numbers = {rank: [float(n) for n in _PLAIN_NUMBER.findall(end.text)] for rank, end in ends.items()}
+        if len(numbers) < 2 or len({len(found) for found in numbers.values()}) != 1:
+            return None
+        over: list[tuple[float, int, float, float]] = []  # (fold, rank, its number, the peers' largest)
+        for rank, found in numbers.items():
+            for position, now in enumerate(found):
+                peers = max(theirs[position] for peer, theirs in numbers.items() if peer != rank)
+                if now >= 1 and peers >= 1 and now >= TAKING_MOST * peers:
+                    over.append((now / peers, rank, now, peers))
+        if len({rank for _, rank, _, _ in over}) != 1:
+            return None
+        fold, rank, now, peers = max(over)
+        return (rank, ends[rank], now, peers) if fold >= ORDERS_OVER else None
+
     def _a_rank_finished(self) -> bool:
         """Whether a rank's last line says it finished (`training finished`, `preload done`)."""
         return any(
@@ -891,6 +912,10 @@ LARGE_ALLOCATION = 8.0 * GIB  # a size one rank alone reads, this large, is an a
 COUNT_OUTSIZED = 10.0  # a count of items this many times its peers' largest in the same line ...
 COUNT_OUTSIZED_FROM = 1_000_000  # ... and at least this many items is an outsized workload
 TAKING_MOST = 4.0  # a reading this many times every peer's, when all stopped together, is not chance
+ORDERS_OVER = 100.0  # ... nor is any number of the line they stopped at this many times every peer's
+# A number standing alone in a line, or with a short unit (`depth=38400`, `7200.0s`), not part of a name
+# (`L318`, `chr1:121705000`).
+_PLAIN_NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,15}(?:\.\d{1,9})?)(?![\d.]|[A-Za-z_]{4}|\w*\d)")
 # A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`; not
 # `225 rss` or `loss`).
 _ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{1,19}(?<!s)s)\b")
