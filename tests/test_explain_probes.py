@@ -8212,3 +8212,76 @@ def test_a_log_dir_whose_ranks_stopped_at_one_line_names_a_number_orders_of_magn
         return
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", culprit, "low")
     assert root.text.endswith(last[culprit])
+
+
+def test_a_not_implemented_error_that_says_what_it_got_is_the_callers_input() -> None:
+    """`F.interpolate` refuses a 2-D tensor with NotImplementedError, saying what it got: the input the
+    script passed on rank 2, not a backend that lacks an implementation (which every rank would meet)."""
+    frames = (
+        "Traceback (most recent call last):",
+        '  File "/srv/sonar/train.py", line 40, in <module>',
+        "    bins = F.interpolate(ping, size=64, mode='linear')",
+        f'  File "{SITE}/torch/nn/functional.py", line 4710, in interpolate',
+        "    raise NotImplementedError(",
+        "NotImplementedError: Input Error: Only 3D, 4D and 5D input Tensors supported (got 2D) for the modes:"
+        " nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact (got linear)",
+    )
+    log = "".join(f"[rank2]: {line}\n" for line in frames)
+    root = explain_text(log + _torchrun_exit_table(2, 1, (0, 1, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    assert root.user_frame is not None and root.user_frame.line == 40
+
+
+def test_a_rank_of_a_count_after_the_level_labels_the_line() -> None:
+    """`%(asctime)s [%(levelname)s] rank %(rank)d/%(world)d %(message)s`: `rank 3/4 home_farm: ...` is
+    rank 3's line; among its peers' counts of paddocks, its 14 where they count 12 stand in the proportion
+    of the size check (28 bytes against 24), which names it over rank 0, which received them."""
+    lines = "".join(
+        f"2026-12-06 10:59:40,56{r} [INFO] rank {r}/4 farm_{r}: pasture map, {14 if r == 3 else 12} paddocks\n"
+        for r in range(4)
+    )
+    root = explain_text(lines + _size_check(28, 24) + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+
+
+def test_a_count_of_the_same_things_among_other_words_names_the_odd_rank() -> None:
+    """Each rank names its own tide station, in words of its own length, then the constituents it fits:
+    rank 3 alone fits 11 where its peers fit 8. gloo's size check (16 bytes against 8, no proportion of
+    11 to 8) failed on rank 2, which only received what rank 3 sent: rank 3 is named."""
+    names = {0: "Atlantic City", 1: "Lewes", 2: "Ocean City Inlet", 3: "Philadelphia"}
+    lines = "".join(
+        f"[rank {r}] {8534720 + r} {name}: 369 d record, fitting {11 if r == 3 else 8} constituents\n"
+        for r, name in names.items()
+    )
+    root = explain_text(lines + _size_check(16, 8) + _torchrun_exit_table(2, -6, (0, 1, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+    assert any("counts otherwise than every other rank" in w for w in root.why)
+
+
+def test_a_setting_after_a_colon_is_compared_whatever_the_words_around_it() -> None:
+    """`density source: snow pits (5 bands)` where every peer says `density source: regional table`: rank 2
+    alone, among lines whose flight-line names differ, is named over rank 1, whose size check failed."""
+    lines = "".join(
+        f"[rank {r}] INFO flight line FL3{r}: 256 cells, density source: "
+        + ("snow pits (5 bands)" if r == 2 else "regional table")
+        + "\n"
+        for r in range(4)
+    )
+    root = explain_text(lines + _size_check(8, 4) + _torchrun_exit_table(1, -6, (0, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_a_rank_s_error_record_is_its_account_over_an_info_line_naming_the_same_failure() -> None:
+    """Rank 3 logs `-> range error 2.30 m at 120 m` at INFO, then at ERROR that the error exceeds the
+    limit, and exits with code 4: the ERROR record is its account of why it stopped."""
+    log = (
+        "[11:02:04][rank 3][INFO] stratum E: c=1500.0 -> range error 2.30 m at 120 m\n"
+        "[11:02:04][rank 3][ERROR] stratum E: range error 2.30 m exceeds 0.50 m; re-export the raw files\n"
+        + "".join(
+            f"[11:02:04][rank {r}][INFO] stratum {r}: c=1489.2 -> range error 0.02 m at 120 m\n"
+            for r in range(3)
+        )
+    )
+    root = explain_text(log + _torchrun_exit_table(3, 4, (0, 1, 2))).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 3)
+    assert "exceeds 0.50 m" in root.text

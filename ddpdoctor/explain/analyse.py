@@ -73,6 +73,8 @@ CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 _REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
 # torch's dispatch refusing a tensor's dtype (`"bincount_cpu" not implemented for 'Double'`).
 _NO_KERNEL_FOR_DTYPE = LazyRegex(r"\"\w{1,80}\" not implemented for '\w{1,40}'")
+# A message that says what it was given (`... input Tensors supported (got 2D)`, `but got 3 channels`).
+_SAYS_WHAT_IT_GOT = LazyRegex(r"\(got [\w.-]{1,40}\)|\bbut got\b")
 # Words that say something timed out (`Operation timed out!`).
 _SAYS_TIMED_OUT = LazyRegex(r"(?i)\btimed ?out\b")
 # An exported or compiled program's check of the inputs it is called with against the example it was
@@ -1136,6 +1138,11 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         # exists, the tensor the script gave it has a dtype it takes no kernel for.
         cand.category, cand.strength = "user_code", 2
         cand.reasons.append(f"the operator has no kernel for the dtype your code at {user.where()} gave it")
+    elif short_type == "NotImplementedError" and _SAYS_WHAT_IT_GOT.search(text) and user is not None:
+        # A function that takes no input of this kind and says what it got (`Only 3D, 4D and 5D input
+        # Tensors supported (got 2D)`): the tensor your code passed, not a missing backend.
+        cand.category, cand.strength = "user_code", 2
+        cand.reasons.append(f"the function does not take the input your code at {user.where()} gave it")
     elif (
         short_type == "NotImplementedError"
         and exc is not None
@@ -1417,7 +1424,7 @@ def _names_the_inferred_cause(line: RecentLineObs, cand: Candidate) -> bool:
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     """The line where a rank went its own way (its last, when no other rank printed any), or the first of
     its own lines after it, that says the rank stopped or failed, names a cause (`rss 801MB exceeds limit
-    800MB`) or is an error-level record; else the message Python wrote bare as it ended, at the end of a
+    800MB`) or is an error-level record (that record first); else the message Python wrote bare as it ended, at the end of a
     file of its own (`sys.exit('...')`, see Timeline.exit_message)."""
     line = timeline.departure(rank, alone=True)
     if line is not None:
@@ -1434,6 +1441,12 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
         halt = next((i for i, said in enumerate(saying) if STATES_A_HALT.search(said.text)), None)
         if halt is not None and sum(said.count for said in saying[:halt]) >= 2:
             return saying[halt]
+        # An error-level record among them is the script's own account, over an info line whose words
+        # merely name a failure (`-> range error 2.30 m at 120 m`, then `[ERROR] ... range error 2.30 m
+        # exceeds 0.50 m`).
+        recorded = [said for said in saying if isinstance(said, RecentLineObs) and said.error_record]
+        if recorded:
+            return recorded[0]
         if saying:
             return saying[0]
     return timeline.exit_message(rank)

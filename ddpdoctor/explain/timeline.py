@@ -242,8 +242,9 @@ class Timeline:
     def odd_word_setting(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a setting in words otherwise than all its peers (`feature cache: memory`
         where they say `disk`, `tasks=cls` where they say `tasks=cls,reg`): how it was configured, not a
-        count of its data. Lines whose words around their `key=value` settings differ (a camera's name) are
-        read by those settings' keys (`bands=R,G,B,NIR` where they say `bands=R,G,B`)."""
+        count of its data. Lines whose words around their settings differ (a camera's name) are read by
+        those settings' keys (`bands=R,G,B,NIR` where they say `bands=R,G,B`, `density source: snow pits`
+        where they say `regional table`)."""
         return self._odd_one_out(SETTING, self._setting_shape) or _only(self._odd_ranks(_word_settings))
 
     def odd_count(self) -> tuple[int, RecentLineObs] | None:
@@ -251,7 +252,9 @@ class Timeline:
         more printed once: a list of numbers or names of another length (`grade counts=[520, 279, 109, 60]`
         where every other rank lists five, `stems=['bass', 'drums', 'other', 'piano']`; the lists known by
         their names, whatever else differs in the line), or else a count of things in lines alike (see
-        alike) but for their numbers (`7 length bins` where they say 4): it holds a tensor of another size."""
+        alike) but for their numbers (`7 length bins` where they say 4), or in lines that count the same
+        things among other words (`Philadelphia: ... fitting 11 constituents` where `Lewes: ... fitting 8
+        constituents`): it holds a tensor of another size."""
 
         def read(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
             lists = list(_VALUE_LIST.finditer(text))
@@ -261,7 +264,11 @@ class Timeline:
                 m.group().count(",") + 1 for m in lists
             )
 
-        return _only(self._odd_ranks(read)) or self._odd_one_out(_THINGS_COUNT, self.alike)
+        return (
+            _only(self._odd_ranks(read))
+            or self._odd_one_out(_THINGS_COUNT, self.alike)
+            or _only(self._odd_ranks(_counts_of_things))
+        )
 
     def odd_value(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that gives a value otherwise than all its peers, who agree on it, in a line every
@@ -969,9 +976,9 @@ _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`).
 _THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20} )?[a-z]{1,19}(?<!s)s\b")
-# A `key=value` setting in words, its key and its value (`bands=R,G,B,NIR`, `mode=fp16`).
+# A setting in words, its key and its value (`bands=R,G,B,NIR`, `mode=fp16`, `source: snow`).
 _WORD_SETTING = re.compile(
-    r"\b([A-Za-z_][\w.-]{0,40})=['\"]?([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
+    r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)['\"]?([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
 )
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
@@ -1015,7 +1022,7 @@ def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], An
 
 
 def _word_settings(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """A line's `key=value` settings in words, keyed by their keys (`bands=R,G,B` -> (`bands`,), (`R,G,B`,))."""
+    """A line's settings in words, keyed by their keys (`bands=R,G,B` -> (`bands`,), (`R,G,B`,))."""
     settings = _WORD_SETTING.findall(text)
     if not settings:
         return None
