@@ -7624,10 +7624,9 @@ def test_ranks_stopped_mid_step_alike_name_no_rank(tmp_path: Path) -> None:
     ],
 )
 def test_a_log_dir_with_no_error_whose_ranks_end_alike_is_no_failure(tmp_path: Path, last: str) -> None:
-    """Every rank's output ends at the same ordinary line: nothing says a process was stopped."""
-    stdout = {
-        r: f"[rank {r}] station s{r}: {100 * (r + 1) ** 3} readings\n[rank {r}] {last}\n" for r in range(2)
-    }
+    """Every rank's output ends at the same ordinary line and no rank read four times its peer's: nothing
+    says a process was stopped."""
+    stdout = {r: f"[rank {r}] station s{r}: {100 * (r + 2)} readings\n[rank {r}] {last}\n" for r in range(2)}
     assert explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause is None
 
 
@@ -8106,18 +8105,29 @@ def test_a_log_dir_whose_ranks_stopped_at_one_line_names_the_rank_taking_several
         return
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", culprit, "low")
     assert root.text == _one_step(culprit, counts[culprit]).split("] ", 1)[1].strip()
-    assert "stops at the same line, none saying it finished" in " ".join(root.why)
+    assert "stops at a line of the same shape, none saying it finished" in " ".join(root.why)
 
 
-def test_a_log_dir_whose_ranks_stopped_alike_names_no_one_for_an_earlier_reading(tmp_path: Path) -> None:
-    """Where the ranks merely stop at lines of one shape, only a reading in that last line tells who was
-    taking the most: rank 1's earlier nine-fold shard, or a line's last word that merely ends in s (`rss`),
-    names no one."""
-    earlier = {
-        r: f"[rank {r}] shard of {36000 if r == 1 else 4000} samples\n[rank {r}] step 3 loss=0.41\n"
-        for r in range(2)
-    }
-    assert explain_paths([str(_stdout_dir(tmp_path / "earlier", earlier))]).root_cause is None
+def test_a_log_dir_whose_ranks_stopped_alike_names_the_rank_that_read_fourfold_earlier(
+    tmp_path: Path,
+) -> None:
+    """The ranks stop at lines of one shape (`step 3 loss=...`), none saying it finished; rank 1 had
+    announced a shard nine times its peer's (ranks of one job are given alike shares; its later memory,
+    half again its peer's, does not hide that): it was taking the most, its last line the root. Threefold names no one, nor does a line's last word that merely ends in
+    s (`rss`)."""
+
+    def run(name: str, shard: int) -> Path:
+        lines = {
+            r: f"[rank {r}] shard of {shard if r == 1 else 4000} samples\n"
+            f"[rank {r}] step 3 loss=0.4{r} ({2.4 if r == 1 else 1.5} GiB resident)\n"
+            for r in range(2)
+        }
+        return _stdout_dir(tmp_path / name, lines)
+
+    root = explain_paths([str(run("ninefold", 36000))]).root_cause
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
+    assert root.text == "step 3 loss=0.41 (2.4 GiB resident)" and "36000 samples" in " ".join(root.why)
+    assert explain_paths([str(run("threefold", 12000))]).root_cause is None
     rss = {r: f"[rank {r}] step 3 {2250 if r == 1 else 225} rss\n" for r in range(2)}
     assert explain_paths([str(_stdout_dir(tmp_path / "rss", rss))]).root_cause is None
 

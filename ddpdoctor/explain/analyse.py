@@ -422,16 +422,14 @@ def _stopped_mid_step(timeline: Timeline, stopped: str) -> list[Candidate]:
     """No process printed an error and every rank's output stops at one point (see
     Timeline.stopped_together): the processes were stopped together from outside, as the launcher stops
     them once one was killed (most often by the kernel's out-of-memory killer). The rank whose reading
-    stands TAKING_MOST-fold over every peer's in lines of the same shape was the one taking the most: it;
-    where the ranks merely stop at lines of one shape, only a reading in that last line counts, or a number
-    in it orders of magnitude over every peer's (see Timeline.outlying_last_number). With none, nothing
+    stands TAKING_MOST-fold over every peer's in lines of the same shape (`mosaic 140000x126666 px` where
+    its peer's is `24000x22000`, even in its first line: ranks of one job are given alike shares) was the
+    one taking the most: it; where the ranks stop at lines of one shape, a number of that last line orders
+    of magnitude over every peer's counts too (see Timeline.outlying_last_number). With none, nothing
     names one (nor tells these files from a run that printed nothing more until it ended well)."""
-    standout = timeline.standout_reading(sorted(timeline.ranks))
-    if standout is not None and standout[2] >= TAKING_MOST * standout[3]:
+    if (standout := timeline.standout_reading(sorted(timeline.ranks), TAKING_MOST)) is not None:
         rank, read_at, now, most, unit = standout
         read, peers = _amounts(now, most, unit)
-        if stopped == "alike" and read_at is not timeline.last_line(rank):
-            return []
     elif stopped == "alike" and (outlying := timeline.outlying_last_number()) is not None:
         rank, read_at, now, most = outlying
         read, peers = f"{now:g}", f"{most:g}"
@@ -445,7 +443,7 @@ def _stopped_mid_step(timeline: Timeline, stopped: str) -> list[Candidate]:
     where = (
         "stops at a line that announces a step under way"
         if stopped == "under way"
-        else "stops at the same line, none saying it finished"
+        else "stops at a line of the same shape, none saying it finished"
     )
     cand.reasons.append(
         f"no process printed an error, and every rank's output {where}: the processes were stopped mid-step,"

@@ -578,9 +578,12 @@ class Timeline:
                         read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
         return largest
 
-    def standout_reading(self, among: Iterable[int]) -> tuple[int, Observation, float, float, str] | None:
-        """The one rank of `among` whose reading stands STANDS_OUT-fold over the largest every other rank read
-        in lines of the same shape (`host=222MB` where its peers reached `host=68MB`), whatever its size:
+    def standout_reading(
+        self, among: Iterable[int], fold: float | None = None
+    ) -> tuple[int, Observation, float, float, str] | None:
+        """The one rank of `among` whose reading stands `fold` times (by default STANDS_OUT) over the largest
+        every other rank read in lines of the same shape (`host=222MB` where its peers reached `host=68MB`),
+        whatever its size:
         with its latest such line, its amount, the peers' largest and the unit (`B` for bytes). A weaker
         sign than an outsized last reading, for choosing among ranks one of which is known to have gone."""
         largest = self._largest_readings()
@@ -599,7 +602,7 @@ class Timeline:
                         ),
                         default=0.0,
                     )
-                    if peers > 0 and now >= STANDS_OUT * peers:
+                    if peers > 0 and now >= (fold or STANDS_OUT) * peers:
                         standing[rank] = (line, now, peers, unit)
         if len(standing) != 1:
             return None
