@@ -1422,8 +1422,8 @@ def _names_the_inferred_cause(line: RecentLineObs, cand: Candidate) -> bool:
 def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     """The line where a rank went its own way (its last, when no other rank printed any), or the first of
     its own lines after it, that says the rank stopped or failed, names a cause (`rss 801MB exceeds limit
-    800MB`) or is an error-level record (that record first); else the message Python wrote bare as it ended, at the end of a
-    file of its own (`sys.exit('...')`, see Timeline.exit_message)."""
+    800MB`) or is an error-level record (such a record first); else the message Python wrote bare as it
+    ended, at the end of a file of its own (`sys.exit('...')`, see Timeline.exit_message)."""
     line = timeline.departure(rank, alone=True)
     if line is not None:
         # (or a later line of its own in that file that does: `lang=fr test rows=0`, then `no test rows

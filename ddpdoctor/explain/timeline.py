@@ -583,9 +583,9 @@ class Timeline:
     ) -> tuple[int, Observation, float, float, str] | None:
         """The one rank of `among` whose reading stands `fold` times (by default STANDS_OUT) over the largest
         every other rank read in lines of the same shape (`host=222MB` where its peers reached `host=68MB`),
-        whatever its size:
-        with its latest such line, its amount, the peers' largest and the unit (`B` for bytes). A weaker
-        sign than an outsized last reading, for choosing among ranks one of which is known to have gone."""
+        whatever its size: with its latest such line, its amount, the peers' largest and the unit (`B` for
+        bytes). A weaker sign than an outsized last reading, for choosing among ranks one of which is known
+        to have gone."""
         largest = self._largest_readings()
         standing: dict[int, tuple[Observation, float, float, str]] = {}
         for rank in among:
