@@ -8295,3 +8295,42 @@ def test_a_rank_s_error_record_is_its_account_over_an_info_line_naming_the_same_
     root = explain_text(log + _torchrun_exit_table(3, 4, (0, 1, 2))).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 3)
     assert "exceeds 0.50 m" in root.text
+
+
+def test_a_tensor_printed_as_integers_among_floats_is_the_odd_dtype() -> None:
+    """torch leaves the default dtypes out of a tensor's repr: `tensor([2, 3, 3, 2])` is int64 where its
+    peers' `tensor([1.9000, ...])` are float32. Rank 1's 8-byte elements are what rank 0's size check (8
+    against 4) received: rank 1 is named; its elements, which differ by chance on every rank, are not."""
+    factors = {0: "1.9000, 2.4000", 1: "2, 3", 2: "1.8000, 2.3000", 3: "2.0000, 2.5000"}
+    lines = "".join(f"[rank {r}] region=r{r}x packout factors tensor([{f}])\n" for r, f in factors.items())
+    root = explain_text(lines + _size_check(8, 4) + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    floats = lines.replace("tensor([2, 3])", "tensor([2.1000, 3.0000])")
+    root = explain_text(floats + _size_check(8, 4) + _torchrun_exit_table(0, -6, (1, 2, 3))).root_cause
+    assert root is not None and root.rank == 0
+
+
+def test_a_count_of_things_named_with_a_hyphenated_word_is_read() -> None:
+    """`24 cloud-free passes` where its peers count 15, for 48 bytes against 30: the hyphenated word is
+    part of what is counted, and rank 2 is named by the proportion."""
+    sites = {0: "Palos Verdes", 1: "Anacapa North", 2: "Point Lobos Reserve", 3: "Van Damme"}
+    lines = "".join(
+        f"[rank {r}] {site}: {24 if r == 2 else 15} cloud-free passes, peak 8{r}.1 ha\n"
+        for r, site in sites.items()
+    )
+    root = explain_text(lines + _size_check(48, 30) + _torchrun_exit_table(3, -6, (0, 1, 2))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert any("in the proportion of the sizes gloo compared" in w for w in root.why)
+
+
+def test_readings_with_thousands_separators_are_compared_as_one_number(tmp_path: Path) -> None:
+    """Both ranks stop at `building dense Laplacian (...)` with no error; rank 1 had read `2,621,442
+    vertices` where its peer read `642`: the lines are of one shape whatever the separators, and rank 1,
+    taking the most, is named."""
+    counts = {0: ("642", "1,280"), 1: ("2,621,442", "5,242,880")}
+    stdout = {
+        r: f"[rank {r}] shape {r}: {v} vertices, {f} faces\n[rank {r}] building dense Laplacian ({v} x {v})\n"
+        for r, (v, f) in counts.items()
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)

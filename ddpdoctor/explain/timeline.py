@@ -172,8 +172,9 @@ class Timeline:
         return shape
 
     def _reading_shape(self, text: str) -> str:
-        """What lines that read out sizes share when only their numbers, units and own names differ."""
-        return self.alike(SIZE_READING.sub("#", text))
+        """What lines that read out sizes share when only their numbers (`2,621,442` one of them), units and
+        own names differ."""
+        return self.alike(_GROUPED_NUMBER.sub("0", SIZE_READING.sub("#", text)))
 
     def _setting_shape(self, text: str) -> str:
         """What lines that state settings share, their values left out (`cache part#: # graphs, bond_features=`)."""
@@ -278,12 +279,16 @@ class Timeline:
         shared = self._shared_words or frozenset()
 
         def read(text: str) -> tuple[str, list[str]]:
-            # torch's repr of a tensor leaves out the default dtype: the dtype it names, or that default,
-            # is a value (`tensor([...], dtype=torch.float64)` where they print `tensor([...])`).
+            # torch's repr of a tensor leaves out the default dtypes: the dtype it names, or the one its
+            # elements are printed as, is a value (`tensor([...], dtype=torch.float64)` where they print
+            # `tensor([...])`, `tensor([2, 3])` where they print `tensor([2.0000, 2.5000])`).
             dtypes: list[str] = []
             if "tensor(" in text:
-                named = _TENSOR_DTYPE.search(text)
-                dtypes, text = [named.group(1) if named else "default"], _TENSOR_DTYPE.sub("", text)
+                # (its elements are measurements, which differ by chance: only their dtype is compared)
+                dtypes, text = (
+                    [_tensor_dtype(text)],
+                    _TENSOR_ELEMENTS.sub("tensor([#", _TENSOR_DTYPE.sub("", text)),
+                )
             # A list of names is one value (`passbands ztfg,ztfr,ztfi` where they list two).
             lists = dtypes + _NAME_LIST.findall(text)
             text = _NAME_LIST.sub("#", text)
@@ -926,6 +931,8 @@ ORDERS_OVER = 100.0  # ... nor is any number of the line they stopped at this ma
 # A number standing alone in a line, or with a short unit (`depth=38400`, `7200.0s`), not part of a name
 # (`L318`, `chr1:121705000`).
 _PLAIN_NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,15}(?:\.\d{1,9})?)(?![\d.]|[A-Za-z_]{4}|\w*\d)")
+# A number written with thousands separators (`2,621,442`): one number.
+_GROUPED_NUMBER = re.compile(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])")
 # A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`; not
 # `225 rss` or `loss`).
 _ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{1,19}(?<!s)s)\b")
@@ -977,8 +984,8 @@ _VALUE_LIST = re.compile(
 )
 _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
-# A count of things, their name one or two words (`7 length bins`, `4 classes`).
-_THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20} )?[a-z]{1,19}(?<!s)s\b")
+# A count of things, their name one or two words (`7 length bins`, `4 classes`, `15 cloud-free passes`).
+_THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20}(?:-[a-z]{2,20})? )?[a-z]{1,19}(?<!s)s\b")
 # A setting in words, its key and its value (`bands=R,G,B,NIR`, `mode=fp16`, `source: snow`).
 _WORD_SETTING = re.compile(
     r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)['\"]?([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
@@ -1022,6 +1029,20 @@ def _lone(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any], An
         return None
     rare = min(seen, key=seen.__getitem__)
     return next(rank for rank, (_, value) in stated.items() if part(value) == rare)
+
+
+def _tensor_dtype(text: str) -> str:
+    """The dtype of the tensor a line prints: the one its repr names, else the default its elements are
+    printed as (`2.0000` a float's, `2` an integer's, `True` a bool's), else `default`."""
+    if named := _TENSOR_DTYPE.search(text):
+        return named.group(1)
+    elements = _TENSOR_ELEMENTS.search(text)
+    body = elements.group(1) if elements else ""
+    if _FLOAT_ELEMENT.search(body):
+        return "float32"
+    if _BOOL_ELEMENT.search(body):
+        return "bool"
+    return "int64" if any(c.isdigit() for c in body) else "default"
 
 
 def _word_settings(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -1078,6 +1099,10 @@ _TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 _VALUE_PIECE = re.compile(rf"{_TOKEN.pattern}(?:\.\d\w*)*|\d+(?:\.\d+)*")
 # The dtype a tensor's repr names (`tensor([1.5, 2.0], dtype=torch.float64)`).
 _TENSOR_DTYPE = re.compile(r", ?dtype=torch\.(\w+)")
+# The elements of a tensor's repr (`tensor([2, 3, 3, 2])`), and how a float's or a bool's are printed.
+_TENSOR_ELEMENTS = re.compile(r"tensor\(\[+([^\]]{0,2000})")
+_FLOAT_ELEMENT = re.compile(r"\d\.|\d[eE]|\b(?:nan|inf)\b")
+_BOOL_ELEMENT = re.compile(r"\b(?:True|False)\b")
 # Names in a list with commas and no spaces (`ztfg,ztfr,ztfi`, `mel,f0,energy`).
 _NAME_LIST = re.compile(r"(?<![\w,.-])[A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){1,31}(?![\w,])")
 # A date, a time of day or a duration (`2026-12-02`, `04:56:40,004`, `elapsed=1.6s`, `12 ms`).
