@@ -8113,8 +8113,8 @@ def test_a_log_dir_whose_ranks_stopped_alike_names_the_rank_that_read_fourfold_e
 ) -> None:
     """The ranks stop at lines of one shape (`step 3 loss=...`), none saying it finished; rank 1 had
     announced a shard nine times its peer's (ranks of one job are given alike shares; its later memory,
-    half again its peer's, does not hide that): it was taking the most, its last line the root. Threefold names no one, nor does a line's last word that merely ends in
-    s (`rss`)."""
+    half again its peer's, does not hide that): it was taking the most, its last line the root. Threefold
+    names no one, nor does a line's last word that merely ends in s (`rss`)."""
 
     def run(name: str, shard: int) -> Path:
         lines = {

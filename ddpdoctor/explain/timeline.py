@@ -106,6 +106,7 @@ class Timeline:
         self._printers = Counter(shape for shapes in self._shapes.values() for shape in set(shapes))
         self._shared_words = _shared_words(recent)
         self._alike: dict[str, str] = {}  # each text's shape (see alike), as read once
+        self._largest_sizes: list[tuple[float, int]] | None = None  # the two ranks that read the most
         self.ranks = self._ranks() | {r for r in input_ranks if 0 <= r < MAX_WORLD}
         hints = [w for w in world_hints if 0 < w <= MAX_WORLD]
         self.world_hinted = bool(hints)
@@ -500,11 +501,15 @@ class Timeline:
         if len(numbers) < 2 or len({len(found) for found in numbers.values()}) != 1:
             return None
         over: list[tuple[float, int, float, float]] = []  # (fold, rank, its number, the peers' largest)
-        for rank, found in numbers.items():
-            for position, now in enumerate(found):
-                peers = max(theirs[position] for peer, theirs in numbers.items() if peer != rank)
-                if now >= 1 and peers >= 1 and now >= TAKING_MOST * peers:
-                    over.append((now / peers, rank, now, peers))
+        for position in range(len(next(iter(numbers.values())))):
+            # The largest two at this place: every rank's peers' largest is one of them.
+            top, second = sorted(((found[position], rank) for rank, found in numbers.items()), reverse=True)[
+                :2
+            ]
+            now, rank = top
+            peers = second[0]
+            if peers >= 1 and now >= TAKING_MOST * peers:
+                over.append((now / peers, rank, now, peers))
         if len({rank for _, rank, _, _ in over}) != 1:
             return None
         fold, rank, now, peers = max(over)
@@ -661,19 +666,25 @@ class Timeline:
         lines = self._with_progress(rank)
         if not lines or _a_record(lines[-1]) or ENDS_NORMALLY.search(lines[-1].text):
             return None
-        sizes = _sizes(lines[-1].text)
-        now = max(sizes, default=0.0)
-        peers = max(
-            (
-                size
+        now = max(_sizes(lines[-1].text), default=0.0)
+        if now < LARGE_ALLOCATION:
+            return None
+        if self._largest_sizes is None:
+            # Each rank's largest size read, the two largest kept: a rank's peers read at most the larger
+            # of them that is not its own (one pass over every rank, not one per rank).
+            largest = (
+                (
+                    max(
+                        (size for line in self._with_progress(peer) for size in _sizes(line.text)),
+                        default=0.0,
+                    ),
+                    peer,
+                )
                 for peer in self._recent
-                if peer != rank
-                for line in self._with_progress(peer)
-                for size in _sizes(line.text)
-            ),
-            default=0.0,
-        )
-        return (lines[-1], now) if now >= LARGE_ALLOCATION and now >= OUTSIZED * peers else None
+            )
+            self._largest_sizes = sorted(largest, reverse=True)[:2]
+        peers = next((size for size, peer in self._largest_sizes if peer != rank), 0.0)
+        return (lines[-1], now) if now >= OUTSIZED * peers else None
 
     def lone_large_reading(self) -> tuple[int, Observation, float] | None:
         """The one rank whose last line reads a large allocation (see large_last_reading), with that line
