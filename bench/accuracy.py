@@ -23,8 +23,9 @@ indent). A log is *silent* when `explain` reports no failure at all.
 
 `--shape` rewrites every single-file log the way a user's tool does before it reaches us (a
 `kubectl logs --timestamps` time, a `kubectl logs --prefix` pod label, Jenkins' bracketed time, a
-Docker Compose service label, a Markdown code block's indent, a terminal's hard wrap), or keeps only a part of it as an issue comment quotes it (`excerpt`: the
-eight lines on each side of the labelled root line), and scores the copies against the same labels;
+Docker Compose service label, a Markdown code block's indent, a terminal's hard wrap), or keeps only a
+part of it as an issue comment quotes it (`excerpt`: the eight lines on each side of the labelled root
+line), and scores the copies against the same labels;
 on a wrapped copy the root line is right when the reported line is one of the pieces of the
 labelled one's line.
 """

@@ -448,10 +448,15 @@ def looks_srun_labelled(lines: list[str]) -> bool:
     return labelled >= 3 and labelled >= 0.4 * len(lines)
 
 
-def collector_bracketed(head: bytes) -> bool:
-    """Whether a log collector put a bracketed date and time before nearly every line of a file's first
-    bytes, a traceback's or an indented line's among them (no program's logger stamps those)."""
-    lines = [line for raw in head.split(b"\n")[:200] if (line := raw.decode("utf-8", "replace").rstrip())]
+def head_lines(head: bytes) -> list[str]:
+    """The first non-blank lines of a file's first bytes, as text."""
+    return [line for raw in head.split(b"\n")[:200] if (line := raw.decode("utf-8", "replace").rstrip())]
+
+
+def collector_bracketed(lines: list[str]) -> bool:
+    """Whether a log collector put a bracketed date and time before nearly every one of a file's first
+    lines (`head_lines`), a traceback's or an indented line's among them (no program's logger stamps
+    those)."""
     rests = [line[m.end() :] for line in lines if (m := _BRACKETED_TIME.match(line))]
     return (
         len(rests) >= 3
@@ -460,16 +465,10 @@ def collector_bracketed(head: bytes) -> bool:
     )
 
 
-def program_lines(head: bytes, bracketed: bool = False) -> list[str]:
-    """The first non-blank lines of a file's first bytes as the program printed them (a log
-    collector's label and time taken off; `bracketed`: see collector_bracketed)."""
-    lines = []
-    for raw in head.split(b"\n")[:200]:
-        line = raw.decode("utf-8", "replace").rstrip()
-        line = line[collector_end(line, bracketed) :]
-        if line.strip():
-            lines.append(line)
-    return lines
+def program_lines(lines: list[str], bracketed: bool = False) -> list[str]:
+    """A file's first lines (`head_lines`) as the program printed them: a log collector's label and time
+    taken off (`bracketed`: see collector_bracketed), lines left blank by that dropped."""
+    return [line for whole in lines if (line := whole[collector_end(whole, bracketed) :]).strip()]
 
 
 def common_margin(head: bytes) -> bytes:

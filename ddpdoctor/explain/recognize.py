@@ -77,6 +77,7 @@ from ddpdoctor.explain.ranks import (
     common_margin,
     counted_ranks,
     has_kube_master,
+    head_lines,
     host_labels,
     looks_srun_labelled,
     program_lines,
@@ -888,8 +889,9 @@ class LogReader:
             self._margin = common_margin(head)
             if self._margin:
                 head = b"\n".join(line.removeprefix(self._margin) for line in head.split(b"\n"))
-            self._bracketed = collector_bracketed(head)
-            lines = program_lines(head, self._bracketed)
+            text_lines = head_lines(head)
+            self._bracketed = collector_bracketed(text_lines)
+            lines = program_lines(text_lines, self._bracketed)
             self._srun = looks_srun_labelled(lines)
             self._hosts = host_labels(lines)
             self._counted = counted_ranks(lines)

@@ -997,10 +997,6 @@ _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`, `15 cloud-free passes`).
 _THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20}(?:-[a-z]{2,20})? )?[a-z]{1,19}(?<!s)s\b")
-# A setting in words, its key and its value (`bands=R,G,B,NIR`, `mode=fp16`, `source: snow`).
-_WORD_SETTING = re.compile(
-    r"\b([A-Za-z_][\w.-]{0,40})(?:=|: ?)['\"]?([A-Za-z_][\w.-]{0,40}(?:,[A-Za-z_][\w.-]{0,40}){0,8})\b"
-)
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
 
@@ -1057,8 +1053,8 @@ def _tensor_dtype(text: str) -> str:
 
 
 def _word_settings(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
-    """A line's settings in words, keyed by their keys (`bands=R,G,B` -> (`bands`,), (`R,G,B`,))."""
-    settings = _WORD_SETTING.findall(text)
+    """A line's settings in words (SETTING), keyed by their keys (`bands=R,G,B` -> (`bands`,), (`R,G,B`,))."""
+    settings = [(text[m.start() : m.start(1)].rstrip("=: '\""), m.group(1)) for m in SETTING.finditer(text)]
     if not settings:
         return None
     return tuple(numberless(key) for key, _ in settings), tuple(value for _, value in settings)
