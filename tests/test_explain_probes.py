@@ -6271,6 +6271,18 @@ def _stdout_dir(root: Path, stdout: dict[int, str]) -> Path:
     return run
 
 
+def _ended_without_a_word(run: Path) -> bool:
+    """Whether explain reads a folder of per-rank files as processes that ended without a word and names
+    no rank: its verdict when no error was printed, no rank says it finished and nothing pins the stop
+    on one rank (a likely kill, low confidence)."""
+    root = explain_paths([str(run)]).root_cause
+    return (
+        root is not None
+        and (root.category, root.rank, root.confidence) == ("oom_host", None, "low")
+        and root.headline.startswith("no process printed an error or said it finished")
+    )
+
+
 def _cache_lines(rank: int, sizes: Iterable[float]) -> str:
     return "".join(
         f"[rank {rank}] teacher pass {3 * (i + 1)}/12 host cache {size} GiB\n" for i, size in enumerate(sizes)
@@ -6299,12 +6311,15 @@ def test_a_log_dir_whose_one_rank_stops_at_an_outsized_memory_reading_is_a_likel
     assert root.confidence == "low" and int(report.exit_code()) == 1
 
 
-def test_a_log_dir_whose_ranks_read_alike_sizes_or_finished_is_no_failure(tmp_path: Path) -> None:
-    """The guards of the rule above: sizes that differ less than twofold between ranks, or a rank whose
-    last line says it finished, are a healthy run's files; so is one rank's outsized reading in a
-    single console capture, where the launcher would have reported a death."""
+def test_a_log_dir_whose_ranks_read_alike_sizes_names_no_rank_and_finished_is_no_failure(
+    tmp_path: Path,
+) -> None:
+    """The guards of the rule above: sizes that differ less than twofold between ranks name no rank (the
+    processes ended without a word); a rank whose last line says it finished is a healthy run's files, and
+    so is one rank's outsized reading in a single console capture, where the launcher would have reported
+    a death."""
     alike = _stdout_dir(tmp_path / "alike", {r: _cache_lines(r, (9.5, 15.5 + r)) for r in range(4)})
-    assert explain_paths([str(alike)]).root_cause is None
+    assert _ended_without_a_word(alike)
     done = {r: _cache_lines(r, (9.5, 15.5)) + f"[rank {r}] training finished\n" for r in range(3)}
     done[3] = _cache_lines(3, (27.5, 51.5)) + "[rank 3] training finished\n"
     assert explain_paths([str(_stdout_dir(tmp_path / "done", done))]).root_cause is None
@@ -6370,7 +6385,7 @@ def test_a_log_dir_whose_one_rank_stops_at_an_outsized_count_of_items_is_a_likel
     """Each rank announces the index table it is about to build and nothing more is written: rank 2's
     table is a hundred times its peers' (`118355032 indices` where they build about a million). It
     vanished building it (low confidence), never "No failure found"; counts alike, or a step counter,
-    are a healthy run's files."""
+    name no rank."""
 
     def line(rank: int, count: int) -> str:
         return f"2026-12-05 12:15:03,357 | rank {rank}/4 | INFO | building sample order: 32 epochs x {count} indices\n"
@@ -6383,9 +6398,9 @@ def test_a_log_dir_whose_one_rank_stops_at_an_outsized_count_of_items_is_a_likel
     assert root.text.endswith("32 epochs x 118355032 indices") and root.confidence == "low"
     assert "118355032 indices" in " ".join(root.why) and int(report.exit_code()) == 1
     alike = _stdout_dir(tmp_path / "alike", {r: line(r, 1_200_000 + 9_000 * r) for r in range(4)})
-    assert explain_paths([str(alike)]).root_cause is None
+    assert _ended_without_a_word(alike)
     steps = {r: f"[rank {r}] step {40 if r == 2 else 4} 320 samples seen\n" for r in range(4)}
-    assert explain_paths([str(_stdout_dir(tmp_path / "steps", steps))]).root_cause is None
+    assert _ended_without_a_word(_stdout_dir(tmp_path / "steps", steps))
 
 
 def _lost_peer_traceback(rank: int, port: int) -> str:
@@ -7118,7 +7133,7 @@ def test_a_log_dir_rank_that_stopped_at_a_line_its_peers_went_past_is_a_likely_k
     root = explain_paths([str(run)]).root_cause
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
     assert root.text.endswith("site_id vocab size 19486 rss=225MB")
-    assert explain_paths([str(_stdout_dir(tmp_path / "even", vocab))]).root_cause is None
+    assert _ended_without_a_word(_stdout_dir(tmp_path / "even", vocab))
 
 
 def test_a_mesh_that_failed_because_a_peer_closed_its_connection_blames_the_peer_that_left() -> None:
@@ -7186,7 +7201,7 @@ def test_a_log_dir_rank_stopped_at_a_shape_far_over_its_peers_is_a_likely_kill(t
     root = explain_paths([str(run("outsized", 24146))]).root_cause
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
     assert root.text.endswith("building co-occurrence 24146x24146")
-    assert explain_paths([str(run("alike", 64))]).root_cause is None
+    assert _ended_without_a_word(run("alike", 64))
 
 
 def test_of_silent_ranks_one_reading_half_again_over_every_other_is_the_one_they_lost(tmp_path: Path) -> None:
@@ -7242,7 +7257,7 @@ def test_a_log_dir_rank_whose_last_line_reads_a_large_allocation_alone_is_a_like
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
     assert root.text.endswith("= 332.14 GiB")
     both = {r: f"[rank {r}] loading sales\n[rank {r}] mapped feature store = 400.00 GiB\n" for r in range(2)}
-    assert explain_paths([str(_stdout_dir(tmp_path / "both", both))]).root_cause is None
+    assert _ended_without_a_word(_stdout_dir(tmp_path / "both", both))
 
 
 # --- classes found in the forty-seventh session -----------------------------------------------------
@@ -7610,24 +7625,27 @@ def test_ranks_all_stopped_mid_step_with_no_error_name_the_one_taking_the_most(t
 
 
 def test_ranks_stopped_mid_step_alike_name_no_rank(tmp_path: Path) -> None:
-    """Every rank stops at `building the index...` and none read more than another: nothing tells these
-    files from a run that printed nothing more until it ended well, so no failure is named."""
+    """Every rank stops at `building the index...` and none read more than another: the processes ended
+    without a word (or still run), and nothing names a rank."""
     stdout = {r: f"[rank {r}] loaded 100 rows\n[rank {r}] building the index...\n" for r in range(3)}
-    assert explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause is None
+    assert _ended_without_a_word(_stdout_dir(tmp_path, stdout))
 
 
-@pytest.mark.parametrize(
-    "last",
-    [
-        "epoch 3 loss 0.41",  # a line that announces no step under way
-        "training finished",
-    ],
-)
-def test_a_log_dir_with_no_error_whose_ranks_end_alike_is_no_failure(tmp_path: Path, last: str) -> None:
-    """Every rank's output ends at the same ordinary line and no rank read four times its peer's: nothing
-    says a process was stopped."""
-    stdout = {r: f"[rank {r}] station s{r}: {100 * (r + 2)} readings\n[rank {r}] {last}\n" for r in range(2)}
-    assert explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause is None
+def test_a_log_dir_with_no_error_whose_ranks_end_alike_names_no_rank_unless_they_finished(
+    tmp_path: Path,
+) -> None:
+    """Every rank's output ends at the same line and no rank read four times its peer's. At an ordinary
+    line (`epoch 3 loss 0.41`) the processes ended without a word, and nothing names a rank; at a line that
+    says the run finished, nothing failed."""
+
+    def run(name: str, last: str) -> Path:
+        stdout = {
+            r: f"[rank {r}] station s{r}: {100 * (r + 2)} readings\n[rank {r}] {last}\n" for r in range(2)
+        }
+        return _stdout_dir(tmp_path / name, stdout)
+
+    assert _ended_without_a_word(run("ordinary", "epoch 3 loss 0.41"))
+    assert explain_paths([str(run("finished", "training finished"))]).root_cause is None
 
 
 def test_a_rank_that_stopped_short_of_the_done_line_its_peers_printed_went_first(tmp_path: Path) -> None:
@@ -7777,13 +7795,12 @@ def test_a_peer_that_got_through_a_loop_in_fewer_rounds_went_past_where_the_rank
 
 def test_ranks_that_both_stop_mid_loop_are_not_told_apart_by_their_counts(tmp_path: Path) -> None:
     """Both ranks stop inside their loop (`read rows 600/1200`, `read rows 4096/76800`) and print nothing
-    else: neither got through it, so neither went past the other; no failure is named."""
+    else: neither got through it, so neither went past the other; no rank is named."""
     stdout = {
         0: "[rank 0] read rows 300/1200\n[rank 0] read rows 600/1200\n",
         1: "[rank 1] read rows 2048/76800\n[rank 1] read rows 4096/76800\n",
     }
-    report = explain_paths([str(_stdout_dir(tmp_path, stdout))])
-    assert report.root_cause is None
+    assert _ended_without_a_word(_stdout_dir(tmp_path, stdout))
 
 
 @pytest.mark.parametrize(
@@ -8097,12 +8114,12 @@ def test_a_log_dir_whose_ranks_stopped_at_one_line_names_the_rank_taking_several
     """A `--log-dir` with no error: every rank stops at a line of the same step, none saying it finished
     (the launcher stopped them together once one was killed). The one rank whose count in that line stands
     fourfold or more over every peer's was taking the most: a likely host OOM kill, low confidence. Less,
-    or two ranks alike, names no one (a run that ended well can stop so too)."""
+    or two ranks alike, names no one (chance among shards gives as much)."""
     run = _stdout_dir(tmp_path, {r: _one_step(r, n) for r, n in counts.items()})
-    root = explain_paths([str(run)]).root_cause
     if culprit is None:
-        assert root is None
+        assert _ended_without_a_word(run)
         return
+    root = explain_paths([str(run)]).root_cause
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", culprit, "low")
     assert root.text == _one_step(culprit, counts[culprit]).split("] ", 1)[1].strip()
     assert "stops at a line of the same shape, none saying it finished" in " ".join(root.why)
@@ -8127,9 +8144,9 @@ def test_a_log_dir_whose_ranks_stopped_alike_names_the_rank_that_read_fourfold_e
     root = explain_paths([str(run("ninefold", 36000))]).root_cause
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
     assert root.text == "step 3 loss=0.41 (2.4 GiB resident)" and "36000 samples" in " ".join(root.why)
-    assert explain_paths([str(run("threefold", 12000))]).root_cause is None
+    assert _ended_without_a_word(run("threefold", 12000))
     rss = {r: f"[rank {r}] step 3 {2250 if r == 1 else 225} rss\n" for r in range(2)}
-    assert explain_paths([str(_stdout_dir(tmp_path / "rss", rss))]).root_cause is None
+    assert _ended_without_a_word(_stdout_dir(tmp_path / "rss", rss))
 
 
 def test_a_setting_named_with_words_counts_its_items(tmp_path: Path) -> None:
@@ -8216,10 +8233,10 @@ def test_a_log_dir_whose_ranks_stopped_at_one_line_names_a_number_orders_of_magn
     run = _stdout_dir(
         tmp_path, {r: f"[rank {r}] step 1: batch of 4 clips, {text}\n" for r, text in last.items()}
     )
-    root = explain_paths([str(run)]).root_cause
     if culprit is None:
-        assert root is None
+        assert _ended_without_a_word(run)
         return
+    root = explain_paths([str(run)]).root_cause
     assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", culprit, "low")
     assert root.text.endswith(last[culprit])
 
@@ -8334,3 +8351,55 @@ def test_readings_with_thousands_separators_are_compared_as_one_number(tmp_path:
     }
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+
+
+# --- classes found in the fifty-second session ------------------------------------------------------
+
+
+def test_a_log_dir_in_which_one_rank_alone_printed_names_it(tmp_path: Path) -> None:
+    """A `--log-dir` with no error in which rank 2 alone printed (`labelling 512 candidates against 1350000
+    points`) and its peers' files are empty: the processes ended without a word, and the one rank whose
+    files hold a line is named (low confidence), its last line the root."""
+    stdout = {r: "" for r in range(4)}
+    stdout[2] = (
+        "[rank 2] bin_picking_0042: 1350000 raw points -> 1350000 after filtering\n"
+        "[rank 2] labelling 512 candidates against 1350000 points\n"
+    )
+    report = explain_paths([str(_stdout_dir(tmp_path, stdout))])
+    root = report.root_cause
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 2, "low")
+    assert root.text.endswith("labelling 512 candidates against 1350000 points")
+    assert int(report.exit_code()) == 1
+
+
+def test_a_log_dir_in_which_rank_0_alone_printed_names_no_rank(tmp_path: Path) -> None:
+    """Rank 0 alone printed (`if rank == 0: log(...)`), the usual logging of a script, and it says
+    nothing of which process went: no rank is named, and the report points at where the output stops."""
+    stdout = {0: "round 8 loss=0.6324 pool=9 snapshots\nround 9 loss=0.4850 pool=10 snapshots\n", 1: ""}
+    run = _stdout_dir(tmp_path, stdout)
+    assert _ended_without_a_word(run)
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and root.text == "round 9 loss=0.4850 pool=10 snapshots"
+
+
+def test_a_log_dir_with_no_error_points_at_the_output_that_stops_earliest(tmp_path: Path) -> None:
+    """No error and no rule names a rank; rank 1's output stops at its first line (a dict with a key
+    fewer than its peer's, so not a line its peer went past) where rank 0 printed two: the report points
+    at rank 1's line, naming no rank."""
+    stdout = {
+        0: "rank 0/2 | harbor: 6000 reports, vectorizer {'site': 'harbor', 'ngram_max': 1, 'max_features': 5000}\n"
+        "rank 0/2 | tfidf (6000, 37) rss=232MB\n",
+        1: "rank 1/2 | eastside: 6000 reports, vectorizer {'site': 'eastside', 'ngram_max': 3}\n",
+    }
+    run = _stdout_dir(tmp_path, stdout)
+    assert _ended_without_a_word(run)
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and root.text.startswith("eastside: 6000 reports")
+
+
+def test_a_log_dir_whose_last_lines_say_they_finished_is_no_failure(tmp_path: Path) -> None:
+    """The guard of the rules above: every rank's last line says it finished, its output of differing
+    lengths (rank 0 prints more): nothing failed that the files could show."""
+    done = {r: f"[rank {r}] epoch 3 loss 0.41\n[rank {r}] done, saved model\n" for r in range(3)}
+    done[0] = "[rank 0] world of 3\n" + done[0]
+    assert explain_paths([str(_stdout_dir(tmp_path, done))]).root_cause is None

@@ -456,6 +456,34 @@ def _stopped_mid_step(timeline: Timeline, stopped: str) -> list[Candidate]:
     return [cand]
 
 
+def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
+    """A launcher's per-rank files (torchrun's `--log-dir`: the launcher's record of how each process
+    ended is in its own output, not there) in which no process printed an error, none says it finished
+    and no reading names a rank (see vanished_while_taking): processes stopped without a word, as a
+    SIGKILL (most often the kernel's out-of-memory killer) and the launcher's SIGTERM to the rest leave
+    them, or a run still going. A rank that alone printed anything, rank 0 aside (a script that logs on
+    rank 0 alone says nothing of who went), is named; otherwise no rank is, and the report points at the
+    output that stops earliest in its file."""
+    ends = timeline.ends_unsaid()
+    if ends is None:
+        return []
+    rank = next(iter(ends)) if len(ends) == 1 and len(timeline.ranks) > 1 else None
+    if rank == 0:
+        rank = None
+    line = ends[rank] if rank is not None else min(ends.values(), key=lambda end: (end.line, end.rank or 0))
+    cand = Candidate(line, INFERRED, "host-kill", "oom_host", None, rank)
+    cand.reasons.append(
+        "no process printed an error, the files do not say how the processes ended, and no rank's last"
+        " line says it finished: if the job is not still running, its processes were stopped without a"
+        " word, as a SIGKILL leaves them (most often the kernel's out-of-memory killer; the launcher then"
+        " stops the rest with SIGTERM). Confirm with `dmesg -T | grep -i 'killed process'` or the"
+        " launcher's own output: torchrun reports the rank's exit code"
+    )
+    if rank is not None:
+        cand.rank_note = "inferred: the only rank whose files hold a line"
+    return [cand]
+
+
 # --- exceptions and matched messages ------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from ddpdoctor.explain.index import KbIndex, load_index
 from ddpdoctor.explain.match import FastMatcher
 from ddpdoctor.explain.observations import Observation
 from ddpdoctor.explain.options import ENGINES, ExplainOptions
+from ddpdoctor.explain.ranks import TORCHRUN_FOLDER
 from ddpdoctor.explain.recognize import LogReader, error_file_observations
 from ddpdoctor.explain.report import ExplainReport
 from ddpdoctor.explain.scan import ReadInto, Scanner, make_engine
@@ -232,7 +233,8 @@ def _report(ctx: _Context, results: list[Result]) -> ExplainReport:
     observations = [obs for found, _ in results for obs in found]
     hints = [w for _, info in results for w in info.pop("world_size_hints", ())]
     ranks = [info["rank"] for _, info in results if isinstance(info.get("rank"), int)]
-    timeline, verdict = diagnose(observations, hints, ctx.index, ranks)
+    launcher_folder = bool(ranks) and all(info.get("rank_source") == TORCHRUN_FOLDER for _, info in results)
+    timeline, verdict = diagnose(observations, hints, ctx.index, ranks, launcher_folder)
     return build_report(timeline, verdict, [info for _, info in results], ctx.engine.name)
 
 

@@ -11,7 +11,13 @@ import re
 from collections.abc import Iterable
 
 from ddpdoctor.explain import advice
-from ddpdoctor.explain.analyse import CONSEQUENCE, Candidate, candidates, vanished_while_taking
+from ddpdoctor.explain.analyse import (
+    CONSEQUENCE,
+    Candidate,
+    candidates,
+    ended_without_a_word,
+    vanished_while_taking,
+)
 from ddpdoctor.explain.attempts import attempts
 from ddpdoctor.explain.index import IndexEntry, KbIndex
 from ddpdoctor.explain.observations import (
@@ -78,8 +84,8 @@ _HOST_KILL_SOLUTIONS = (
     "Confirm how the rank ended: torchrun's console output reports its exit code (-9 for SIGKILL), and the"
     " kernel's log on its node names what the out-of-memory killer stopped (`dmesg -T | grep -i 'killed"
     " process'`, `journalctl -k`).",
-    "Bound what that rank holds in host memory at the line its output stops at: shard or stream the data,"
-    " memory-map it, or free what it no longer needs; the other ranks read far less there.",
+    "Bound what the killed rank holds in host memory where its output stops: shard or stream the data,"
+    " memory-map it, or free what it no longer needs.",
     "Keep the launcher's output beside the per-rank files (torchrun --log-dir DIR --tee 3, and the console):"
     " the per-rank files alone do not record how each process ended.",
 )
@@ -96,8 +102,11 @@ def diagnose(
     world_hints: Iterable[int],
     index: KbIndex,
     input_ranks: Iterable[int] = (),
+    launcher_folder: bool = False,
 ) -> tuple[Timeline, Verdict]:
-    """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read).
+    """The timeline of every observation and the verdict over it (`input_ranks`: ranks whose files were read;
+    `launcher_folder`: they are a launcher's per-rank files, torchrun's `--log-dir`, which keep what the
+    processes printed and not how they ended).
 
     When the launcher restarted the workers, the first failure still set everything off (the restarted
     attempts fail again, or on what the failed attempt left behind: a lock file, a half-written
@@ -106,14 +115,14 @@ def diagnose(
     world_hints, input_ranks = list(world_hints), list(input_ranks)
     numbers = attempts(observations)
     if numbers is None:
-        return _diagnose_one(observations, world_hints, index, input_ranks)
+        return _diagnose_one(observations, world_hints, index, input_ranks, launcher_folder)
     last = max(numbers)
     import copy  # (only restarted jobs need it: kept off the cold start)
 
     # (copies: reading observations merges and marks them, and the whole verdict reads them next)
     final = [copy.deepcopy(obs) for obs, n in zip(observations, numbers, strict=True) if n == last]
-    ended = _diagnose_one(final, world_hints, index, input_ranks)[1].culprit
-    timeline, verdict = _diagnose_one(observations, world_hints, index, input_ranks)
+    ended = _diagnose_one(final, world_hints, index, input_ranks, launcher_folder)[1].culprit
+    timeline, verdict = _diagnose_one(observations, world_hints, index, input_ranks, launcher_folder)
     if verdict.culprit is None:
         return timeline, verdict
     said = f"the launcher restarted the workers {last} time(s)"
@@ -131,6 +140,7 @@ def _diagnose_one(
     world_hints: list[int],
     index: KbIndex,
     input_ranks: list[int],
+    launcher_folder: bool,
 ) -> tuple[Timeline, Verdict]:
     """The timeline and verdict of one attempt's observations (or of all, when read as one).
 
@@ -161,6 +171,8 @@ def _diagnose_one(
                 )
     if not found and len(set(input_ranks)) > 1:
         found = vanished_while_taking(timeline)
+    if not found and launcher_folder:
+        found = ended_without_a_word(timeline)
     return timeline, decide(timeline, found)
 
 
@@ -261,7 +273,12 @@ def _headline(cand: Candidate) -> str:
             return f"{subject} was killed by {SIGNAL_NAMES.get(sig, f'signal {sig}')} (exit {obs.code})"
         return f"{subject} exited with code {obs.code} and printed no error"
     if cand.kind == "host-kill" and isinstance(obs, (ProgressObs, RecentLineObs)):
-        subject = who or "a rank"
+        if not who:
+            return (
+                "no process printed an error or said it finished, most likely one was killed for host memory:"
+                f" the output stops at `{_first_sentences(obs.text, 100)}`"
+            )
+        subject = who
         return f"{subject} most likely ran out of host memory: its output stops at `{_first_sentences(obs.text, 100)}`"
     if cand.kind == "straggler":
         subject = who or "a rank"

@@ -151,6 +151,8 @@ NCCL_PROCESS = LazyRegex(
     r"(?P<host>[^\s:\[\]]{1,200}):(?P<pid>\d{1,10}):\d{1,10} \[(?P<dev>\d{1,4})\] (?:\S{1,200} )?NCCL "
 )
 _TORCHRUN_FILE = LazyRegex(r"attempt_\d{1,7}$")
+# How a rank read from torchrun's `--log-dir` layout (`attempt_0/<local_rank>/stdout.log`) is told.
+TORCHRUN_FOLDER = "torchrun log folder (local rank)"
 # `rank3.log`, `train_rank-3.txt`, `log.rank3.err.gz`, a folder `rank3`, a script's own `worker-3.log`
 # per process: the rank ends the name.
 _RANK_IN_NAME = LazyRegex(
@@ -536,7 +538,7 @@ def rank_from_path(path: str) -> tuple[int | None, str | None]:
     if len(parts) >= 3 and _TORCHRUN_FILE.match(parts[-3]):
         rank = bounded_rank(parts[-2])
         if rank is not None:
-            return rank, "torchrun log folder (local rank)"
+            return rank, TORCHRUN_FOLDER
     for part in reversed(parts[-3:]):
         m = _RANK_IN_NAME.match(part)
         if m:

@@ -515,6 +515,14 @@ class Timeline:
         fold, rank, now, peers = max(over)
         return (rank, ends[rank], now, peers) if fold >= ORDERS_OVER else None
 
+    def ends_unsaid(self) -> dict[int, Observation] | None:
+        """Each rank's last line, for the ranks that printed any, when none of them says it finished or is
+        an error or warning record: output that stops without a word of how it ended. None otherwise."""
+        ends = {rank: lines[-1] for rank in sorted(self._recent) if (lines := self._with_progress(rank))}
+        if not ends or self._a_rank_finished() or any(_a_record(end) for end in ends.values()):
+            return None
+        return ends
+
     def _a_rank_finished(self) -> bool:
         """Whether a rank's last line says it finished (`training finished`, `preload done`)."""
         return any(
