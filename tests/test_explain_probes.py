@@ -8403,3 +8403,19 @@ def test_a_log_dir_whose_last_lines_say_they_finished_is_no_failure(tmp_path: Pa
     done = {r: f"[rank {r}] epoch 3 loss 0.41\n[rank {r}] done, saved model\n" for r in range(3)}
     done[0] = "[rank 0] world of 3\n" + done[0]
     assert explain_paths([str(_stdout_dir(tmp_path, done))]).root_cause is None
+
+
+def test_an_info_line_of_a_failed_try_repeated_to_the_last_line_is_the_failure() -> None:
+    """NCCL's `Call to connect returned Connection timed out, retrying`, an INFO line, twice as the log's
+    last lines: the retries never got through, and nothing else is printed; taken as the failure (low
+    confidence). The same lines followed by the job going on are a retry that worked."""
+    setup = "".join(
+        f"worker:101542:101934 [0] NCCL INFO Channel 0{c} : 0[18000] -> 1[18000] via NET/Socket/1\n"
+        for c in range(2)
+    )
+    retry = "worker:101542:101934 [0] NCCL INFO Call to connect returned Connection timed out, retrying\n"
+    root = explain_text(setup + retry * 2).root_cause
+    assert root is not None and root.category == "nccl_error" and root.confidence == "low"
+    assert root.text.endswith("Connection timed out, retrying")
+    went_on = setup + retry * 2 + "worker:101542:101934 [0] NCCL INFO Connected all rings\nstep 1 loss 2.31\n"
+    assert explain_text(went_on).root_cause is None
