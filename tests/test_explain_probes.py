@@ -8419,3 +8419,23 @@ def test_an_info_line_of_a_failed_try_repeated_to_the_last_line_is_the_failure()
     assert root.text.endswith("Connection timed out, retrying")
     went_on = setup + retry * 2 + "worker:101542:101934 [0] NCCL INFO Connected all rings\nstep 1 loss 2.31\n"
     assert explain_text(went_on).root_cause is None
+
+
+def test_an_error_logged_then_raised_points_at_the_exception_line() -> None:
+    """gloo logs `[E ProcessGroupGloo.cpp:67] [Rank 0]: Rank 1 failed to pass monitoredBarrier` and then
+    raises it (`RuntimeError: [Rank 0]: Rank 1 failed ...` after the traceback): one failure, read where
+    it is first said, and the report points at the exception line the program raised."""
+    frames = (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/seis/train.py", line 58, in main\n'
+        "[rank0]:     dist.monitored_barrier(timeout=datetime.timedelta(seconds=15))\n"
+    )
+    log = (
+        "[rank0]:[E1206 12:59:14.168256339 ProcessGroupGloo.cpp:67] [Rank 0]: Rank 1 failed to pass"
+        " monitoredBarrier in 15000 ms\n"
+        + frames
+        + "[rank0]: RuntimeError: [Rank 0]: Rank 1 failed to pass monitoredBarrier in 15000 ms\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.line == 5 and root.text.startswith("RuntimeError: [Rank 0]: Rank 1 failed")

@@ -350,7 +350,7 @@ def _root_cause(cand: Candidate, verdict: Verdict, timeline: Timeline) -> RootCa
     )
     innermost = frames[-1] if frames else None
     exit_code = obs.code if isinstance(obs, ExitObs) else _exit_code_of(cand.rank, timeline)
-    stated = cand.stated or nccl_warn_for(cand, timeline) or obs.nccl_detail() or obs
+    stated = cand.stated or nccl_warn_for(cand, timeline) or obs.nccl_detail() or obs.raised or obs
     return RootCause(
         entry=entry.id if entry else None,
         category=cand.category,

@@ -111,6 +111,10 @@ class Observation(Record):
     # The chain's link that states the failure when it is not the innermost one: an outer exception
     # whose words name a cause the inner one's do not (see LogReader._flush_chain).
     explained_by: int | None = None
+    # The exception line the program raised for this logged error, on a later line with its message
+    # (gloo's `[E ProcessGroupGloo.cpp:67] [Rank 0]: Rank 1 failed ...`, then `RuntimeError: [Rank 0]: ...`):
+    # the line the report points at.
+    raised: Observation | None = None
 
     # --- what the chain says ----------------------------------------------------------------
 

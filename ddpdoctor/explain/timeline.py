@@ -893,6 +893,8 @@ def _merge_failures(observations: list[Observation]) -> list[Observation]:
                     index.setdefault(key, []).append(twin_slot)
             else:
                 _absorb(twin, obs)
+                if _raised_for(obs, twin):
+                    twin.raised = obs
             continue
         for key in _keys(obs):
             index.setdefault(key, []).append(len(kept))
@@ -900,6 +902,19 @@ def _merge_failures(observations: list[Observation]) -> list[Observation]:
         if isinstance(obs, ExceptionObs) and obs.origin == "panic":
             panics.append(obs)
     return kept
+
+
+def _raised_for(obs: Observation, record: Observation) -> bool:
+    """Whether `obs` is the exception line a program raised for an error it had logged the line before
+    with the same message (gloo's `[E ProcessGroupGloo.cpp:67] [Rank 0]: Rank 1 failed to pass
+    monitoredBarrier`, then `RuntimeError: [Rank 0]: Rank 1 failed ...`): what the program raised."""
+    return (
+        isinstance(obs, ExceptionObs)
+        and obs.exc_type is not None
+        and not (isinstance(record, ExceptionObs) and record.exc_type is not None)
+        and obs.rank == record.rank
+        and not _is_copy(obs)
+    )
 
 
 def _is_copy(obs: Observation) -> bool:
