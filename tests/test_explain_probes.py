@@ -8439,3 +8439,19 @@ def test_an_error_logged_then_raised_points_at_the_exception_line() -> None:
     root = explain_text(log).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
     assert root.line == 5 and root.text.startswith("RuntimeError: [Rank 0]: Rank 1 failed")
+
+
+def test_a_wait_loop_repeated_to_the_last_line_is_the_failure() -> None:
+    """A launcher's wait for its peers (`server not ready, wait 3 sec to retry...`) said again up to the
+    log's last line, and nothing failed: the wait never ended, taken as the failure at its first round
+    (low confidence). The same rounds followed by the job going on (past the log's last five lines) are a
+    wait that ended."""
+    rounds = "server not ready, wait 3 sec to retry...\nnot ready endpoints:['10.36.10.40:6070']\n"
+    log = "launch train on 2 nodes\n" + rounds * 2 + "server not ready, wait 3 sec to retry...\n"
+    root = explain_text(log).root_cause
+    assert root is not None and root.confidence == "low" and root.line == 2
+    assert root.text == "server not ready, wait 3 sec to retry..."
+    went_on = (
+        log + "all endpoints ready\n" + "".join(f"epoch 0 step {10 * s} loss 2.3{s}\n" for s in range(1, 6))
+    )
+    assert explain_text(went_on).root_cause is None

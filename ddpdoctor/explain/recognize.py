@@ -91,6 +91,7 @@ from ddpdoctor.explain.wording import (
     OLD_NCCL_WARN,
     PROCESS_EXITED,
     SCHEDULER_SAYS,
+    WAITS_IN_A_LOOP,
     WRAPPER_EXCEPTIONS,
     message_category,
     numberless,
@@ -1595,6 +1596,8 @@ class LogReader:
                 self._leads.append(self._observe(LeadObs, said[0], said[1], stream))
             else:
                 self._repeated_warning(stream, number, stripped)
+        elif WAITS_IN_A_LOOP.search(stripped):
+            self._repeated_warning(stream, number, stripped)  # a wait that never ends is a failure too
         stream.last_line = (number, stripped)
 
     def _repeated_warning(self, stream: _Stream, number: int, text: str) -> None:

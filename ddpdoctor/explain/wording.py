@@ -30,14 +30,21 @@ SCHEDULER_SAYS = LazyRegex(r"(?:srun|salloc|sbatch|slurmstepd(?:-[\w.-]{1,128})?
 # Words that say a process waits on something (`waiting for shard-003.ready`, `waits on the writer`).
 _WAITS = r"\bwait(?:s|ing)? (?:for|on|until)\b"
 WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
+# Words of a wait loop's round (`marker not ready, polling again in 3s`, `lock busy, retry 2`, `server not
+# ready, wait 3 sec to retry...`).
+_WAIT_LOOP = r"(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
+WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
 # (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
 STATES_A_HALT = LazyRegex(
-    r"(?i)" + _WAITS + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
+    r"(?i)"
+    + _WAITS
     # a wait loop of the script's own (`marker not ready, polling again in 3s`, `lock busy, retry 2`)
-    r"|(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
-    # ... that waits for a thing to appear, counting the wait (`index not published yet, waited 4s`)
+    + r"|"
+    + _WAIT_LOOP
+    + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
+    # a wait of the script's own for a thing to appear, counting the wait (`index not published yet, waited 4s`)
     r"|(?i:\bwaited \d{1,9}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|minutes)?\b)"
     # ... that polls a thing or counts its wait (`not final, polling /tmp/w.ready`, `locked, waiting... 3s`)
     r"|(?i:\bpolling (?=[/~.\w-]{0,200}[/.])|\bwaiting(?= ?(?:\.\.\.|…|\(|\[|\d)))"
