@@ -987,7 +987,14 @@ class LogReader:
             (first, count)
             for count, first, seen_last in self._warned.values()
             if (count >= _REPEATS_TO_FAIL and (lines is None or seen_last > lines - _WARNED_TAIL_LINES))
-            or (seen_last == lines and (count > 1 or _WARNING_LEVEL.match(first.text) is not None))
+            or (
+                seen_last == lines
+                # (a counted retry below its limit, `retrying (4/34)`, says it goes on)
+                and (
+                    (count > 1 and _RETRY_COUNT.search(first.text) is None)
+                    or _WARNING_LEVEL.match(first.text)
+                )
+            )
         ]:
             # A warning that something failed, repeated until the input ends or as the input's last words
             # (not an info record): the retries never succeeded (a rendezvous that never connects prints
