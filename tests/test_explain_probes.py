@@ -8455,3 +8455,41 @@ def test_a_wait_loop_repeated_to_the_last_line_is_the_failure() -> None:
         log + "all endpoints ready\n" + "".join(f"epoch 0 step {10 * s} loss 2.3{s}\n" for s in range(1, 6))
     )
     assert explain_text(went_on).root_cause is None
+
+
+def test_a_shape_printed_as_a_tuple_counts_its_elements(tmp_path: Path) -> None:
+    """Each rank of a `--log-dir` with no error stops at its `occupancy grid (24, 40, 30, 168)`; rank 1's
+    is `(24, 60, 80, 10080)`, 240 times the elements: the rank taking the most is named."""
+    grids = {
+        0: "block A3 (RTG): occupancy grid (24, 40, 30, 168)",
+        1: "block E7 (stacker): occupancy grid (24, 60, 80, 10080)",
+    }
+    root = explain_paths(
+        [str(_stdout_dir(tmp_path, {r: f"[rank {r}] {g}\n" for r, g in grids.items()}))]
+    ).root_cause
+    assert root is not None and (root.category, root.rank, root.confidence) == ("oom_host", 1, "low")
+    assert root.text.endswith("(24, 60, 80, 10080)")
+
+
+def test_of_two_ranks_that_waited_the_one_still_waiting_is_the_straggler() -> None:
+    """Ranks 1 and 2 each waited for their roster file; rank 1 got it and went on, rank 2 was still
+    waiting (`(10s)`) after rank 3 timed out: rank 2 is the one the others waited for, at its wait's
+    first round. One that went on is not told from another that did."""
+    lines = [
+        "[rank 0] shift 2026-03-14_D: ward_a nurse ratio 0.50",
+        "[rank 1] waiting for roster snapshot ward_b.ready (0s)",
+        "[rank 2] waiting for roster snapshot ward_c.ready (0s)",
+        "[rank 3] shift 2026-03-14_D: ward_d nurse ratio 0.50",
+        "[rank 1] shift 2026-03-14_N: ward_b nurse ratio 0.50",
+        "[rank 2] waiting for roster snapshot ward_c.ready (5s)",
+        "[rank3]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129]"
+        " Timed out waiting 15000ms for send operation to complete",
+        "[rank 2] waiting for roster snapshot ward_c.ready (10s)",
+    ]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text == "waiting for roster snapshot ward_c.ready (0s)"
+    both_went_on = [line for line in lines if "ward_c" not in line or "(0s)" in line]
+    both_went_on.append("[rank 2] shift 2026-03-14_N: ward_c nurse ratio 0.50")
+    root = explain_text("\n".join(both_went_on) + "\n").root_cause
+    assert root is not None and root.rank is None

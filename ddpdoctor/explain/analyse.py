@@ -62,6 +62,7 @@ from ddpdoctor.explain.wording import (
     WRAPPER_EXCEPTIONS,
     device_shared_by_processes,
     message_category,
+    numberless,
 )
 from ddpdoctor.frames import collective_name
 from ddpdoctor.matching import LazyRegex
@@ -2303,11 +2304,24 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
     over its peers' (`rows=1400000` where they read 12500); the others were still going when the
     launcher stopped them (a `--log-dir` folder does not say how each ended)."""
     erred = {c.rank for c in found if c.kind == "error-line" and c.consequence is None and c.rank is not None}
-    spoke = {rank for rank in silent if rank in erred or _account(timeline, rank) is not None}
+    accounts = {rank: account for rank in silent if (account := _account(timeline, rank)) is not None}
+    spoke = {rank for rank in silent if rank in erred or rank in accounts}
     if len(spoke) == 1:
         return sorted(spoke)
+    # Of several that waited (`waiting for roster snapshot ... (0s)`), the one still at its wait when its
+    # output stops: the others got what they waited for and went on.
+    still = [rank for rank, account in accounts.items() if _still_at(timeline, rank, account)]
+    if len(spoke) > 1 and len(still) == 1 and not erred & spoke:
+        return still
     outsized = timeline.outsized_last_reading()
     return [outsized[0]] if not spoke and outsized is not None and outsized[0] in silent else silent
+
+
+def _still_at(timeline: Timeline, rank: int, account: Observation) -> bool:
+    """Whether a rank's output stops at the line where it went its own way, or at a later round of it
+    (numbers aside: `... ready (15s)` after `... ready (0s)`)."""
+    last = timeline.last_line(rank)
+    return last is not None and numberless(last.text) == numberless(account.text)
 
 
 def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) -> list[int]:

@@ -974,6 +974,8 @@ _ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d)
 _ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
 # ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`).
 _SHAPE = re.compile(r"(?<![\w.])(\d{1,7}(?:x\d{1,7}){1,4})(?![\w.])")
+# ... written as Python prints one, a tuple of two to five sizes (`occupancy grid (24, 60, 80, 10080)`).
+_TUPLE_SHAPE = re.compile(r"(?<![\w.])\((\d{1,7}(?:, ?\d{1,7}){1,4})\)")
 
 
 def _counter(line: Observation, unit: str) -> int:
@@ -988,13 +990,14 @@ def _a_record(line: Observation) -> bool:
 
 def _readings(text: str) -> dict[str, float]:
     """The largest amount a line reads out in each unit: bytes (`B`), counts of items by noun, and the
-    elements of a shape (`24146x24146`)."""
+    elements of a shape (`24146x24146`, `(24, 60, 80, 10080)`)."""
     found: dict[str, float] = {}
     for unit, amount in (
         [("B", size) for size in _sizes(text)]
         + [(m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)]
         + [(m[1], float(m[2])) for m in _ITEMS_SETTING.finditer(text)]
         + [("elements", float(math.prod(map(int, m[1].split("x"))))) for m in _SHAPE.finditer(text)]
+        + [("elements", float(math.prod(map(int, m[1].split(","))))) for m in _TUPLE_SHAPE.finditer(text)]
     ):
         found[unit] = max(found.get(unit, 0.0), amount)
     return found
