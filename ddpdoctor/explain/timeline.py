@@ -905,9 +905,9 @@ def _merge_failures(observations: list[Observation]) -> list[Observation]:
 
 
 def _raised_for(obs: Observation, record: Observation) -> bool:
-    """Whether `obs` is the exception line a program raised for an error it had logged the line before
-    with the same message (gloo's `[E ProcessGroupGloo.cpp:67] [Rank 0]: Rank 1 failed to pass
-    monitoredBarrier`, then `RuntimeError: [Rank 0]: Rank 1 failed ...`): what the program raised."""
+    """Whether `obs`, a twin of the logged `record` (one failure: see _same_failure), is the exception
+    line the same rank then raised for it (gloo's `[E ProcessGroupGloo.cpp:67] [Rank 0]: Rank 1 failed to
+    pass monitoredBarrier`, then the traceback's `RuntimeError: [Rank 0]: Rank 1 failed ...`)."""
     return (
         isinstance(obs, ExceptionObs)
         and obs.exc_type is not None
