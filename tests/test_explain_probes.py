@@ -8493,3 +8493,17 @@ def test_of_two_ranks_that_waited_the_one_still_waiting_is_the_straggler() -> No
     both_went_on.append("[rank 2] shift 2026-03-14_N: ward_c nurse ratio 0.50")
     root = explain_text("\n".join(both_went_on) + "\n").root_cause
     assert root is not None and root.rank is None
+
+
+def test_a_count_named_with_two_words_is_read(tmp_path: Path) -> None:
+    """Both ranks of a `--log-dir` with no error stop at their `region ...: N candidate cells at R m` line;
+    rank 1 counts `230,400 candidate cells` where its peer counts 2,304: the count is read with its noun's
+    word before it, and rank 1, taking the most, is named."""
+    regions = {
+        0: "upland_south: 2,304 candidate cells at 250 m",
+        1: "coastal_north: 230,400 candidate cells at 25 m",
+    }
+    stdout = {r: f"[rank {r}] region {text}\n" for r, text in regions.items()}
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("230,400 candidate cells at 25 m")

@@ -967,9 +967,11 @@ ORDERS_OVER = 100.0  # ... nor is any number of the line they stopped at this ma
 _PLAIN_NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,15}(?:\.\d{1,9})?)(?![\d.]|[A-Za-z_]{4}|\w*\d)")
 # A number written with thousands separators (`2,621,442`): one number.
 _GROUPED_NUMBER = re.compile(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])")
-# A count of items a line reads out: a number and a plural noun (`118355032 indices`, `2,000,000 rows`; not
-# `225 rss` or `loss`).
-_ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) ([a-z]{1,19}(?<!s)s)\b")
+# A count of items a line reads out: a number and a plural noun, a word before it at most (`118355032
+# indices`, `2,000,000 rows`, `230,400 candidate cells`; not `225 rss` or `loss`).
+_ITEM_COUNT = re.compile(
+    r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) (?:[a-z]{2,19} )?([a-z]{1,19}(?<!s)s)\b"
+)
 # ... or a setting that counts items (`rows=1400000`, `samples: 2000000`, `conductor_points=23000`).
 _ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
 # ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`).
