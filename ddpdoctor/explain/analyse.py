@@ -427,7 +427,7 @@ def _stopped_mid_step(timeline: Timeline, stopped: str) -> list[Candidate]:
     its peer's is `24000x22000`, even in its first line: ranks of one job are given alike shares) was the
     one taking the most: it; where the ranks stop at lines of one shape, a number of that last line orders
     of magnitude over every peer's counts too (see Timeline.outlying_last_number). With none, nothing
-    names one (nor tells these files from a run that printed nothing more until it ended well)."""
+    names one here (ended_without_a_word then reports the stop, naming no rank)."""
     if (standout := timeline.standout_reading(sorted(timeline.ranks), TAKING_MOST)) is not None:
         rank, read_at, now, most, unit = standout
         read, peers = _amounts(now, most, unit)
@@ -2311,7 +2311,7 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
     # Of several that waited (`waiting for roster snapshot ... (0s)`), the one still at its wait when its
     # output stops: the others got what they waited for and went on.
     still = [rank for rank, account in accounts.items() if _still_at(timeline, rank, account)]
-    if len(spoke) > 1 and len(still) == 1 and not erred & spoke:
+    if len(still) == 1 and not erred & spoke:
         return still
     outsized = timeline.outsized_last_reading()
     return [outsized[0]] if not spoke and outsized is not None and outsized[0] in silent else silent

@@ -967,11 +967,12 @@ ORDERS_OVER = 100.0  # ... nor is any number of the line they stopped at this ma
 _PLAIN_NUMBER = re.compile(r"(?<![\w.:/-])(\d{1,15}(?:\.\d{1,9})?)(?![\d.]|[A-Za-z_]{4}|\w*\d)")
 # A number written with thousands separators (`2,621,442`): one number.
 _GROUPED_NUMBER = re.compile(r"(?<![\d,])\d{1,3}(?:,\d{3})+(?![\d,])")
-# A count of items a line reads out: a number and a plural noun, a word before it at most (`118355032
-# indices`, `2,000,000 rows`, `230,400 candidate cells`; not `225 rss` or `loss`).
-_ITEM_COUNT = re.compile(
-    r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) (?:[a-z]{2,19} )?([a-z]{1,19}(?<!s)s)\b"
-)
+# What a count counts: a plural noun, one word before it at most (`indices`, `candidate cells`, `cloud-free
+# passes`; not `rss` or `loss`).
+_COUNTED = r"(?:[a-z]{2,20}(?:-[a-z]{2,20})? )?[a-z]{1,19}(?<!s)s\b"
+# A count of items a line reads out: a number and what it counts (`118355032 indices`, `2,000,000 rows`,
+# `230,400 candidate cells`).
+_ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) (" + _COUNTED + ")")
 # ... or a setting that counts items (`rows=1400000`, `samples: 2000000`, `conductor_points=23000`).
 _ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
 # ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`).
@@ -1024,7 +1025,7 @@ _VALUE_LIST = re.compile(
 _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`, `15 cloud-free passes`).
-_THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) (?:[a-z]{2,20}(?:-[a-z]{2,20})? )?[a-z]{1,19}(?<!s)s\b")
+_THINGS_COUNT = re.compile(r"(?<![\w.,=])(\d{1,9}) " + _COUNTED)
 # The key of a `key=value` setting in a list of them (`time_mask=0.5, gain=0.3`).
 _SETTING_KEY = re.compile(r"\b([A-Za-z_][\w.-]{0,40})=(?=\S)")
 
