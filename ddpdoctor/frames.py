@@ -57,6 +57,24 @@ _SHORTENED_LIBRARIES = frozenset(
 )
 
 
+# The standard library's modules as `py-spy dump` shortens their paths (`threading.py`, `multiprocessing/`).
+_SHORTENED_STANDARD_LIBRARY = frozenset(
+    {
+        "threading.py",
+        "queue.py",
+        "selectors.py",
+        "socket.py",
+        "subprocess.py",
+        "runpy.py",
+        "contextlib.py",
+        "multiprocessing",
+        "concurrent",
+        "asyncio",
+        "importlib",
+    }
+)
+
+
 # Scripts a library writes into the user's folders, run from there: DeepSpeed copies `zero_to_fp32.py`
 # into every checkpoint folder it saves.
 _COPIED_LIBRARY_SCRIPTS = frozenset({"zero_to_fp32.py"})
@@ -83,6 +101,15 @@ def is_user_frame(path: str) -> bool:
     if name in _COPIED_LIBRARY_SCRIPTS:
         return False
     return not (folder.endswith("/bin") and "." not in name)
+
+
+def in_standard_library(path: str) -> bool:
+    """A frame of Python's standard library (`threading.py` waiting on a lock, `queue.py`): the place a
+    stuck thread waits is the first frame above it."""
+    path = posix_path(path)
+    if not path.startswith(("/", ".")) and path.split("/", 1)[0] in _SHORTENED_STANDARD_LIBRARY:
+        return True
+    return "/lib/python" in path and "-packages/" not in path
 
 
 # torch.distributed (and DeepSpeed/Accelerate wrappers) functions a waiting rank sits in.
@@ -119,6 +146,23 @@ _COMM_LIBRARIES = (
     "accelerate/",
     "lightning/",
 )
+
+
+# Distributed training's own code beyond its collectives: a thread stuck there waits on its peers.
+_DISTRIBUTED_LIBRARIES = (
+    *_COMM_LIBRARIES,
+    "deepspeed/runtime/zero/",
+    "deepspeed/runtime/pipe/",
+    "megatron/core/",
+    "horovod/",
+)
+
+
+def in_distributed_library(file: str) -> bool:
+    """Whether a frame is in distributed training's code (torch.distributed, DeepSpeed's ZeRO and
+    communication, Megatron's core, Horovod, Accelerate, Lightning)."""
+    path = posix_path(file)
+    return any(library in path for library in _DISTRIBUTED_LIBRARIES)
 
 
 def collective_name(function: str, file: str) -> str | None:

@@ -339,10 +339,14 @@ def test_global_ranks_claimed_twice_while_others_are_missing_is_a_rendezvous_fau
     assert int(report.exit_code()) == 1
 
 
-def test_every_rank_announced_once_or_again_after_a_restart_is_healthy() -> None:
+def test_every_rank_announced_once_or_again_after_a_restart_is_no_conflict() -> None:
+    registered = "All distributed processes registered. Starting with 4 processes\nepoch 0 loss 1.0\n"
     for ranks in ([0, 1, 2, 3], [0, 1, 2, 3, 0, 1, 2, 3]):
-        report = explain_text(_announcements(ranks, 4))
+        report = explain_text(_announcements(ranks, 4) + registered)
         assert report.root_cause is None and int(report.exit_code()) == 0
+        # Output that stops right there is a group that never finished forming, not a conflict.
+        stopped = explain_text(_announcements(ranks, 4)).root_cause
+        assert stopped is not None and stopped.kind == "stall" and "claimed" not in stopped.headline
 
 
 def test_an_abort_without_an_error_of_its_own_is_a_victim_of_the_ranks_exception() -> None:
@@ -760,7 +764,8 @@ def test_py_spy_dumps_name_the_rank_outside_the_collective_the_others_wait_in() 
     assert root.user_frame is not None and (root.user_frame.file, root.user_frame.line) == ("train.py", 50)
     alone = explain_text(_py_spy(0, _IN_ALL_REDUCE)).root_cause
     assert alone is not None and (alone.category, alone.rank) == ("collective_timeout", None)
-    assert alone.text == "train_step (train.py:55)"
+    assert alone.text == "all_reduce (torch/distributed/distributed_c10d.py:2050)"  # where it waits
+    assert alone.user_frame is not None and (alone.user_frame.file, alone.user_frame.line) == ("train.py", 55)
 
 
 def test_faulthandler_dumps_give_a_crash_its_stack_and_a_timeout_its_hang() -> None:
@@ -784,7 +789,8 @@ def test_faulthandler_dumps_give_a_crash_its_stack_and_a_timeout_its_hang() -> N
         '  File "/home/u/train.py", line 120 in <module>\n'
     )
     hang = explain_text(timeout).root_cause
-    assert hang is not None and hang.category == "collective_timeout" and "line 88 in train" in hang.text
+    assert hang is not None and hang.category == "collective_timeout" and "line 3685 in barrier" in hang.text
+    assert hang.user_frame is not None and hang.user_frame.line == 88
 
 
 def test_a_failure_warning_repeated_until_the_end_is_a_verdict_and_a_retry_that_recovers_is_not() -> None:
@@ -8507,3 +8513,83 @@ def test_a_count_named_with_two_words_is_read(tmp_path: Path) -> None:
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert root.text.endswith("230,400 candidate cells at 25 m")
+
+
+# --- classes found in the fifty-third session ------------------------------------------------------
+
+
+def _nccl_setup(host: str, ranks: int) -> list[str]:
+    """NCCL_DEBUG=INFO's set-up lines of a communicator of `ranks` processes on one host, one per GPU."""
+    lines = [
+        f"{host}:100:100 [0] NCCL INFO Bootstrap : Using eth0:10.1.0.7<0>",
+        "NCCL version 2.18.3+cuda12.1",
+    ]
+    for r in range(ranks):
+        peer = (r + 1) % ranks
+        lines.append(
+            f"{host}:{100 + r}:{200 + r} [{r}] NCCL INFO Channel 00/0 : {r}[{r}] -> {peer}[{peer}] via P2P/IPC"
+        )
+    lines += [f"{host}:{100 + r}:{200 + r} [{r}] NCCL INFO Connected all rings" for r in range(ranks)]
+    lines += [
+        f"{host}:{100 + r}:{200 + r} [{r}] NCCL INFO comm 0x7f{r}a rank {r} nranks {ranks} cudaDev {r} busId"
+        f" {r}1000 - Init COMPLETE"
+        for r in range(ranks)
+    ]
+    return lines
+
+
+def test_output_that_stops_in_nccl_set_up_is_a_hang_and_output_that_goes_on_is_not() -> None:
+    """A paste of a hung job with NCCL_DEBUG=INFO ends in the set-up of NCCL's communicator: nothing
+    failed, nothing came after it. The last step of the set-up is where it stopped; a training line after
+    it, or a lone bootstrap line (no communicator built), is no hang."""
+    setup = _nccl_setup("gpu-node-3", 3)
+    root = explain_text("\n".join(setup) + "\n").root_cause
+    assert root is not None and (root.category, root.rank, root.kind) == ("collective_timeout", None, "stall")
+    assert root.text == setup[-1] and root.confidence == "low"
+    assert "NCCL's set-up" in root.headline
+    went_on = "\n".join([*setup, "epoch 0 step 10 loss 2.71"]) + "\n"
+    assert explain_text(went_on).root_cause is None
+    assert explain_text("\n".join(setup[:2]) + "\n").root_cause is None
+    # Any real error earlier in the log outranks where it stopped.
+    failed = explain_text("ValueError: label 7 out of range\n" + "\n".join(setup) + "\n").root_cause
+    assert failed is not None and failed.text == "ValueError: label 7 out of range"
+
+
+def test_a_collective_announced_before_the_set_up_lines_is_where_the_job_hangs() -> None:
+    """TORCH_DISTRIBUTED_DEBUG=DETAIL announces each collective a rank runs; NCCL's set-up lines that
+    follow it are its peers still setting up. The announced collective is where it waits."""
+    announced = (
+        "[I ProcessGroupWrapper.cpp:562] [Rank 1] Running collective: CollectiveFingerPrint(SequenceNumber=0,"
+        " OpType=BROADCAST, TensorShape=[512], TensorDtypes=Float)"
+    )
+    lines = [announced, *_nccl_setup("node-a", 2)[:3]]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and root.kind == "stall" and root.category == "collective_timeout"
+    assert root.text == announced and "in a collective" in root.headline
+
+
+def test_a_lone_py_spy_dump_is_where_the_process_hangs() -> None:
+    """A py-spy dump of one stuck process whose main thread is in no collective: the thread py-spy saw
+    running while the main thread waited is where it hangs; in distributed training's code, on its peers.
+    In other code (a lock of a build folder) the hang is not the collective's."""
+    dump = (
+        'Thread 311 (idle): "MainThread"\n'
+        "    backward (torch/autograd/__init__.py:289)\n"
+        "    train_step (trainer/loop.py:140)\n"
+        "    <module> (trainer/loop.py:300)\n"
+        "Thread 412 (idle)\n"
+        "Thread 413 (active)\n"
+        "    reduce_ipg_grads (deepspeed/runtime/zero/stage_1_and_2.py:1051)\n"
+        "    overlapping_reduce (deepspeed/runtime/zero/stage_1_and_2.py:990)\n"
+    )
+    root = explain_text(dump).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+    assert root.text == "reduce_ipg_grads (deepspeed/runtime/zero/stage_1_and_2.py:1051)"
+    locked = (
+        'Thread 77 (idle): "MainThread"\n'
+        "    wait (filelock/_api.py:332)\n"
+        "    build_extension (ops/builder.py:60)\n"
+        "    <module> (train.py:12)\n"
+    )
+    root = explain_text(locked).root_cause
+    assert root is not None and root.category == "other" and root.text == "wait (filelock/_api.py:332)"

@@ -64,7 +64,7 @@ from ddpdoctor.explain.wording import (
     message_category,
     numberless,
 )
-from ddpdoctor.frames import collective_name
+from ddpdoctor.frames import collective_name, in_distributed_library, in_standard_library
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 from ddpdoctor.units import format_size
@@ -180,6 +180,8 @@ _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|dev
 _RANK_WORD = LazyRegex(r"(?i)rank\b")
 # An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
 # or the script's dataset.
+# A function a thread sleeps in until something else happens (a lock, a queue, a child process, a socket).
+_WAITS = LazyRegex(r"(?:_?wait\w{0,40}|acquire|join|sleep|poll|select|accept|recv\w{0,20}|_try_wait)$")
 _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py$")
 # torch's ExceptionWrapper re-raising an error caught in another thread or process.
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
@@ -482,6 +484,36 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
     )
     if rank is not None:
         cand.rank_note = "inferred: the only rank whose files hold a line"
+    return [cand]
+
+
+_STALL_ORDER = ("collective", "membership", "communicator")  # the most telling place a job stopped at first
+
+
+def stalled(timeline: Timeline) -> list[Candidate]:
+    """No process printed an error, and an input's output stops where processes wait for one another
+    (see StallObs): in a collective, while the process group forms, or in NCCL's set-up of its
+    communicator. A job hung there (or the paste was cut there): the candidate says where it stopped
+    and names no rank, since a hang's waiters print alike and the rank they wait for prints nothing."""
+    if not timeline.stalls:
+        return []
+    obs = min(
+        timeline.stalls, key=lambda stall: (_STALL_ORDER.index(stall.stage), stall.file_index, stall.line)
+    )
+    category = "rendezvous" if obs.stage == "membership" else "collective_timeout"
+    cand = Candidate(obs, CONSEQUENCE, "stall", category, None, None, consequence="timeout")
+    cand.reasons.append(
+        {
+            "collective": "a rank announced this collective and printed nothing after it, nor did any rank"
+            " print an error: it waits in it for a rank that never joined",
+            "membership": "the processes announced themselves to the process group and printed nothing"
+            " after, nor any error: the group never finished forming (a process that never started, or"
+            " that cannot reach the others)",
+            "communicator": "the output stops in NCCL's set-up of its communicator, with no error and no"
+            " training line after it: the first collective never completed (a rank that never arrived, or"
+            " connections between the hosts that cannot carry data)",
+        }[obs.stage]
+    )
     return [cand]
 
 
@@ -2273,6 +2305,8 @@ def dump_candidates(timeline: Timeline) -> list[Candidate]:
                 else f"the dumped main thread waits for its input ({where}): the data pipeline is where it hangs"
             )
             out.append(cand)
+        elif len(latest) == 1 and (lone := _lone_dump(timeline, obs)) is not None:
+            out.append(lone)
     if waiting and not any(c.kind == "straggler" for c in out):
         first = min(waiting.items(), key=lambda item: -1 if item[0] is None else item[0])[1]
         cand = Candidate(
@@ -2290,6 +2324,31 @@ def dump_candidates(timeline: Timeline) -> list[Candidate]:
         )
         out.append(cand)
     return out
+
+
+def _lone_dump(timeline: Timeline, main: StackDumpObs) -> Candidate | None:
+    """The one dumped process, its main thread in no collective, waiting (in distributed training's code,
+    where it waits on its peers, or in a wait: a lock, a queue): a dump is taken of a process that is
+    stuck, so where it was is where it hangs. A thread py-spy saw running while the main thread waited
+    is the work the main thread waits for. A process dumped at work (an optimizer's step) is no hang."""
+    threads = [obs for obs in timeline.failures if isinstance(obs, StackDumpObs) and obs.rank == main.rank]
+    stuck = main if main.active else next((obs for obs in threads if obs.active and obs.frames), main)
+    distributed = any(in_distributed_library(frame.file) for obs in threads for frame in obs.frames)
+    innermost = stuck.frames[-1]
+    if not distributed and not (in_standard_library(innermost.file) or _WAITS.match(innermost.function)):
+        return None
+    category = "collective_timeout" if distributed else "other"
+    cand = Candidate(stuck, CONSEQUENCE, "symptom", category, None, main.rank, consequence="timeout")
+    whose = (
+        "the main thread"
+        if stuck is main
+        else f"thread {stuck.thread or '(unnamed)'}, running while the main thread waited,"
+    )
+    cand.reasons.append(
+        f"the process was dumped while it was stuck: {whose} was at `{stuck.text}`"
+        + (", in distributed training's code: it waits on its peers" if distributed else "")
+    )
+    return cand
 
 
 def _named_reporter(cand: Candidate) -> int | None:

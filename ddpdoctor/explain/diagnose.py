@@ -16,6 +16,7 @@ from ddpdoctor.explain.analyse import (
     Candidate,
     candidates,
     ended_without_a_word,
+    stalled,
     vanished_while_taking,
 )
 from ddpdoctor.explain.attempts import attempts
@@ -33,6 +34,7 @@ from ddpdoctor.explain.observations import (
     ProgressObs,
     RecentLineObs,
     StackDumpObs,
+    StallObs,
 )
 from ddpdoctor.explain.ranks import rank_list
 from ddpdoctor.explain.report import (
@@ -89,8 +91,19 @@ _HOST_KILL_SOLUTIONS = (
     "Keep the launcher's output beside the per-rank files (torchrun --log-dir DIR --tee 3, and the console):"
     " the per-rank files alone do not record how each process ended.",
 )
+_STALL_SOLUTIONS = (
+    "See where each rank waits while it hangs: `ddpdoctor stacks` (or `py-spy dump --pid PID` on every"
+    " rank's process); the rank that is not where the others are is the one they wait for.",
+    "Make the hang end with an error that names the collective and the ranks: pass a timeout to"
+    " `init_process_group(timeout=timedelta(minutes=5))` and run with TORCH_DISTRIBUTED_DEBUG=DETAIL,"
+    " NCCL_DEBUG=INFO (and TORCH_NCCL_ASYNC_ERROR_HANDLING=1).",
+    "Across hosts, test the network NCCL chose: NCCL_SOCKET_IFNAME set to the interface the hosts reach"
+    " each other on, NCCL_IB_DISABLE=1 to rule out InfiniBand/RoCE, NCCL_P2P_DISABLE=1 for peer-to-peer"
+    " transfers on one host; `all_reduce_perf` from nccl-tests on the same hosts checks NCCL alone.",
+)
 _SOLUTIONS_OF_KIND = {
     "host-kill": _HOST_KILL_SOLUTIONS,
+    "stall": _STALL_SOLUTIONS,
     "interface": _INTERFACE_SOLUTIONS,
     "left-early": _LEFT_EARLY_SOLUTIONS,
     "lost-peer": _LOST_PEER_SOLUTIONS,
@@ -171,6 +184,8 @@ def _diagnose_one(
                 )
     if not found and len(set(input_ranks)) > 1:
         found = vanished_while_taking(timeline)
+    if not found:
+        found = stalled(timeline)
     if not found and launcher_folder:
         found = ended_without_a_word(timeline)
     return timeline, decide(timeline, found)
@@ -280,6 +295,15 @@ def _headline(cand: Candidate) -> str:
             )
         subject = who
         return f"{subject} most likely ran out of host memory: its output stops at `{_first_sentences(obs.text, 100)}`"
+    if cand.kind == "stall" and isinstance(obs, StallObs):
+        said = _first_sentences(obs.text, 100)
+        if obs.stage == "collective":
+            return f"the output stops in a collective with no error after it, most likely a hang: `{said}`"
+        if obs.stage == "membership":
+            return (
+                f"the output stops while the processes join the process group, most likely a hang: `{said}`"
+            )
+        return f"the output stops in NCCL's set-up with no error after it, most likely a hang: `{said}`"
     if cand.kind == "straggler":
         subject = who or "a rank"
         if isinstance(cand.stated, RecentLineObs) and cand.stated.error_record:

@@ -278,14 +278,15 @@ class MembershipObs(Observation):
 
 class StackDumpObs(Observation):
     """One thread's stack as a dump tool printed it (`py-spy dump`, faulthandler's dump of every
-    thread): not an error, but where a rank was when it was dumped. Its line is the innermost frame
-    of the user's code (else the innermost frame); `frames` are outermost first, as in a traceback."""
+    thread): not an error, but where a rank was when it was dumped. Its line is where the thread was: its
+    innermost frame above the standard library's; `frames` are outermost first, as in a traceback."""
 
     tool: str = "py-spy"  # py-spy, faulthandler
     thread: str | None = None
     frames: list[Frame] = field(default_factory=list)
     main: bool = False  # the process's main thread (py-spy's "MainThread", or a stack from `<module>`)
     timeout: bool = False  # faulthandler dumped it because a timeout fired (`Timeout (0:05:00)!`)
+    active: bool = False  # py-spy saw the thread running (`active`), not waiting (`idle`)
 
     def user_frame(self) -> Frame | None:
         """The innermost frame in the user's code."""
@@ -326,6 +327,16 @@ class AgentSignalObs(Observation):
 class LeadObs(Observation):
     """A line that only says something failed (`command not found`, `Failed to ...`) with no error
     level or known message: the verdict's last resort when nothing else in the logs is an error."""
+
+
+class StallObs(Observation):
+    """An input whose output stops where processes wait for one another, with no error after it: in a
+    collective it announced (`stage` collective: `Running collective: ...`, NCCL's `Launch mode`), in
+    the set-up of NCCL's communicator (`communicator`: `Init COMPLETE`, `Connected all rings`), or
+    while the process group forms (`membership`: Lightning's `GLOBAL_RANK: 1, MEMBER: 2/4`). Its line is
+    the last such line: how far the job got before it hung (or before the paste was cut)."""
+
+    stage: str = "communicator"  # collective, communicator, membership
 
 
 class ProgressObs(Observation):

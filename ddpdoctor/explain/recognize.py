@@ -66,6 +66,7 @@ from ddpdoctor.explain.observations import (
     ProgressObs,
     RecentLineObs,
     StackDumpObs,
+    StallObs,
     StopObs,
 )
 from ddpdoctor.explain.ranks import (
@@ -96,6 +97,7 @@ from ddpdoctor.explain.wording import (
     message_category,
     numberless,
 )
+from ddpdoctor.frames import in_standard_library
 from ddpdoctor.matching import LazyRegex, clean_line, segments
 from ddpdoctor.records import Record, field
 
@@ -156,7 +158,8 @@ _FH_FRAME = LazyRegex(
     r'\s{1,8}File "(?P<file>[^"]{1,4096})", line (?P<line>\d{1,9}|\?\?\?) in (?P<func>\S{1,512})\s*$'
 )
 _PYSPY_THREAD = LazyRegex(
-    r'Thread (?:0x[0-9a-fA-F]{1,16}|\d{1,10}) \((?:idle|active|gil|waiting)[^)]{0,60}\): "(?P<name>[^"]{0,200})"'
+    r"Thread (?:0x[0-9a-fA-F]{1,16}|\d{1,10}) \((?P<state>idle|active|gil|waiting)[^)]{0,60}\)"
+    r'(?:: "(?P<name>[^"]{0,200})")?\s*$'
 )
 _PYSPY_FRAME = LazyRegex(
     r"(?P<indent>\s{2,12})(?P<func>[^\s()][^()]{0,511}?) \((?P<file>[^()]{1,4096}):(?P<line>\d{1,9})\)\s*$"
@@ -677,6 +680,18 @@ _SIGNAL_NUMBERS = {name: number for number, name in SIGNAL_NAMES.items()}
 _GLOBAL_RANK_WORD = {"srun": "task", "mpirun": "MPI rank", "horovodrun": "process index"}
 # Lightning's `initializing ddp: GLOBAL_RANK: 1, MEMBER: 2/8` (`Initializing distributed:` since 1.6).
 _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}), MEMBER: \d{1,7}/(\d{1,7})")
+# Where an input's output stops with no error after it (see LogReader._stall): the last lines are read
+# back from the end while they are set-up lines of a distributed job. A collective a rank announced it
+# runs (TORCH_DISTRIBUTED_DEBUG=DETAIL's `Running collective: CollectiveFingerPrint(`, NCCL's
+# `Launch mode Parallel` as it launches one), a step of NCCL building its communicator, a process
+# joining the group; and lines that only set up (NCCL's other INFO lines, Lightning's seed).
+_STALL_TAIL_LINES = 64
+_STALL_COLLECTIVE = LazyRegex(r"Running collective: CollectiveFingerPrint\(|NCCL INFO Launch mode \w")
+_STALL_COMMUNICATOR = LazyRegex(
+    r"NCCL INFO (?:.{0,200} - Init COMPLETE|Connected all (?:rings|trees)|Channel \d{1,3}(?:/\d{1,3})? ?: .{0,120}"
+    r" via |Ring \d{1,3} ?: .{0,120} via |Trees \[|comm 0x[0-9a-f]{1,16} rank \d{1,7} nranks \d{1,7})"
+)
+_STALL_SETUP = LazyRegex(r"NCCL INFO |NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d")
 _STORE_BARRIER = LazyRegex(
     r"Waiting in store based barrier to initialize process group for rank: \d{1,7}, key: (\S{1,200}) "
     r"\(world_size=(\d{1,7}), worker_count=(\d{1,7})"
@@ -761,6 +776,7 @@ class _Dump:
         self.current = current
         self.frames: list[tuple[Frame, int, str]] = []
         self.indent = 0
+        self.active = False  # py-spy saw it running (`active`, holding the GIL), not waiting
 
 
 class _Stream:
@@ -880,6 +896,7 @@ class LogReader:
         self._interface: InterfaceObs | None = None  # NCCL's choice of an interface other hosts cannot reach
         self._stops = 0  # StopObs kept (at most _MAX_STOPS)
         self._warned: dict[str, list[Any]] = {}  # a failure warning's words: [count, first, last line]
+        self._tail: deque[tuple[int, str, _Stream]] = deque(maxlen=_STALL_TAIL_LINES)  # the last lines read
 
     # --- sink interface ---------------------------------------------------------------------
 
@@ -948,6 +965,7 @@ class LogReader:
         """Close open blocks and return the observations of this input (`lines`: the number of its
         last line with text; blank lines after it do not count)."""
         self.gap()
+        self._stall(lines)
         self._membership(lines)
         self._nccl_process_ranks()
         for stream in self.streams.values():
@@ -1085,6 +1103,36 @@ class LogReader:
             " ends there: the others never started, or cannot reach this node"
         )
         self._leads.append(lead)
+
+    def _stall(self, lines: int | None) -> None:
+        """The input's last lines, back from its end, are set-up lines of a distributed job with no error
+        after them: its processes stopped where they wait for one another (a StallObs, the verdict's
+        last resort). A collective a rank announced outranks the set-up lines printed after it (its peers
+        still setting up); otherwise the latest of a process joining the group or a step of NCCL's
+        communicator says how far the job got."""
+        if not self._tail or (lines is not None and self._tail[-1][0] < lines):
+            return  # (the input's last lines were not all read)
+        found: dict[str, tuple[int, str, _Stream]] = {}
+        latest = None
+        for number, text, stream in reversed(self._tail):
+            if _STALL_COLLECTIVE.search(text):
+                found.setdefault("collective", (number, text, stream))
+            elif "GLOBAL_RANK" in text and _MEMBER.search(text):
+                found.setdefault("membership", (number, text, stream))
+                latest = latest or "membership"
+            elif _STALL_COMMUNICATOR.search(text):
+                found.setdefault("communicator", (number, text, stream))
+                latest = latest or "communicator"
+            elif not _STALL_SETUP.search(text) and not text.startswith("```"):
+                break
+        stage = "collective" if "collective" in found else latest
+        if stage is None:
+            return
+        number, text, stream = found[stage]
+        obs = self._observe(StallObs, number, text, stream)
+        obs.stage = stage
+        obs.chain = [Link(None, text)]
+        self.observations.append(obs)
 
     def _membership(self, lines: int | None) -> None:
         """Places of the group claimed twice while others were never claimed, or a store-based barrier
@@ -1261,6 +1309,7 @@ class LogReader:
         if not rest.strip():
             self._on_blank(stream)
             return
+        self._tail.append((number, rest.strip(), stream))
         if "GLOBAL_RANK" in rest and (member := _MEMBER.search(rest)):
             self._member(number, rest.strip(), member)
         elif "store" in rest and "barrier" in rest:
@@ -2171,7 +2220,8 @@ class LogReader:
             thread = m.group("name") or ("current thread" if current else "")
             stream.dump = _Dump(number, stripped, "faulthandler", thread, current)
         elif stripped.startswith("Thread ") and (m := _PYSPY_THREAD.match(stripped)):
-            stream.dump = _Dump(number, stripped, "py-spy", m.group("name"), False)
+            stream.dump = _Dump(number, stripped, "py-spy", m.group("name") or "", False)
+            stream.dump.active = m.group("state") in ("active", "gil")
         else:
             return False
         stream.mode = "dump"
@@ -2219,11 +2269,13 @@ class LogReader:
             if dump.current and not fatal.frames:
                 fatal.frames = frames
             return
+        # Where the thread was: its innermost frame above the standard library's (a lock's `wait`).
         number, text = next(
-            ((n, t) for frame, n, t in dump.frames if frame.user), (dump.frames[0][1], dump.frames[0][2])
+            ((n, t) for frame, n, t in dump.frames if not in_standard_library(frame.file)),
+            dump.frames[0][1:],
         )
         obs = self._observe(StackDumpObs, number, text, stream)
-        obs.tool, obs.thread, obs.frames = dump.tool, dump.thread, frames
+        obs.tool, obs.thread, obs.frames, obs.active = dump.tool, dump.thread, frames, dump.active
         obs.main = dump.thread == "MainThread" or frames[0].function == "<module>"
         obs.timeout = (
             stream.dump_timeout is not None and 0 < dump.line - stream.dump_timeout <= _FATAL_DUMP_LINES

@@ -29,6 +29,7 @@ from ddpdoctor.explain.observations import (
     Observation,
     ProgressObs,
     RecentLineObs,
+    StallObs,
     StopObs,
 )
 from ddpdoctor.explain.wording import (
@@ -75,6 +76,8 @@ class Timeline:
         self.stopped_pids: set[int] = set()
         # Launcher agents that were themselves sent a signal: the job stopped from outside.
         self.agent_signals: list[AgentSignalObs] = []
+        # Inputs whose output stops where the processes wait for one another (the last resort of a verdict).
+        self.stalls: list[StallObs] = []
         for obs in observations:
             if isinstance(obs, ProgressObs):
                 if obs.rank is not None:
@@ -88,6 +91,8 @@ class Timeline:
                 self.interfaces.append(obs)
             elif isinstance(obs, AgentSignalObs):
                 self.agent_signals.append(obs)
+            elif isinstance(obs, StallObs):
+                self.stalls.append(obs)
             elif isinstance(obs, StopObs):
                 if obs.pid is not None:
                     self.stopped_pids.add(obs.pid)
