@@ -466,7 +466,9 @@ def test_a_warning_that_something_failed_is_a_verdict_only_as_the_logs_last_word
     root = explain_text(warning).root_cause
     assert root is not None and root.category == "rendezvous" and root.confidence == "low"
     assert explain_text(warning + "step 1 loss 2.30\n").root_cause is None  # the retry succeeded
-    assert explain_text("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n").root_cause is None
+    # NCCL's INFO lines are not errors: output that stops at one is where a job stopped, no more.
+    info = explain_text("host:1:2 [0] NCCL INFO Failed to open libibverbs.so[.1]\n").root_cause
+    assert info is not None and (info.kind, info.confidence) == ("stall", "low")
 
 
 def test_a_flattened_traceback_keeps_each_frames_code_apart_from_the_exception_glued_to_it() -> None:
@@ -8593,3 +8595,77 @@ def test_a_lone_py_spy_dump_is_where_the_process_hangs() -> None:
     )
     root = explain_text(locked).root_cause
     assert root is not None and root.category == "other" and root.text == "wait (filelock/_api.py:332)"
+
+
+def test_output_that_stops_at_nccl_bootstrap_or_teardown_lines_says_how_far_the_job_got() -> None:
+    """With no step of a communicator built, NCCL's last INFO line (also in NCCL's older `host:pid:tid
+    [0] INFO` form) is where the job stopped; NCCL destroying its communicators after the last step is
+    a job that hung on its way out, not in a collective."""
+    bootstrap = [
+        "[rank0] loading shards",
+        "node-2:71:71 [0] NCCL INFO Bootstrap : Using ib0:10.0.0.2<0>",
+        "node-2:71:71 [0] NCCL INFO NET/Plugin : No plugin found (libnccl-net.so)",
+        "NCCL version 2.19.3+cuda12.3",
+        "node-2:72:90 [1] NCCL INFO NET/OFI Initializing aws-ofi-nccl 1.7.4-aws",
+    ]
+    root = explain_text("\n".join(bootstrap) + "\n").root_cause
+    assert root is not None and root.category == "collective_timeout" and root.text == bootstrap[-1]
+    older = [
+        "gpu-7:19123:19123 [2] INFO NET/IB : Using interface eth1",
+        "gpu-7:19123:19685 [2] INFO comm 0x2b8 rank 6 nranks 8",
+        "gpu-7:19124:19124 [3] INFO Using internal Network IB",
+    ]
+    root = explain_text("\n".join(older) + "\n").root_cause
+    assert root is not None and root.category == "collective_timeout" and root.text == older[1]
+    teardown = [
+        " validation loss at iteration 50 | lm loss value: 1.58E-01",
+        "n1:301:301 [0] NCCL INFO comm 0x4592 rank 0 nranks 8 cudaDev 0 busId 1b000 - Destroy COMPLETE",
+        "n1:302:302 [1] NCCL INFO comm 0x45ac rank 1 nranks 8 cudaDev 1 busId 2c000 - Destroy COMPLETE",
+    ]
+    root = explain_text("\n".join(teardown) + "\n").root_cause
+    assert root is not None and (root.category, root.kind) == ("other", "stall") and root.text == teardown[-1]
+    assert "on the way out" in root.headline
+
+
+_LAUNCHER_WAIT = [
+    "Traceback (most recent call last):",
+    '  File "/env/lib/python3.8/site-packages/torch/distributed/launch.py", line 254, in main',
+    "    process.wait()",
+    '  File "/env/lib/python3.8/subprocess.py", line 1083, in wait',
+    "    return self._wait(timeout=timeout)",
+    '  File "/env/lib/python3.8/subprocess.py", line 1806, in _wait',
+    "    (pid, sts) = self._try_wait(0)",
+    '  File "/env/lib/python3.8/subprocess.py", line 1764, in _try_wait',
+    "    (pid, sts) = os.waitpid(self.pid, wait_flags)",
+]
+
+
+def test_a_launcher_stopped_or_dumped_while_it_waits_for_its_workers_is_a_hung_job() -> None:
+    """A launcher's stack waiting for its workers (`process.wait()`, only the standard library below it)
+    is a job that hung: with Ctrl-C's KeyboardInterrupt under it, or pasted with no exception at all."""
+    interrupted = explain_text("\n".join([*_LAUNCHER_WAIT, "KeyboardInterrupt"]) + "\n").root_cause
+    assert interrupted is not None and interrupted.category == "collective_timeout"
+    assert "os.waitpid" in interrupted.text
+    pasted = explain_text("\n".join(_LAUNCHER_WAIT[1:]) + "\n").root_cause
+    assert pasted is not None and pasted.category == "collective_timeout"
+    # The launcher itself failing (its own frame innermost, not waiting) is no hang.
+    failed = [*_LAUNCHER_WAIT[:3], "KeyboardInterrupt"]
+    root = explain_text("\n".join(failed) + "\n").root_cause
+    assert root is not None and root.category != "collective_timeout"
+
+
+def test_output_that_stops_as_a_process_joins_the_group_is_a_rendezvous_that_never_completed() -> None:
+    """DeepSpeed announces the process group it starts, torch's store-based barrier takes each rank's key:
+    output that stops there is a group that never finished forming."""
+    for joining in (
+        "[2022-08-03 13:01:33,766] [INFO] [comm.py:628:init_distributed] Initializing TorchBackend in DeepSpeed"
+        " with backend nccl",
+        "[I1203 10:01:02.000 distributed_c10d.py:319] Added key: store_based_barrier_key:1 to store for rank: 1",
+    ):
+        root = explain_text(f"[INFO] launching 2 processes\n{joining}\n").root_cause
+        assert (
+            root is not None
+            and (root.category, root.kind) == ("rendezvous", "stall")
+            and root.text in joining
+        )
+        assert explain_text(f"{joining}\nepoch 0 loss 2.3\n").root_cause is None

@@ -487,7 +487,7 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
     return [cand]
 
 
-_STALL_ORDER = ("collective", "membership", "communicator")  # the most telling place a job stopped at first
+_STALL_ORDER = ("collective", "membership", "communicator", "teardown")  # the most telling stop first
 
 
 def stalled(timeline: Timeline) -> list[Candidate]:
@@ -500,7 +500,7 @@ def stalled(timeline: Timeline) -> list[Candidate]:
     obs = min(
         timeline.stalls, key=lambda stall: (_STALL_ORDER.index(stall.stage), stall.file_index, stall.line)
     )
-    category = "rendezvous" if obs.stage == "membership" else "collective_timeout"
+    category = {"membership": "rendezvous", "teardown": "other"}.get(obs.stage, "collective_timeout")
     cand = Candidate(obs, CONSEQUENCE, "stall", category, None, None, consequence="timeout")
     cand.reasons.append(
         {
@@ -512,6 +512,9 @@ def stalled(timeline: Timeline) -> list[Candidate]:
             "communicator": "the output stops in NCCL's set-up of its communicator, with no error and no"
             " training line after it: the first collective never completed (a rank that never arrived, or"
             " connections between the hosts that cannot carry data)",
+            "teardown": "the output stops as NCCL tears its communicators down, with no error after it: the"
+            " job hung on its way out (a rank still in a collective, or a process group destroyed on some"
+            " ranks only)",
         }[obs.stage]
     )
     return [cand]
@@ -842,6 +845,12 @@ def _data_loop(exc: ExceptionObs) -> Frame | None:
 
 def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
     """What an interrupted program was waiting for, by the innermost frame that says: (category, words)."""
+    if exc is not None and (launcher := _launcher_waiting(exc)) is not None:
+        return (
+            "collective_timeout",
+            f" while the launcher waited for its worker processes in {launcher.function} ({launcher.where()}):"
+            " the workers hung",
+        )
     for frame in reversed(exc.frames if exc is not None else []):
         where = f" while it waited in {frame.function} ({frame.where()})"
         if collective_name(frame.function, frame.file) is not None:
@@ -854,6 +863,18 @@ def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
         if _DATA_CODE.search(frame.posix):
             return "dataloader", f"{where}: it hung waiting for its data"
     return "other", ""
+
+
+def _launcher_waiting(exc: ExceptionObs) -> Frame | None:
+    """The launcher's frame when a stack is a launcher waiting for its worker processes (torchrun's or
+    `torch.distributed.launch`'s `process.wait()`, spawn's `join`): its innermost frame a wait, and only
+    the standard library's frames below the launcher's."""
+    if not exc.frames or not _WAITS.match(exc.frames[-1].function):
+        return None
+    frame = next((frame for frame in reversed(exc.frames) if not in_standard_library(frame.file)), None)
+    if frame is None or not (_LAUNCHER_CODE.search(frame.posix) or _SPAWN_CODE.search(frame.posix)):
+        return None
+    return frame
 
 
 def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:
@@ -1302,6 +1323,14 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             cand.category = "collective_timeout"
             cand.reasons.append(
                 f"it was cut off in a barrier ({exc.frames[-1].where()}): the rank was waiting"
+            )
+        elif (launcher := _launcher_waiting(exc)) is not None:
+            # No exception ends it: a stack the user took (or Ctrl-C cut) of a launcher that waits for its
+            # workers, so the job hung.
+            cand.category = "collective_timeout"
+            cand.reasons.append(
+                f"the stack is the launcher's, waiting for its worker processes in {launcher.function}"
+                f" ({launcher.where()}): they hung"
             )
     return cand
 

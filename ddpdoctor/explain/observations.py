@@ -332,11 +332,12 @@ class LeadObs(Observation):
 class StallObs(Observation):
     """An input whose output stops where processes wait for one another, with no error after it: in a
     collective it announced (`stage` collective: `Running collective: ...`, NCCL's `Launch mode`), in
-    the set-up of NCCL's communicator (`communicator`: `Init COMPLETE`, `Connected all rings`), or
-    while the process group forms (`membership`: Lightning's `GLOBAL_RANK: 1, MEMBER: 2/4`). Its line is
-    the last such line: how far the job got before it hung (or before the paste was cut)."""
+    the set-up of NCCL's communicator (`communicator`: `Init COMPLETE`, `Connected all rings`, else NCCL's
+    last INFO line), while the process group forms (`membership`: Lightning's `GLOBAL_RANK: 1, MEMBER:
+    2/4`), or as NCCL tears its communicators down (`teardown`: `Destroy COMPLETE`, the job's way out).
+    Its line is the last such line: how far the job got before it hung (or before the paste was cut)."""
 
-    stage: str = "communicator"  # collective, communicator, membership
+    stage: str = "communicator"  # collective, communicator, membership, teardown
 
 
 class ProgressObs(Observation):

@@ -684,14 +684,22 @@ _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}
 # back from the end while they are set-up lines of a distributed job. A collective a rank announced it
 # runs (TORCH_DISTRIBUTED_DEBUG=DETAIL's `Running collective: CollectiveFingerPrint(`, NCCL's
 # `Launch mode Parallel` as it launches one), a step of NCCL building its communicator, a process
-# joining the group; and lines that only set up (NCCL's other INFO lines, Lightning's seed).
+# joining the group, NCCL tearing a communicator down; and lines that only set up (NCCL's other INFO
+# records, in its older `host:pid:tid [0] INFO` form too, Lightning's seed).
 _STALL_TAIL_LINES = 64
 _STALL_COLLECTIVE = LazyRegex(r"Running collective: CollectiveFingerPrint\(|NCCL INFO Launch mode \w")
 _STALL_COMMUNICATOR = LazyRegex(
-    r"NCCL INFO (?:.{0,200} - Init COMPLETE|Connected all (?:rings|trees)|Channel \d{1,3}(?:/\d{1,3})? ?: .{0,120}"
+    r"INFO (?:.{0,200} - Init COMPLETE|Connected all (?:rings|trees)|Channel \d{1,3}(?:/\d{1,3})? ?: .{0,120}"
     r" via |Ring \d{1,3} ?: .{0,120} via |Trees \[|comm 0x[0-9a-f]{1,16} rank \d{1,7} nranks \d{1,7})"
 )
-_STALL_SETUP = LazyRegex(r"NCCL INFO |NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d")
+# A process joining the group as it starts (besides Lightning's `MEMBER: 2/4`): DeepSpeed's announcement
+# before it calls init_process_group, torch's store-based barrier taking a rank's key.
+_STALL_JOINING = LazyRegex(
+    r"Initializing TorchBackend in DeepSpeed with backend \w|Added key: store_based_barrier_key:\d{1,6} to store"
+)
+_STALL_TEARDOWN = LazyRegex(r"INFO comm 0x[0-9a-f]{1,16} .{0,200} - Destroy COMPLETE")
+_NCCL_INFO = LazyRegex(r"NCCL INFO |:\d{1,10}:\d{1,10} \[\d{1,3}\] INFO ")
+_STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d")
 _STORE_BARRIER = LazyRegex(
     r"Waiting in store based barrier to initialize process group for rank: \d{1,7}, key: (\S{1,200}) "
     r"\(world_size=(\d{1,7}), worker_count=(\d{1,7})"
@@ -1108,29 +1116,40 @@ class LogReader:
         """The input's last lines, back from its end, are set-up lines of a distributed job with no error
         after them: its processes stopped where they wait for one another (a StallObs, the verdict's
         last resort). A collective a rank announced outranks the set-up lines printed after it (its peers
-        still setting up); otherwise the latest of a process joining the group or a step of NCCL's
-        communicator says how far the job got."""
+        still setting up); otherwise the latest of a process joining the group, a step of NCCL's
+        communicator or its teardown says how far the job got, and with none of them, NCCL's last line."""
         if not self._tail or (lines is not None and self._tail[-1][0] < lines):
             return  # (the input's last lines were not all read)
         found: dict[str, tuple[int, str, _Stream]] = {}
         latest = None
         for number, text, stream in reversed(self._tail):
             if _STALL_COLLECTIVE.search(text):
-                found.setdefault("collective", (number, text, stream))
-            elif "GLOBAL_RANK" in text and _MEMBER.search(text):
-                found.setdefault("membership", (number, text, stream))
-                latest = latest or "membership"
-            elif _STALL_COMMUNICATOR.search(text):
-                found.setdefault("communicator", (number, text, stream))
-                latest = latest or "communicator"
-            elif not _STALL_SETUP.search(text) and not text.startswith("```"):
+                stage = "collective"
+            elif ("GLOBAL_RANK" in text and _MEMBER.search(text)) or _STALL_JOINING.search(text):
+                stage = "membership"
+            elif "INFO" not in text:
+                if _STALL_SETUP.search(text) or text.startswith("```"):
+                    continue
                 break
-        stage = "collective" if "collective" in found else latest
-        if stage is None:
+            elif _STALL_TEARDOWN.search(text):
+                stage = "teardown"
+            elif _STALL_COMMUNICATOR.search(text):
+                stage = "communicator"
+            elif _NCCL_INFO.search(text):
+                stage = "nccl"
+            else:
+                break
+            found.setdefault(stage, (number, text, stream))
+            if stage not in ("collective", "nccl"):
+                latest = latest or stage
+        reached = (
+            "collective" if "collective" in found else latest or ("communicator" if "nccl" in found else None)
+        )
+        if reached is None:
             return
-        number, text, stream = found[stage]
+        number, text, stream = found.get(reached) or found["nccl"]
         obs = self._observe(StallObs, number, text, stream)
-        obs.stage = stage
+        obs.stage = reached
         obs.chain = [Link(None, text)]
         self.observations.append(obs)
 
