@@ -557,7 +557,7 @@ class Timeline:
         if self._a_rank_finished():
             return None
         said = {rank: self._with_progress(rank) for rank in self._recent}
-        largest = self._largest_readings()
+        largest = self._largest_two()
         printers = Counter(
             shape for lines in said.values() for shape in {self.alike(line.text) for line in lines}
         )
@@ -573,33 +573,34 @@ class Timeline:
                     continue
                 shape = self._reading_shape(line.text)
                 found = [
-                    (max(peers), now, unit)
+                    (peers, now, unit)
                     for unit, now in _readings(line.text).items()
-                    if (
-                        peers := [
-                            read[shape, unit]
-                            for peer, read in largest.items()
-                            if peer != rank and (shape, unit) in read
-                        ]
-                    )
-                    and _outsized(unit, now, max(peers))
+                    if (peers := _peers_largest(largest, (shape, unit), rank)) is not None
+                    and _outsized(unit, now, peers)
                 ]
                 if found:
                     outsized.append((rank, line, *found[0]))
                     break
         return outsized[0] if len(outsized) == 1 else None
 
-    def _largest_readings(self) -> dict[int, dict[tuple[str, str], float]]:
-        """Each rank's largest amount read, by line shape and unit, over its healthy last lines."""
-        largest: dict[int, dict[tuple[str, str], float]] = {}
+    def _largest_two(self) -> dict[tuple[str, str], list[tuple[float, int]]]:
+        """By line shape and unit, over the ranks' healthy last lines, the two ranks that read the largest
+        amounts, largest first, with those amounts: each rank's peers' largest is the first not its own
+        (see _peers_largest), so no rank's lines are set beside every peer's one by one."""
+        top: dict[tuple[str, str], list[tuple[float, int]]] = {}
         for rank in self._recent:
-            read = largest.setdefault(rank, {})
+            read: dict[tuple[str, str], float] = {}
             for line in self._with_progress(rank):
                 if not _a_record(line):
                     shape = self._reading_shape(line.text)
                     for unit, amount in _readings(line.text).items():
                         read[shape, unit] = max(read.get((shape, unit), 0.0), amount)
-        return largest
+            for key, amount in read.items():
+                best = top.setdefault(key, [])
+                best.append((amount, rank))
+                best.sort(reverse=True)
+                del best[2:]
+        return top
 
     def standout_reading(
         self, among: Iterable[int], fold: float | None = None
@@ -609,7 +610,7 @@ class Timeline:
         whatever its size: with its latest such line, its amount, the peers' largest and the unit (`B` for
         bytes). A weaker sign than an outsized last reading, for choosing among ranks one of which is known
         to have gone."""
-        largest = self._largest_readings()
+        largest = self._largest_two()
         standing: dict[int, tuple[Observation, float, float, str]] = {}
         for rank in among:
             for line in self._with_progress(rank):
@@ -617,14 +618,7 @@ class Timeline:
                     continue
                 shape = self._reading_shape(line.text)
                 for unit, now in _readings(line.text).items():
-                    peers = max(
-                        (
-                            read[shape, unit]
-                            for peer, read in largest.items()
-                            if peer != rank and (shape, unit) in read
-                        ),
-                        default=0.0,
-                    )
+                    peers = _peers_largest(largest, (shape, unit), rank) or 0.0
                     if peers > 0 and now >= (fold or STANDS_OUT) * peers:
                         standing[rank] = (line, now, peers, unit)
         if len(standing) != 1:
@@ -645,31 +639,36 @@ class Timeline:
         if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
         said = {rank: self._with_progress(rank) for rank in ranks}
+        shapes = {rank: [self.alike(line.text) for line in lines] for rank, lines in said.items()}
         short = []
         for rank, lines in said.items():
             last = lines[-1] if lines else None
             if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
                 continue  # its own last line says it finished: its peers only printed more after theirs
-            shape = self.alike(last.text)
-            rounds = sum(self.alike(line.text) == shape for line in lines)
+            shape = shapes[rank][-1]
+            rounds = shapes[rank].count(shape)
             # Each peer's lines after as many rounds of that line as the rank printed (a loop's line: `step 1
-            # ...: building` is not past a peer's `step 0 ...: building`), when it printed that many.
-            after = {}
+            # ...: building` is not past a peer's `step 0 ...: building`), when it printed that many; the
+            # first peer not past it settles that the rank did not stop first (one pass over the peers at
+            # most, so the ranks' lines are read once each).
+            after = []
             for peer, theirs in said.items():
-                at = [i for i, line in enumerate(theirs) if self.alike(line.text) == shape]
-                if peer == rank or not at:
+                if peer == rank:
                     continue
-                if len(at) >= rounds:
-                    after[peer] = theirs[at[rounds - 1] + 1 :]
-                elif _loop_done(theirs[at[-1]].text, last.text):
-                    after[peer] = theirs[at[-1] + 1 :]  # in fewer rounds, it got through the whole loop
-            if len(after) != len(ranks) - 1 or not all(after.values()):
-                continue
-            if len(after) == 1 and any(
-                ENDS_NORMALLY.search(line.text) for line in next(iter(after.values()))
-            ):
-                continue
-            short.append((rank, last))
+                at = [i for i, theirs_shape in enumerate(shapes[peer]) if theirs_shape == shape]
+                if at and len(at) >= rounds:
+                    went_on = theirs[at[rounds - 1] + 1 :]
+                elif at and _loop_done(theirs[at[-1]].text, last.text):
+                    went_on = theirs[at[-1] + 1 :]  # in fewer rounds, it got through the whole loop
+                else:
+                    break
+                if not went_on:
+                    break
+                after.append(went_on)
+            else:
+                if len(after) == 1 and any(ENDS_NORMALLY.search(line.text) for line in after[0]):
+                    continue
+                short.append((rank, last))
         return short[0] if len(short) == 1 else None
 
     def large_last_reading(self, rank: int) -> tuple[Observation, float] | None:
@@ -984,6 +983,14 @@ _ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: 
 _SHAPE = re.compile(r"(?<![\w.])(\d{1,7}(?:x\d{1,7}){1,4})(?![\w.])")
 # ... written as Python prints one, a tuple of two to five sizes (`occupancy grid (24, 60, 80, 10080)`).
 _TUPLE_SHAPE = re.compile(r"(?<![\w.])\((\d{1,7}(?:, ?\d{1,7}){1,4})\)")
+
+
+def _peers_largest(
+    top: dict[tuple[str, str], list[tuple[float, int]]], key: tuple[str, str], rank: int
+) -> float | None:
+    """The largest amount a peer of the rank read in lines of that shape and unit (see
+    Timeline._largest_two), or None when no peer read one."""
+    return next((amount for amount, reader in top.get(key, ()) if reader != rank), None)
 
 
 def _counter(line: Observation, unit: str) -> int:
