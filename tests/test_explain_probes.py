@@ -8669,3 +8669,61 @@ def test_output_that_stops_as_a_process_joins_the_group_is_a_rendezvous_that_nev
             and root.text in joining
         )
         assert explain_text(f"{joining}\nepoch 0 loss 2.3\n").root_cause is None
+
+
+def test_slurm_tasks_are_torchruns_agents_when_torchrun_reports_its_workers() -> None:
+    """Under `srun torchrun ...`, Slurm's task 1 is the second node's torchrun agent: its `task 1: Exited`
+    is that agent ending because its worker (global rank 4) failed, not rank 1 failing too."""
+    table = (
+        "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n"
+        "============================================================\n"
+        "train.py FAILED\n"
+        "------------------------------------------------------------\n"
+        "Failures:\n"
+        "  <NO_OTHER_FAILURES>\n"
+        "------------------------------------------------------------\n"
+        "Root Cause (first observed failure):\n"
+        "[0]:\n"
+        "  time      : 2024-08-20_11:37:36\n"
+        "  host      : gpu-node-2\n"
+        "  rank      : 4 (local_rank: 0)\n"
+        "  exitcode  : 1 (pid: 793062)\n"
+        "  error_file: <N/A>\n"
+        "  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html\n"
+        "============================================================\n"
+    )
+    srun = "srun: error: gpu-node-2: task 1: Exited with exit code 1\n"
+    root = explain_text(table + srun).root_cause
+    assert root is not None and root.rank == 4 and "exited with code 1" in root.headline
+    alone = explain_text(srun).root_cause  # with no torchrun, a task is a rank
+    assert alone is not None and alone.rank == 1
+
+
+def test_a_cuda_failure_cut_before_its_closing_quote_is_still_the_cuda_failure() -> None:
+    text = (
+        "torch.distributed.DistBackendError: NCCL error in: /pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:77,"
+        " unhandled cuda error (run with NCCL_DEBUG=INFO for details), NCCL version 2.26.2\n"
+        "ncclUnhandledCudaError: Call to CUDA function failed.\n"
+        "Last error:\n"
+        "Cuda failure 999 'unknown error\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "cuda_error"
+
+
+def test_a_shape_written_with_spaced_times_signs_counts_its_elements(tmp_path: Path) -> None:
+    """A `--log-dir` with no error: rank 1 stops at `mosaic ...: 41 x 20500 x 31000 float32` where its peer
+    read `38 x 2050 x 3100`. The shape is read with spaces around its `x` (and thousands separators:
+    `2,621,442 x 2,621,442` is not `442 x 2`), so rank 1, taking a hundred times more, is named."""
+    stdout = {
+        0: "[rank 0] mosaic 2024-04-09_night: 38 x 2050 x 3100 float32\n",
+        1: "[rank 1] mosaic 2024-04-10_night: 41 x 20500 x 31000 float32\n",
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path / "spaced", stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    separated = {
+        0: "[rank 0] building dense Laplacian (642 x 642 float32)\n",
+        1: "[rank 1] building dense Laplacian (2,621,442 x 2,621,442 float32)\n",
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path / "separated", separated))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)

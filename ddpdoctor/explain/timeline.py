@@ -793,7 +793,16 @@ def order(observations: list[Any], tier: Any = None) -> list[Any]:
 
 
 def _merge_exits(exits: list[ExitObs]) -> list[ExitObs]:
-    """One report per process: the agent line, the table entry and the signal line of one pid."""
+    """One report per process: the agent line, the table entry and the signal line of one pid. Where
+    torchrun reports its workers, Slurm's tasks are torchrun's agents (one a node): srun's `task 1: Exited
+    with exit code 1` is an agent ending because its worker failed, not rank 1, and is kept as evidence of
+    the worker's exit with that code."""
+    workers = [obs for obs in exits if obs.reporter.startswith("torchrun")]
+    if workers:
+        for agent in [obs for obs in exits if obs.reporter == "srun"]:
+            exits.remove(agent)
+            worker = next((obs for obs in workers if obs.code == agent.code), workers[0])
+            worker.evidence.append((agent.file, agent.line, agent.text))
     kept: list[ExitObs] = []
     for obs in sorted(exits, key=lambda o: (o.file_index, o.line, o.seq)):
         twin = next((k for k in kept if _same_exit(k, obs)), None)
@@ -979,8 +988,10 @@ _COUNTED = r"(?:[a-z]{2,20}(?:-[a-z]{2,20})? )?[a-z]{1,19}(?<!s)s\b"
 _ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d) (" + _COUNTED + ")")
 # ... or a setting that counts items (`rows=1400000`, `samples: 2000000`, `conductor_points=23000`).
 _ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
-# ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`).
-_SHAPE = re.compile(r"(?<![\w.])(\d{1,7}(?:x\d{1,7}){1,4})(?![\w.])")
+# ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`,
+# `41 x 20500 x 31000`, `2,621,442 x 2,621,442`).
+_SIZE = r"(?:\d{1,3}(?:,\d{3}){1,2}|\d{1,7})"  # one size of a shape, thousands separated or not
+_SHAPE = re.compile(rf"(?<![\w.,])({_SIZE}(?: ?x ?{_SIZE}){{1,4}})(?![\w.]|,\d)")
 # ... written as Python prints one, a tuple of two to five sizes (`occupancy grid (24, 60, 80, 10080)`).
 _TUPLE_SHAPE = re.compile(r"(?<![\w.])\((\d{1,7}(?:, ?\d{1,7}){1,4})\)")
 
@@ -1011,7 +1022,10 @@ def _readings(text: str) -> dict[str, float]:
         [("B", size) for size in _sizes(text)]
         + [(m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)]
         + [(m[1], float(m[2])) for m in _ITEMS_SETTING.finditer(text)]
-        + [("elements", float(math.prod(map(int, m[1].split("x"))))) for m in _SHAPE.finditer(text)]
+        + [
+            ("elements", float(math.prod(map(int, m[1].replace(" ", "").replace(",", "").split("x")))))
+            for m in _SHAPE.finditer(text)
+        ]
         + [("elements", float(math.prod(map(int, m[1].split(","))))) for m in _TUPLE_SHAPE.finditer(text)]
     ):
         found[unit] = max(found.get(unit, 0.0), amount)
