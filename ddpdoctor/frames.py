@@ -23,9 +23,27 @@ _LIBRARY_MARKERS = (
 )
 
 
+# The standard library's modules as `py-spy dump` shortens their paths (`threading.py`, `multiprocessing/`).
+_SHORTENED_STANDARD_LIBRARY = frozenset(
+    {
+        "threading.py",
+        "queue.py",
+        "selectors.py",
+        "socket.py",
+        "subprocess.py",
+        "runpy.py",
+        "contextlib.py",
+        "multiprocessing",
+        "concurrent",
+        "asyncio",
+        "importlib",
+    }
+)
+
+
 # Top-level packages and modules of libraries and of the standard library, as `py-spy dump` shortens
 # their paths (`torch/distributed/distributed_c10d.py`, `threading.py`).
-_SHORTENED_LIBRARIES = frozenset(
+_SHORTENED_LIBRARIES = _SHORTENED_STANDARD_LIBRARY | frozenset(
     {
         "torch",
         "torchvision",
@@ -43,34 +61,6 @@ _SHORTENED_LIBRARIES = frozenset(
         "triton",
         "tqdm",
         "safetensors",
-        "threading.py",
-        "multiprocessing",
-        "concurrent",
-        "asyncio",
-        "importlib",
-        "queue.py",
-        "selectors.py",
-        "socket.py",
-        "subprocess.py",
-        "runpy.py",
-    }
-)
-
-
-# The standard library's modules as `py-spy dump` shortens their paths (`threading.py`, `multiprocessing/`).
-_SHORTENED_STANDARD_LIBRARY = frozenset(
-    {
-        "threading.py",
-        "queue.py",
-        "selectors.py",
-        "socket.py",
-        "subprocess.py",
-        "runpy.py",
-        "contextlib.py",
-        "multiprocessing",
-        "concurrent",
-        "asyncio",
-        "importlib",
     }
 )
 

@@ -178,10 +178,10 @@ _ITEM_PRODUCERS = ("__iter__", "__next__")
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
 _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|device_count\(\))")
 _RANK_WORD = LazyRegex(r"(?i)rank\b")
-# An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
-# or the script's dataset.
 # A function a thread sleeps in until something else happens (a lock, a queue, a child process, a socket).
 _WAITS = LazyRegex(r"(?:_?wait\w{0,40}|acquire|join|sleep|poll|select|accept|recv\w{0,20}|_try_wait)$")
+# An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
+# or the script's dataset.
 _INPUT_CODE = LazyRegex(r"/data/\w{1,100}\.py$|dataloader|dataset|iterators?\.py$")
 # torch's ExceptionWrapper re-raising an error caught in another thread or process.
 _CAUGHT_IN = LazyRegex(r"\bCaught \w{1,100} in (DataLoader worker process|pin memory thread|replica)\b")
@@ -492,9 +492,10 @@ _STALL_ORDER = ("collective", "membership", "communicator", "teardown")  # the m
 
 def stalled(timeline: Timeline) -> list[Candidate]:
     """No process printed an error, and an input's output stops where processes wait for one another
-    (see StallObs): in a collective, while the process group forms, or in NCCL's set-up of its
-    communicator. A job hung there (or the paste was cut there): the candidate says where it stopped
-    and names no rank, since a hang's waiters print alike and the rank they wait for prints nothing."""
+    (see StallObs): in a collective, while the process group forms, in NCCL's set-up of its communicator
+    or as NCCL tears it down. A job hung there (or the paste was cut there): the candidate says where it
+    stopped and names no rank, since a hang's waiters print alike and the rank they wait for prints
+    nothing. Of several inputs that stop so, the most telling stop is reported, then the first input's."""
     if not timeline.stalls:
         return []
     obs = min(

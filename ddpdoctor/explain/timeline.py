@@ -799,10 +799,10 @@ def _merge_exits(exits: list[ExitObs]) -> list[ExitObs]:
     the worker's exit with that code."""
     workers = [obs for obs in exits if obs.reporter.startswith("torchrun")]
     if workers:
-        for agent in [obs for obs in exits if obs.reporter == "srun"]:
-            exits.remove(agent)
+        for agent in (obs for obs in exits if obs.reporter == "srun"):
             worker = next((obs for obs in workers if obs.code == agent.code), workers[0])
             worker.evidence.append((agent.file, agent.line, agent.text))
+        exits = [obs for obs in exits if obs.reporter != "srun"]
     kept: list[ExitObs] = []
     for obs in sorted(exits, key=lambda o: (o.file_index, o.line, o.seq)):
         twin = next((k for k in kept if _same_exit(k, obs)), None)
