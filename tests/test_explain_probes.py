@@ -8733,3 +8733,56 @@ def test_a_shape_written_with_spaced_times_signs_counts_its_elements(tmp_path: P
     }
     root = explain_paths([str(_stdout_dir(tmp_path / "separated", separated))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+
+
+def test_a_barrier_started_before_any_collective_is_where_a_job_stopped_then_terminated_hangs() -> None:
+    """ProcessGroupNCCL warns as a barrier starts before any collective (`Rank 0 using best-guess GPU 0 to
+    perform barrier`): output that stops there, the shell's `Terminated` aside, hung in that barrier, and
+    the first rank into it is reported."""
+    warning = (
+        "[W ProcessGroupNCCL.cpp:1569] Rank {r} using best-guess GPU {r} to perform barrier as devices used by"
+        " this process are currently unknown. This can potentially cause a hang if this rank to GPU mapping"
+        " is incorrect."
+    )
+    lines = ["Rank 1 initialization finished.", warning.format(r=0), warning.format(r=1), "Terminated"]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.kind, root.category) == ("stall", "collective_timeout")
+    assert root.text == warning.format(r=0)
+
+
+def test_a_projects_own_launcher_waiting_for_its_child_processes_is_a_hung_job() -> None:
+    """A project's launcher (`yolox/core/launch.py`) interrupted in `process.wait()`: the standard library
+    shows it waiting for a child process, so the job it launched hung."""
+    frames = [
+        "^CTraceback (most recent call last):",
+        '  File "tools/train.py", line 118, in <module>',
+        "    launch(",
+        '  File "/home/u/YOLOX/yolox/core/launch.py", line 163, in launch_by_subprocess',
+        "    process.wait()",
+        *_LAUNCHER_WAIT[3:],
+        "KeyboardInterrupt",
+    ]
+    root = explain_text("\n".join(frames) + "\n").root_cause
+    assert root is not None and root.category == "collective_timeout"
+    # Interrupted in a wait of its own (a sleep in the script), not for a child, it is no hang of workers.
+    sleeping = [
+        *frames[:5],
+        '  File "/home/u/YOLOX/yolox/core/launch.py", line 170, in poll_workers',
+        "    time.sleep(1)",
+        "KeyboardInterrupt",
+    ]
+    root = explain_text("\n".join(sleeping) + "\n").root_cause
+    assert root is not None and root.category != "collective_timeout"
+
+
+def test_a_name_that_starts_with_digits_is_a_ranks_own_value(tmp_path: Path) -> None:
+    """A `--log-dir` with no error: each rank grids its own survey (`2025-05_north`, `2025-05_channel`); rank 1
+    stops at that line while its peers went on. The survey's name, digits first, is the rank's own value,
+    so the lines are alike and rank 1, which stopped first, is named."""
+    stdout = {
+        0: "[rank 0] gridding 2025-05_north at 2.0 m -> 600x400 DEM\n[rank 0] 48 berth feature rows\n",
+        1: "[rank 1] gridding 2025-05_channel at 0.05 m -> 30000x18000 DEM\n",
+        2: "[rank 2] gridding 2025-06_south at 2.0 m -> 550x350 DEM\n[rank 2] 48 berth feature rows\n",
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)

@@ -178,6 +178,10 @@ _ITEM_PRODUCERS = ("__iter__", "__next__")
 _BATCH_FETCH = LazyRegex(r"torch/utils/data/_utils/fetch\.py$")  # the DataLoader asking for a batch
 _DEVICE_COUNT = LazyRegex(r"(?i)\b(?:(?:num_gpus|n_gpus?|ngpus?|gpu_count)\b|device_count\(\))")
 _RANK_WORD = LazyRegex(r"(?i)rank\b")
+# The standard library waiting for a child process (`subprocess.Popen.wait`, `multiprocessing` joins).
+_CHILD_WAIT = LazyRegex(
+    r"(?:^|/)(?:subprocess\.py|multiprocessing/(?:popen_\w{1,20}|process|connection)\.py)$"
+)
 # A function a thread sleeps in until something else happens (a lock, a queue, a child process, a socket).
 _WAITS = LazyRegex(r"(?:_?wait\w{0,40}|acquire|join|sleep|poll|select|accept|recv\w{0,20}|_try_wait)$")
 # An input pipeline's code: torch's (`torch/utils/data/...`), a library's (`fairseq/data/iterators.py`)
@@ -867,15 +871,21 @@ def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
 
 
 def _launcher_waiting(exc: ExceptionObs) -> Frame | None:
-    """The launcher's frame when a stack is a launcher waiting for its worker processes (torchrun's or
-    `torch.distributed.launch`'s `process.wait()`, spawn's `join`): its innermost frame a wait, and only
-    the standard library's frames below the launcher's."""
+    """The launcher's frame when a stack is a launcher waiting for its worker processes: its innermost
+    frame a wait, and only the standard library's frames below the launcher's, which is torchrun's,
+    `torch.distributed.launch`'s or spawn's, or any program's that the standard library shows waiting
+    for a child process (`subprocess`'s `wait`, `multiprocessing`'s `join`: a project's own launcher)."""
     if not exc.frames or not _WAITS.match(exc.frames[-1].function):
         return None
-    frame = next((frame for frame in reversed(exc.frames) if not in_standard_library(frame.file)), None)
-    if frame is None or not (_LAUNCHER_CODE.search(frame.posix) or _SPAWN_CODE.search(frame.posix)):
+    at = next(
+        (i for i in range(len(exc.frames) - 1, -1, -1) if not in_standard_library(exc.frames[i].file)), None
+    )
+    if at is None:
         return None
-    return frame
+    frame, below = exc.frames[at], exc.frames[at + 1 :]
+    if _LAUNCHER_CODE.search(frame.posix) or _SPAWN_CODE.search(frame.posix):
+        return frame
+    return frame if any(_CHILD_WAIT.search(inner.posix) for inner in below) else None
 
 
 def _raised_by_loader_reraise(exc: ExceptionObs) -> bool:

@@ -683,11 +683,15 @@ _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}
 # Where an input's output stops with no error after it (see LogReader._stall): the last lines are read
 # back from the end while they are set-up lines of a distributed job. A collective a rank announced it
 # runs (TORCH_DISTRIBUTED_DEBUG=DETAIL's `Running collective: CollectiveFingerPrint(`, NCCL's
-# `Launch mode Parallel` as it launches one), a step of NCCL building its communicator, a process
-# joining the group, NCCL tearing a communicator down; and lines that only set up (NCCL's other INFO
-# records, in its older `host:pid:tid [0] INFO` form too, Lightning's seed).
+# `Launch mode Parallel` as it launches one, ProcessGroupNCCL's warning as a barrier starts before any
+# collective: `Rank 0 using best-guess GPU 0 to perform barrier`), a step of NCCL building its
+# communicator, a process joining the group, NCCL tearing a communicator down; and lines that only set
+# up (NCCL's other INFO records, in its older `host:pid:tid [0] INFO` form too, Lightning's seed), or
+# the shell's `Terminated` once the hung job was stopped.
 _STALL_TAIL_LINES = 64
-_STALL_COLLECTIVE = LazyRegex(r"Running collective: CollectiveFingerPrint\(|NCCL INFO Launch mode \w")
+_STALL_COLLECTIVE = LazyRegex(
+    r"Running collective: CollectiveFingerPrint\(|NCCL INFO Launch mode \w|using best-guess GPU \d{1,4} to perform barrier"
+)
 _STALL_COMMUNICATOR = LazyRegex(
     r"INFO (?:.{0,200} - Init COMPLETE|Connected all (?:rings|trees)|Channel \d{1,3}(?:/\d{1,3})? ?: .{0,120}"
     r" via |Ring \d{1,3} ?: .{0,120} via |Trees \[|comm 0x[0-9a-f]{1,16} rank \d{1,7} nranks \d{1,7})"
@@ -699,7 +703,7 @@ _STALL_JOINING = LazyRegex(
 )
 _STALL_TEARDOWN = LazyRegex(r"INFO comm 0x[0-9a-f]{1,16} .{0,200} - Destroy COMPLETE")
 _NCCL_INFO = LazyRegex(r"NCCL INFO |:\d{1,10}:\d{1,10} \[\d{1,3}\] INFO ")
-_STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d")
+_STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d|^Terminated$")
 _STORE_BARRIER = LazyRegex(
     r"Waiting in store based barrier to initialize process group for rank: \d{1,7}, key: (\S{1,200}) "
     r"\(world_size=(\d{1,7}), worker_count=(\d{1,7})"
@@ -1116,8 +1120,9 @@ class LogReader:
         """The input's last lines, back from its end, are set-up lines of a distributed job with no error
         after them: its processes stopped where they wait for one another (a StallObs, the verdict's
         last resort). A collective a rank announced outranks the set-up lines printed after it (its peers
-        still setting up); otherwise the latest of a process joining the group, a step of NCCL's
-        communicator or its teardown says how far the job got, and with none of them, NCCL's last line."""
+        still setting up), and its first announcement is reported (that rank has waited longest);
+        otherwise the latest of a process joining the group, a step of NCCL's communicator or its
+        teardown says how far the job got, and with none of them, NCCL's last line."""
         if not self._tail or (lines is not None and self._tail[-1][0] < lines):
             return  # (the input's last lines were not all read)
         found: dict[str, tuple[int, str, _Stream]] = {}
@@ -1139,7 +1144,10 @@ class LogReader:
                 stage = "nccl"
             else:
                 break
-            found.setdefault(stage, (number, text, stream))
+            if stage == "collective":
+                found[stage] = (number, text, stream)  # the first rank into it: it has waited longest
+            else:
+                found.setdefault(stage, (number, text, stream))
             if stage not in ("collective", "nccl"):
                 latest = latest or stage
         reached = (

@@ -1152,8 +1152,9 @@ def _outlier(stated: dict[int, tuple[RecentLineObs, Any]], part: Callable[[Any],
 
 # A setting's value, whole (`slice=last_24h+backfill_2019`).
 _SET_VALUE = re.compile(r"(?<=\w)=[^\s,;=]+")
-# A word or a name (`Seaquest`, `orchard_block_2`, `Pipes-F`), whole: a token a line may name a rank's own thing by.
-_TOKEN = re.compile(r"(?<!\w)[A-Za-z][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
+# A word or a name (`Seaquest`, `orchard_block_2`, `Pipes-F`, `2025-05_north`: one with a letter in it),
+# whole: a token a line may name a rank's own thing by.
+_TOKEN = re.compile(r"(?<![\w-])(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_]*(?:-[A-Za-z0-9_]+)*")
 
 
 # What alike reads as a value: a word or name (see _TOKEN) not every rank says, whole with a decimal tail
