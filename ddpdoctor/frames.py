@@ -99,7 +99,8 @@ def in_standard_library(path: str) -> bool:
     path = posix_path(path)
     if not path.startswith(("/", ".")) and path.split("/", 1)[0] in _SHORTENED_STANDARD_LIBRARY:
         return True
-    return "/lib/python" in path and "-packages/" not in path
+    # (`/usr/lib/python3.8/`, a Windows install's `C:/Python311/Lib/`), not an installed package under it
+    return ("/lib/python" in path or "/Lib/" in path) and "-packages/" not in path
 
 
 # torch.distributed (and DeepSpeed/Accelerate wrappers) functions a waiting rank sits in.

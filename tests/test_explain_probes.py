@@ -795,6 +795,17 @@ def test_faulthandler_dumps_give_a_crash_its_stack_and_a_timeout_its_hang() -> N
     hang = explain_text(timeout).root_cause
     assert hang is not None and hang.category == "collective_timeout" and "line 3685 in barrier" in hang.text
     assert hang.user_frame is not None and hang.user_frame.line == 88
+    # A Windows install's standard library (`C:\\Python311\\Lib\\threading.py`) is read past the same way.
+    windows = (
+        "Timeout (0:05:00)!\n"
+        "Thread 0x00001a2c (most recent call first):\n"
+        '  File "C:\\Python311\\Lib\\threading.py", line 320 in wait\n'
+        '  File "C:\\Python311\\Lib\\site-packages\\torch\\distributed\\distributed_c10d.py", line 3685 in barrier\n'
+        '  File "C:\\work\\train.py", line 88 in train\n'
+        '  File "C:\\work\\train.py", line 120 in <module>\n'
+    )
+    hang = explain_text(windows).root_cause
+    assert hang is not None and "line 3685 in barrier" in hang.text
 
 
 def test_a_failure_warning_repeated_until_the_end_is_a_verdict_and_a_retry_that_recovers_is_not() -> None:

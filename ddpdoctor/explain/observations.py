@@ -335,7 +335,8 @@ class StallObs(Observation):
     the set-up of NCCL's communicator (`communicator`: `Init COMPLETE`, `Connected all rings`, else NCCL's
     last INFO line), while the process group forms (`membership`: Lightning's `GLOBAL_RANK: 1, MEMBER:
     2/4`), or as NCCL tears its communicators down (`teardown`: `Destroy COMPLETE`, the job's way out).
-    Its line is the last such line: how far the job got before it hung (or before the paste was cut)."""
+    Its line says how far the job got before it hung (or before the paste was cut): the collective's first
+    announcement (that rank has waited longest), else the last such line."""
 
     stage: str = "communicator"  # collective, communicator, membership, teardown
 
