@@ -8797,3 +8797,62 @@ def test_a_name_that_starts_with_digits_is_a_ranks_own_value(tmp_path: Path) -> 
     }
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+
+
+# --- classes found in the fifty-fourth session -----------------------------------------------------
+
+
+def test_mpichs_banner_reports_one_death_by_its_signal() -> None:
+    """MPICH's `BAD TERMINATION` box states the exit code (`EXIT CODE: 9`), then in words the signal that
+    ended the process: one death, a SIGKILL with no error (host memory), reported at the signal's line."""
+    banner = "=" * 40 + "\n"
+    box = (
+        banner
+        + "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\n"
+        + "=   PID 9665 RUNNING AT node7\n"
+        + "=   EXIT CODE: 9\n"
+        + "=   CLEANING UP REMAINING PROCESSES\n"
+        + banner
+        + "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)\n"
+    )
+    root = explain_text(box).root_cause
+    assert root is not None and (root.category, root.exit_code) == ("oom_host", -9)
+    assert root.text.endswith("Killed (signal 9)")
+    # An exit code that is not the signal's number is another death: the code stays what it said.
+    other = explain_text(box.replace("EXIT CODE: 9", "EXIT CODE: 1")).root_cause
+    assert other is not None and other.text == "=   EXIT CODE: 1"
+
+
+def test_a_platforms_return_code_is_a_processs_exit() -> None:
+    """A job platform's `return code is -9, maybe OUT OF MEMORY`: a non-zero exit in words no launcher
+    uses, never "No failure found"."""
+    text = "step 60 loss 1.89\nRank(Worker): 16 caught unknown unhandled exception:\nreturn code is -9, maybe OUT OF MEMORY\n"
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.exit_code) == ("oom_host", -9)
+    assert explain_text("return code is 0\n").root_cause is None
+
+
+def test_output_that_stops_as_a_phase_starts_is_a_stall_and_progress_after_it_is_not() -> None:
+    """A job that announced it starts training (or drew a progress bar that never moved), with only quiet
+    lines after it (a library's INFO records, a GPU monitor's rows), stopped before the first step
+    finished: a low-confidence stall at the announcement. A counting line after it is a job that went on."""
+    start = "2018-12-09 21:55:56,641 - INFO - Start running, host: u@node-2, work_dir: ./work_dirs/r50\n"
+    quiet = (
+        "2018-12-09 21:55:56,641 - INFO - workflow: [('train', 1)], max: 12 epochs\n"
+        "[0] TITAN Xp         | 55'C, 100 % |   865 / 12196 MB | u(855M)\n"
+        "...\n"
+    )
+    root = explain_text("loading annotations into memory...\n" + start + quiet).root_cause
+    assert root is not None and (root.kind, root.category, root.confidence) == (
+        "stall",
+        "collective_timeout",
+        "low",
+    )
+    assert root.text == start.strip() and root.rank is None
+    bar = explain_text("Sanity Checking: |          | 0/? [00:00<?, ?it/s]\n").root_cause
+    assert bar is not None and bar.kind == "stall"
+    never_moved = "Epoch 0:   0%|          | 0/1000 [00:29<?, ?it/s]\n"
+    assert explain_text(never_moved).root_cause is not None
+    went_on = start + quiet + "2018-12-09 21:56:30,002 - INFO - Epoch [1][50/7330] lr: 0.00100, loss: 1.2\n"
+    assert explain_text(went_on).root_cause is None
+    assert explain_text("Epoch 0:   3%|▎         | 30/1000 [00:29<16:00, 1.01it/s]\n").root_cause is None

@@ -491,7 +491,8 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
     return [cand]
 
 
-_STALL_ORDER = ("collective", "membership", "communicator", "teardown")  # the most telling stop first
+# The most telling stop first.
+_STALL_ORDER = ("collective", "membership", "communicator", "teardown", "phase")
 
 
 def stalled(timeline: Timeline) -> list[Candidate]:
@@ -520,6 +521,9 @@ def stalled(timeline: Timeline) -> list[Candidate]:
             "teardown": "the output stops as NCCL tears its communicators down, with no error after it: the"
             " job hung on its way out (a rank still in a collective, or a process group destroyed on some"
             " ranks only)",
+            "phase": "the job announced that it starts a phase (training, its first step, validation) and"
+            " printed no progress and no error after it: the phase's first step never finished, most often"
+            " because a collective in it waits for a rank that never reached it",
         }[obs.stage]
     )
     return [cand]

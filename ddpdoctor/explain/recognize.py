@@ -217,6 +217,8 @@ _SEPARATOR = LazyRegex(r"[=\-]{10,}$")
 _LOOSE_FIELD = LazyRegex(
     r"^(?:rank\s*:\s*\d{1,7} \(local_rank: \d{1,7}\)|exitcode\s*:\s*-?\d{1,9} \(pid: \d{1,10}\))$"
 )
+# How far apart a launcher's banner may state one exit twice (MPICH's `BAD TERMINATION` box).
+_BANNER_LINES = 10
 _FATAL_WORDS = (
     "Memory access fault by GPU",
     "HW Exception by GPU",
@@ -303,8 +305,9 @@ _MPI_SIGNAL = LazyRegex(
 _MAKE_ERROR = LazyRegex(r"\*\*\* \[[^\]]{1,200}\] Error (\d{1,4})$")
 _RANK_NAMED = LazyRegex(r"\b[Rr]ank[ _]?(\d{1,7})\b")
 # The shell's `Killed` (`bash: line 1: 4321 Killed  python train.py`), also written over a progress line
-# that a carriage return left on screen (`Killedg in train batch: 127687 / 263115`).
-_KILLED = LazyRegex(r"Killed$|Killed[a-z]|.{0,200}\b\d{1,10}\s+Killed\s")
+# that a carriage return left on screen (`Killedg in train batch: 127687 / 263115`), and MPICH's words for
+# it (`YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)`).
+_KILLED = LazyRegex(r"Killed$|Killed[a-z]|.{0,200}\b\d{1,10}\s+Killed\s|.{0,200}: Killed \(signal 9\)$")
 _TERMINATE = LazyRegex(r"terminate called after throwing an instance of '(?P<type>[^']{0,500})'")
 _WHAT = LazyRegex(r"what\(\):\s+(?P<msg>.*)")
 # A process's fatal end as Python or the shell reports it (`./run.sh: line 3: 812 Aborted (core dumped)
@@ -704,6 +707,24 @@ _STALL_JOINING = LazyRegex(
 _STALL_TEARDOWN = LazyRegex(r"INFO comm 0x[0-9a-f]{1,16} .{0,200} - Destroy COMPLETE")
 _NCCL_INFO = LazyRegex(r"NCCL INFO |:\d{1,10}:\d{1,10} \[\d{1,3}\] INFO ")
 _STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d|^Terminated$")
+# A job announcing that it starts a phase (`Starting training from iteration 0`, `Start running`, HF's
+# `***** Running training *****`, Megatron's `[before the start of training step]`, Lightning's `Sanity
+# Checking`), or a progress bar that never moved (`  0%|          | 0/1000 [00:29<?, ?it/s]`): output that
+# stops there, with only quiet lines after it, stopped before the phase's first step finished.
+_PHASE_START = LazyRegex(
+    r"(?i)\b(?:start(?:ing|s|ed)?|begin(?:ning|s)?)(?: (?:of|the|to|model|running))*\W{1,3}"
+    r"(?:training|train\b|running|epoch|evaluation|eval\b|validation|validating|inference|fit(?:ting)?\b)"
+    r"|\b(?:training|evaluation|validation|inference) (?:is )?(?:start(?:ed|s|ing)|begins?)\b"
+    r"|\bRunning (?:training|evaluation|validation|prediction|inference)\b|\bSanity Checking\b"
+    r"|(?:^|[\s:])0%\|[^|]{0,200}\|\s{0,4}0/\d{1,12}\b"
+)
+# Lines read past after such an announcement: a library's INFO record that counts nothing, a GPU
+# monitor's row pasted under the log (gpustat's `[0] TITAN Xp | 55'C, 100 % | 865 / 12196 MB`,
+# nvidia-smi's `MiB / MiB`), a paste's `...` or code fence.
+_QUIET_INFO = LazyRegex(r"\bINFO\b")
+_COUNTING = LazyRegex(r"(?i)\b(?:loss|step|iter(?:ation)?|epoch|batch)\b\W{0,3}\d|\d/\d|\bit/s\b|\bs/it\b")
+_GPU_MONITOR_ROW = LazyRegex(r"\d{1,3}\s?'?°?C, .{0,40}%|\d{1,7} ?MiB / \d{1,7} ?MiB|\d{1,7} / \d{1,7} MB\b")
+_PASTE_FILLER = LazyRegex(r"^(?:`{3}\w{0,20}|\[?(?:\.{3}|…)\]?)$")
 _STORE_BARRIER = LazyRegex(
     r"Waiting in store based barrier to initialize process group for rank: \d{1,7}, key: (\S{1,200}) "
     r"\(world_size=(\d{1,7}), worker_count=(\d{1,7})"
@@ -1154,12 +1175,32 @@ class LogReader:
             "collective" if "collective" in found else latest or ("communicator" if "nccl" in found else None)
         )
         if reached is None:
+            self._stalled_phase()
             return
         number, text, stream = found.get(reached) or found["nccl"]
         obs = self._observe(StallObs, number, text, stream)
         obs.stage = reached
         obs.chain = [Link(None, text)]
         self.observations.append(obs)
+
+    def _stalled_phase(self) -> None:
+        """The input's last lines, back from its end, are quiet lines after the job announced it starts a
+        phase (training, its first step, validation) or drew a progress bar that never moved: the output
+        stopped before the phase's first step finished (a StallObs at the announcement)."""
+        for number, text, stream in reversed(self._tail):
+            if _PHASE_START.search(text):
+                obs = self._observe(StallObs, number, text, stream)
+                obs.stage = "phase"
+                obs.chain = [Link(None, text)]
+                self.observations.append(obs)
+                return
+            quiet = (
+                (_QUIET_INFO.search(text) and not _COUNTING.search(text))
+                or _GPU_MONITOR_ROW.search(text)
+                or _PASTE_FILLER.match(text)
+            )
+            if not quiet:
+                return
 
     def _membership(self, lines: int | None) -> None:
         """Places of the group claimed twice while others were never claimed, or a store-based barrier
@@ -2646,6 +2687,12 @@ class LogReader:
             return False
         if code is None:
             return False
+        if code < 0 and (same := self._exit_told_again(number, -code)) is not None:
+            # MPICH's banner states the exit code (`EXIT CODE: 9`), then in words the signal that ended the
+            # process (`EXIT STRING: Killed (signal 9)`): one death, reported by its signal.
+            same.code, same.line, same.text = code, number, rest.strip()
+            same.evidence.append((self.label, number, rest.strip()))
+            return True
         obs = self._observe(ExitObs, number, rest.strip(), stream)
         obs.code = code
         obs.pid = pid
@@ -2687,6 +2734,21 @@ class LogReader:
                 if other is not stream:
                     other.stamp = None
         return True
+
+    def _exit_told_again(self, number: int, signal: int) -> ExitObs | None:
+        """The exit this input reported just before (within a banner's lines) as a bare exit code equal to
+        `signal` (the status a killed process leaves), with no rank or process id of its own."""
+        previous = self.observations[-1] if self.observations else None
+        if (
+            isinstance(previous, ExitObs)
+            and previous.file_index == self.file_index
+            and 0 < number - previous.line <= _BANNER_LINES
+            and previous.code == signal
+            and previous.reporter == "process"
+            and previous.pid is None
+        ):
+            return previous
+        return None
 
     def _check_before_abort(self, stream: _Stream, number: int) -> ExceptionObs | None:
         """A failed C++ check prints its message with its source location just before `abort()`: read

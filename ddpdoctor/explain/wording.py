@@ -571,10 +571,11 @@ VERSION_TEXT = LazyRegex(
 
 # Exceptions of launchers and platforms that only carry a child's failure (their message may quote it).
 # A program's report that a process it ran ended non-zero (an IDE's `Process finished with exit code
-# 137`, a pipeline's `Step 2 exited with non-zero status 247`): the process's own output says why.
+# 137`, a pipeline's `Step 2 exited with non-zero status 247`, a job platform's `return code is -9`): the
+# process's own output says why.
 PROCESS_EXITED = LazyRegex(
-    r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed)\b[^\n]{0,40}?"
-    r"\b(?:exit )?(?:code|status)[ :=]{1,3}(-?\d{1,4})\b"
+    r"(?i)\b(?:exit(?:ed)?|finished|terminated|returned|ended|died|failed|return)\b[^\n]{0,40}?"
+    r"\b(?:exit )?(?:code|status)(?: is |[ :=]{1,3})(-?\d{1,4})\b"
 )
 # ... or that a process it ran died, with no word of why (`datasets`' `One of the subprocesses has
 # abruptly died during map operation`): that process's own output says why.
