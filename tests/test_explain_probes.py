@@ -8856,3 +8856,49 @@ def test_output_that_stops_as_a_phase_starts_is_a_stall_and_progress_after_it_is
     went_on = start + quiet + "2018-12-09 21:56:30,002 - INFO - Epoch [1][50/7330] lr: 0.00100, loss: 1.2\n"
     assert explain_text(went_on).root_cause is None
     assert explain_text("Epoch 0:   3%|▎         | 30/1000 [00:29<16:00, 1.01it/s]\n").root_cause is None
+
+
+def test_ddps_and_tensorflows_announcements_of_an_all_reduce_are_where_a_silent_hang_waits() -> None:
+    """DDP's `Reducer buckets have been rebuilt in this iteration` (logged in its first backward, before the
+    gradients' all-reduce) and TensorFlow's `batch_all_reduce: N all-reduces`, with nothing after them: the
+    job waits in that all-reduce. `Computing validation loss` as the last words is a phase that never ended."""
+    for last in (
+        "2022-05-12 22:06:13,674 - mmcv - INFO - Reducer buckets have been rebuilt in this iteration.",
+        "INFO:tensorflow:batch_all_reduce: 369 all-reduces with algorithm = nccl, num_packs = 1",
+    ):
+        root = explain_text("loading annotations\n" + last + "\n").root_cause
+        assert root is not None and (root.kind, root.category, root.text) == (
+            "stall",
+            "collective_timeout",
+            last,
+        )
+        assert explain_text(last + "\nEpoch [1][50/7330] loss: 1.2\n").root_cause is None
+    validation = "2023-04-13 16:00:05,660 INFO [trainer.py:626] (6/8) Computing validation loss"
+    root = explain_text(validation + "\n").root_cause
+    assert root is not None and root.kind == "stall" and root.text == validation
+
+
+def test_gloos_size_check_names_the_sender_whose_shape_is_in_the_proportion_of_the_sizes() -> None:
+    """Rank 2's size check fails on data rank 3 sent (4804 bytes against 4252): rank 3 alone binned its
+    shots on a 98x98 grid where its peers used 100x85, 9604 elements against 8500, the proportion of the
+    sizes; rank 3 sent the odd size, so it is the culprit, not the rank that received it."""
+    grids = {
+        0: ("Ball Arena", "100x85"),
+        1: ("Scotiabank Arena", "100x85"),
+        2: ("Xcel Energy Center", "100x85"),
+        3: ("Avicii Arena", "98x98"),
+    }
+    lines = [
+        f"[default{r}]:{arena}: 1500 shots binned on {grid} ft grid" for r, (arena, grid) in grids.items()
+    ]
+    lines.append("[default2]:terminate called after throwing an instance of 'gloo::EnforceNotMet'")
+    lines.append(
+        "[default2]:  what():  [enforce fail at /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 4804 vs 4252. Received data size doesn't match expected size. Is"
+        " there a distributed collective mismatch in your code?"
+    )
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 3)
+    # Grids in no proportion to the sizes (99x99 against 100x85) name no sender: the receiver stays.
+    off = explain_text("\n".join(lines).replace("98x98", "99x99") + "\n").root_cause
+    assert off is not None and off.rank == 2

@@ -408,10 +408,15 @@ class Timeline:
         sizes a size check compared (`ratio`: what arrived over what the receiver expected): a sender's in
         that proportion to theirs (`calib_bins: 50` where they say 20, for 100 bytes against 40), the
         `receiver`'s in the inverse one (`n_bins: 8` where they say 12, for 120 bytes against 80), a named
-        number or a count of things (`425 trial periods` where they count 104, for 1700 bytes against 416).
+        number, a count of things (`425 trial periods` where they count 104, for 1700 bytes against 416) or
+        the elements of a shape (`98x98 ft grid` where they say `100x85`, for 4804 bytes against 4252).
         Its other lone values (`lr: 0.02`) do not count against it."""
         pick = _in_ratio(ratio, receiver)
-        return self._odd_named_size(pick) or _only(self._odd_ranks(_counts_of_things, pick))
+        return (
+            self._odd_named_size(pick)
+            or _only(self._odd_ranks(_counts_of_things, pick))
+            or _only(self._odd_ranks(_elements_of_shapes, pick))
+        )
 
     def _odd_named_size(self, pick: _Pick | None = None) -> tuple[int, RecentLineObs] | None:
         """The one rank that states a named number otherwise than all its peers, who agree on it
@@ -1122,6 +1127,19 @@ def _counts_of_things(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | No
     if not counts:
         return None
     return tuple(m.group()[len(m.group(1)) + 1 :] for m in counts), tuple(m.group(1) for m in counts)
+
+
+def _elements_of_shapes(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A line's shapes keyed by the word after each, with the elements each holds (`binned on 98x98 ft
+    grid` -> (`ft`,), (`9604`,))."""
+    shapes = list(_SHAPE.finditer(text))
+    if not shapes:
+        return None
+    after = tuple((text[m.end() :].split(maxsplit=1) or [""])[0] for m in shapes)
+    elements = tuple(
+        str(math.prod(map(int, m[1].replace(" ", "").replace(",", "").split("x")))) for m in shapes
+    )
+    return after, elements
 
 
 def _in_ratio(ratio: float, receiver: int | None) -> _Pick:
