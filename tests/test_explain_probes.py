@@ -8902,3 +8902,48 @@ def test_gloos_size_check_names_the_sender_whose_shape_is_in_the_proportion_of_t
     # Grids in no proportion to the sizes (99x99 against 100x85) name no sender: the receiver stays.
     off = explain_text("\n".join(lines).replace("98x98", "99x99") + "\n").root_cause
     assert off is not None and off.rank == 2
+
+
+def test_a_log_dir_rank_that_alone_says_it_ends_itself_is_the_culprit(tmp_path: Path) -> None:
+    """A `--log-dir` with no error: rank 1's last line says it stops of its own accord (`..., exiting`,
+    then `sys.exit`), rank 0's stops at a line both printed (it waited in the next collective until the
+    launcher stopped it). Rank 1 ended the job, not a kill of rank 0."""
+    stdout = {
+        0: "[rank 0] category=cat1 segments=300 out_of_band=0\n",
+        1: "[rank 1] category=cat2 segments=300 out_of_band=34\n[rank 1] 34 segments outside the band, exiting\n",
+    }
+    root = explain_paths([str(_stdout_dir(tmp_path / "one", stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text.endswith("exiting")
+    # Both ranks saying so name neither of them this way.
+    both = {r: f"[rank {r}] segments=300\n[rank {r}] band check failed, exiting\n" for r in range(2)}
+    root = explain_paths([str(_stdout_dir(tmp_path / "both", both))]).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_of_two_silent_ranks_the_one_still_polling_is_the_straggler() -> None:
+    """Rank 0 times out; ranks 1 and 2 print nothing of it. Both waited for a file, rank 1 got it and went
+    on, rank 2's output stops at a round of its wait loop (`not in inbox yet, polling (attempt 16)`): it
+    never got what it waited for, so it is the one rank 0 waited for."""
+    lines = [
+        "[rank 2] herd H-31190: waiting for 2024-03 test-day file",
+        "[rank 2] test-day file H-31190_2024-03.pt not in inbox yet, polling (attempt 1)",
+        "[rank 1] herd H-20533: waiting for 2024-03 test-day file",
+        "[rank 1] test-day file H-20533_2024-03.pt not in inbox yet, polling (attempt 1)",
+        "[rank 0] herd H-20417: waiting for 2024-03 test-day file",
+        "[rank 0] herd H-20417: 120 cows recorded",
+        "[rank 1] herd H-20533: 120 cows recorded",
+        "[rank 2] test-day file H-31190_2024-03.pt not in inbox yet, polling (attempt 16)",
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129]"
+        " Timed out waiting 15000ms for send operation to complete",
+        "E1206 19:17:41.753000 19163 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: 1)"
+        " local_rank: 0 (pid: 19166) of binary: /usr/bin/python",
+        "W1206 19:17:41.717000 19163 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 19167"
+        " closing signal SIGTERM",
+    ]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    # Rank 2 past its wait as well: nothing tells the two apart.
+    went_on = [*lines[:7], "[rank 2] herd H-31190: 120 cows recorded", *lines[8:]]
+    root = explain_text("\n".join(went_on) + "\n").root_cause
+    assert root is not None and root.rank is None

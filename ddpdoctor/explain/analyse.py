@@ -59,6 +59,7 @@ from ddpdoctor.explain.wording import (
     TIMED_OUT,
     TRIES_AGAIN,
     VERSION_TEXT,
+    WAITS_IN_A_LOOP,
     WRAPPER_EXCEPTIONS,
     device_shared_by_processes,
     message_category,
@@ -363,6 +364,10 @@ def silent_death_candidates(found: list[Candidate]) -> list[Candidate]:
     return [cand]
 
 
+# A line in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`).
+_ENDS_ITSELF = LazyRegex(r"(?i)\b(?:exiting|aborting|quitting|giving up|gave up)\b")
+
+
 def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     """Per-rank files (a `--log-dir` folder) in which no process printed an error: nothing in them
     records how the processes ended. When one rank's output stops at a line that reads a size or a count
@@ -372,6 +377,8 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     332.14 GiB`), it was taking that memory when it went; when it alone stopped at a line each of its
     peers went on past, it went first. Either is what the kernel's out-of-memory killer leaves: likely
     (inferred, weakly)."""
+    if (ended := _ending_itself(timeline)) is not None:
+        return [ended]
     went = "it most likely vanished taking the memory for that"
     if (outsized := timeline.outsized_last_reading()) is not None:
         rank, line, peers, now, unit = outsized
@@ -416,6 +423,27 @@ def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     )
     cand.rank_note = note
     return [cand]
+
+
+def _ending_itself(timeline: Timeline) -> Candidate | None:
+    """Per-rank files with no error in which one rank alone ends on a line saying it stops of its own
+    accord (`34 segments outside 120-160 km/h for cat2, exiting`): the script ended that process (a
+    `sys.exit` after it), and its peers waited for it until the launcher stopped them."""
+    ending = {
+        rank: line
+        for rank in timeline.ranks
+        if (line := timeline.last_line(rank)) is not None and _ENDS_ITSELF.search(line.text)
+    }
+    if len(ending) != 1 or len(timeline.ranks) < 2:
+        return None
+    ((rank, line),) = ending.items()
+    cand = Candidate(line, INFERRED, "exit", "user_code", None, rank)
+    cand.reasons.append(
+        f"no process printed an error; rank {rank} alone ends on a line saying it stops of its own accord:"
+        f" {line.text[:200]} ({line.file}:{line.line}); its peers waited for it until the launcher stopped them"
+    )
+    cand.rank_note = "inferred: the only rank whose last line says it ends itself"
+    return cand
 
 
 def _amounts(now: float, peers: float, unit: str) -> tuple[str, str]:
@@ -2416,6 +2444,16 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
     still = [rank for rank, account in accounts.items() if _still_at(timeline, rank, account)]
     if len(still) == 1 and not erred & spoke:
         return still
+    if not spoke:
+        # All waited alike (`waiting for the test-day file`); the one whose output stops at a round of its
+        # wait loop (`... not in inbox yet, polling (attempt 16)`) never got what it waited for.
+        polling = [
+            rank
+            for rank in silent
+            if (last := timeline.last_line(rank)) and WAITS_IN_A_LOOP.search(last.text)
+        ]
+        if len(polling) == 1:
+            return polling
     outsized = timeline.outsized_last_reading()
     return [outsized[0]] if not spoke and outsized is not None and outsized[0] in silent else silent
 

@@ -31,8 +31,11 @@ SCHEDULER_SAYS = LazyRegex(r"(?:srun|salloc|sbatch|slurmstepd(?:-[\w.-]{1,128})?
 _WAITS = r"\bwait(?:s|ing)? (?:for|on|until)\b"
 WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
 # Words of a wait loop's round (`marker not ready, polling again in 3s`, `lock busy, retry 2`, `server not
-# ready, wait 3 sec to retry...`).
-_WAIT_LOOP = r"(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b)"
+# ready, wait 3 sec to retry...`, `file not in inbox yet, polling (attempt 16)`).
+_WAIT_LOOP = (
+    r"(?i:\b(?:polling|retrying) (?:again|in \d)|\bretry(?:ing)? ?[#(]?\d|\bnot (?:yet )?ready\b"
+    r"|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting)\b)"
+)
 WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
