@@ -49,6 +49,7 @@ from ddpdoctor.explain.timeline import TAKING_MOST, Timeline
 from ddpdoctor.explain.wording import (
     CHILD_DIED,
     CUDA_OOM,
+    ENDS_ITSELF,
     ENDS_NORMALLY,
     NAMES_A_FAILURE,
     PEER_LOST,
@@ -364,10 +365,6 @@ def silent_death_candidates(found: list[Candidate]) -> list[Candidate]:
     return [cand]
 
 
-# A line in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`).
-_ENDS_ITSELF = LazyRegex(r"(?i)\b(?:exiting|aborting|quitting|giving up|gave up)\b")
-
-
 def vanished_while_taking(timeline: Timeline) -> list[Candidate]:
     """Per-rank files (a `--log-dir` folder) in which no process printed an error: nothing in them
     records how the processes ended. When one rank's output stops at a line that reads a size or a count
@@ -432,7 +429,7 @@ def _ending_itself(timeline: Timeline) -> Candidate | None:
     ending = {
         rank: line
         for rank in timeline.ranks
-        if (line := timeline.last_line(rank)) is not None and _ENDS_ITSELF.search(line.text)
+        if (line := timeline.last_line(rank)) is not None and ENDS_ITSELF.search(line.text)
     }
     if len(ending) != 1 or len(timeline.ranks) < 2:
         return None

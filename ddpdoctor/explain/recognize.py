@@ -689,10 +689,10 @@ _MEMBER = LazyRegex(r"[Ii]nitializing (?:ddp|distributed): GLOBAL_RANK: (\d{1,7}
 # `Launch mode Parallel` as it launches one, ProcessGroupNCCL's warning as a barrier starts before any
 # collective: `Rank 0 using best-guess GPU 0 to perform barrier`, DDP's `Reducer buckets have been rebuilt
 # in this iteration` in its first backward, TensorFlow's `batch_all_reduce: 369 all-reduces with
-# algorithm = nccl`), a step of NCCL building its
-# communicator, a process joining the group, NCCL tearing a communicator down; and lines that only set
-# up (NCCL's other INFO records, in its older `host:pid:tid [0] INFO` form too, Lightning's seed), or
-# the shell's `Terminated` once the hung job was stopped.
+# algorithm = nccl`), a step of NCCL building its communicator, a process joining the group, NCCL
+# tearing a communicator down; and lines that only set up (NCCL's other INFO records, in its older
+# `host:pid:tid [0] INFO` form too, Lightning's seed), or the shell's `Terminated` once the hung job was
+# stopped.
 _STALL_TAIL_LINES = 64
 _STALL_COLLECTIVE = LazyRegex(
     r"Running collective: CollectiveFingerPrint\(|NCCL INFO Launch mode \w|using best-guess GPU \d{1,4} to perform barrier"
@@ -710,11 +710,11 @@ _STALL_JOINING = LazyRegex(
 _STALL_TEARDOWN = LazyRegex(r"INFO comm 0x[0-9a-f]{1,16} .{0,200} - Destroy COMPLETE")
 _NCCL_INFO = LazyRegex(r"NCCL INFO |:\d{1,10}:\d{1,10} \[\d{1,3}\] INFO ")
 _STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d|^Terminated$")
-# A job announcing that it starts a phase (`Starting training from iteration 0`, `Start running`, `Computing
-# validation loss`, HF's
-# `***** Running training *****`, Megatron's `[before the start of training step]`, Lightning's `Sanity
-# Checking`), or a progress bar that never moved (`  0%|          | 0/1000 [00:29<?, ?it/s]`): output that
-# stops there, with only quiet lines after it, stopped before the phase's first step finished.
+# A job announcing that it starts a phase (`Starting training from iteration 0`, `Start running`,
+# `Computing validation loss`, HF's `***** Running training *****`, Megatron's `[before the start of
+# training step]`, Lightning's `Sanity Checking`), or a progress bar that never moved (`  0%|          |
+# 0/1000 [00:29<?, ?it/s]`): output that stops there, with only quiet lines after it, stopped before the
+# phase's first step finished.
 _PHASE_START = LazyRegex(
     r"(?i)\b(?:start(?:ing|s|ed)?|begin(?:ning|s)?|comput(?:e|ing))(?: (?:of|the|to|model|running))*\W{1,3}"
     r"(?:training|train\b|running|epoch|evaluation|eval\b|validation|validating|inference|fit(?:ting)?\b)"

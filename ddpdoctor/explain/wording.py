@@ -37,6 +37,9 @@ _WAIT_LOOP = (
     r"|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting)\b)"
 )
 WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
+# Words in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`).
+_ENDS_ITSELF = r"\b(?:exiting|aborting|quitting|gave up|giving up)\b"
+ENDS_ITSELF = LazyRegex(r"(?i)" + _ENDS_ITSELF)
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
 # (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
@@ -46,7 +49,9 @@ STATES_A_HALT = LazyRegex(
     # a wait loop of the script's own (`marker not ready, polling again in 3s`, `lock busy, retry 2`)
     + r"|"
     + _WAIT_LOOP
-    + r"|\b(?:stopping|stopped|exiting|aborting|finished|gave up|giving up|stuck)\b"
+    + r"|"
+    + _ENDS_ITSELF
+    + r"|\b(?:stopping|stopped|finished|stuck)\b"
     # a wait of the script's own for a thing to appear, counting the wait (`index not published yet, waited 4s`)
     r"|(?i:\bwaited \d{1,9}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|minutes)?\b)"
     # ... that polls a thing or counts its wait (`not final, polling /tmp/w.ready`, `locked, waiting... 3s`)
