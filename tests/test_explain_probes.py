@@ -8947,3 +8947,25 @@ def test_of_two_silent_ranks_the_one_still_polling_is_the_straggler() -> None:
     went_on = [*lines[:7], "[rank 2] herd H-31190: 120 cows recorded", *lines[8:]]
     root = explain_text("\n".join(went_on) + "\n").root_cause
     assert root is not None and root.rank is None
+
+
+def test_output_that_stops_as_a_script_joins_the_group_or_mid_step_is_a_stall() -> None:
+    """A paste that ends at a trainer's own word as it joins the group (`Initializing distributed`, Coqui's
+    `Using PyTorch DDP`: a rendezvous that never completed), at Lightning's model summary (printed just
+    before the sanity check), or at a step announced under way (`Setting up PyTorch plugin ...`): a stall
+    there. A line after them that counts is a job that went on."""
+    joined = explain_text("Distributed Run: True\ncuDNN Enabled: True\nInitializing distributed\n").root_cause
+    assert joined is not None and (joined.kind, joined.category) == ("stall", "rendezvous")
+    ddp = explain_text(" > Start Tensorboard: tensorboard --logdir=run\n > Using PyTorch DDP\n").root_cause
+    assert ddp is not None and (ddp.kind, ddp.category) == ("stall", "rendezvous")
+    summary = "27.9 K    Trainable params\n0         Non-trainable params\n27.9 K    Total params\n"
+    root = explain_text(summary).root_cause
+    assert root is not None and root.kind == "stall" and root.text == "27.9 K    Total params"
+    plugin = 'Constructing networks...\nSetting up PyTorch plugin "bias_act_plugin"...\n'
+    root = explain_text(plugin).root_cause
+    assert root is not None and root.kind == "stall" and root.text.startswith("Setting up PyTorch plugin")
+    for stall in (summary, plugin, "Initializing distributed\n"):
+        assert (
+            explain_text(stall + "Epoch 0: 100%|##########| 469/469 [00:09<00:00, loss=0.31]\n").root_cause
+            is None
+        )

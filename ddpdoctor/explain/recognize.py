@@ -703,24 +703,30 @@ _STALL_COMMUNICATOR = LazyRegex(
     r" via |Ring \d{1,3} ?: .{0,120} via |Trees \[|comm 0x[0-9a-f]{1,16} rank \d{1,7} nranks \d{1,7})"
 )
 # A process joining the group as it starts (besides Lightning's `MEMBER: 2/4`): DeepSpeed's announcement
-# before it calls init_process_group, torch's store-based barrier taking a rank's key.
+# before it calls init_process_group, torch's store-based barrier taking a rank's key, a script's or a
+# trainer's own word as it does (NVIDIA's Tacotron 2 `Initializing distributed`, Coqui's `Using PyTorch
+# DDP`).
 _STALL_JOINING = LazyRegex(
     r"Initializing TorchBackend in DeepSpeed with backend \w|Added key: store_based_barrier_key:\d{1,6} to store"
+    r"|^Initializing distributed$|\bUsing PyTorch DDP$"
 )
 _STALL_TEARDOWN = LazyRegex(r"INFO comm 0x[0-9a-f]{1,16} .{0,200} - Destroy COMPLETE")
 _NCCL_INFO = LazyRegex(r"NCCL INFO |:\d{1,10}:\d{1,10} \[\d{1,3}\] INFO ")
 _STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]eed set to \d|^Terminated$")
 # A job announcing that it starts a phase (`Starting training from iteration 0`, `Start running`,
 # `Computing validation loss`, HF's `***** Running training *****`, Megatron's `[before the start of
-# training step]`, Lightning's `Sanity Checking`), or a progress bar that never moved (`  0%|          |
-# 0/1000 [00:29<?, ?it/s]`): output that stops there, with only quiet lines after it, stopped before the
-# phase's first step finished.
+# training step]`, Lightning's `Sanity Checking` or the model summary it prints before it, `27.9 K  Total
+# params`), a step it announced under way (`Setting up PyTorch plugin "bias_act_plugin"...`), or a
+# progress bar that never moved (`  0%|          | 0/1000 [00:29<?, ?it/s]`): output that stops there,
+# with only quiet lines after it, stopped before that phase or step finished.
 _PHASE_START = LazyRegex(
     r"(?i)\b(?:start(?:ing|s|ed)?|begin(?:ning|s)?|comput(?:e|ing))(?: (?:of|the|to|model|running))*\W{1,3}"
     r"(?:training|train\b|running|epoch|evaluation|eval\b|validation|validating|inference|fit(?:ting)?\b)"
     r"|\b(?:training|evaluation|validation|inference) (?:is )?(?:start(?:ed|s|ing)|begins?)\b"
     r"|\bRunning (?:training|evaluation|validation|prediction|inference)\b|\bSanity Checking\b"
     r"|(?:^|[\s:])0%\|[^|]{0,200}\|\s{0,4}0/\d{1,12}\b"
+    r"|^[\d.,]{1,12} ?[KMGT]?\s{1,12}Total (?:estimated model )?params\b"
+    r"|\b[A-Za-z]{2,30}ing\b.{0,300}(?:\.\.\.|\u2026)$"
 )
 # Lines read past after such an announcement: a library's INFO record that counts nothing, a GPU
 # monitor's row pasted under the log (gpustat's `[0] TITAN Xp | 55'C, 100 % | 865 / 12196 MB`,
