@@ -520,17 +520,17 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
 _STALL_ORDER = ("collective", "membership", "communicator", "teardown", "phase")
 
 
-def stalled(timeline: Timeline) -> list[Candidate]:
+def stalled(timeline: Timeline, *, phases: bool = True) -> list[Candidate]:
     """No process printed an error, and an input's output stops where processes wait for one another
     (see StallObs): in a collective, while the process group forms, in NCCL's set-up of its communicator
-    or as NCCL tears it down. A job hung there (or the paste was cut there): the candidate says where it
-    stopped and names no rank, since a hang's waiters print alike and the rank they wait for prints
-    nothing. Of several inputs that stop so, the most telling stop is reported, then the first input's."""
-    if not timeline.stalls:
+    or as NCCL tears it down, or (with `phases`) as the job starts a phase or a step. A job hung there
+    (or the paste was cut there): the candidate says where it stopped and names no rank, since a hang's
+    waiters print alike and the rank they wait for prints nothing. Of several inputs that stop so, the
+    most telling stop is reported, then the first input's."""
+    stalls = [stall for stall in timeline.stalls if phases or stall.stage != "phase"]
+    if not stalls:
         return []
-    obs = min(
-        timeline.stalls, key=lambda stall: (_STALL_ORDER.index(stall.stage), stall.file_index, stall.line)
-    )
+    obs = min(stalls, key=lambda stall: (_STALL_ORDER.index(stall.stage), stall.file_index, stall.line))
     category = {"membership": "rendezvous", "teardown": "other"}.get(obs.stage, "collective_timeout")
     cand = Candidate(obs, CONSEQUENCE, "stall", category, None, None, consequence="timeout")
     cand.reasons.append(

@@ -185,7 +185,9 @@ def _diagnose_one(
     if not found and len(set(input_ranks)) > 1:
         found = vanished_while_taking(timeline)
     if not found:
-        found = stalled(timeline)
+        # In a launcher's per-rank files, where the processes were ended by it, a phase the output stops
+        # in says less than how they ended (ended_without_a_word).
+        found = stalled(timeline, phases=not launcher_folder)
     if not found and launcher_folder:
         found = ended_without_a_word(timeline)
     return timeline, decide(timeline, found)
