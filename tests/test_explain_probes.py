@@ -8851,8 +8851,11 @@ def test_output_that_stops_as_a_phase_starts_is_a_stall_and_progress_after_it_is
     assert root.text == start.strip() and root.rank is None
     bar = explain_text("Sanity Checking: |          | 0/? [00:00<?, ?it/s]\n").root_cause
     assert bar is not None and bar.kind == "stall"
-    never_moved = "Epoch 0:   0%|          | 0/1000 [00:29<?, ?it/s]\n"
-    assert explain_text(never_moved).root_cause is not None
+    never_moved = explain_text("Epoch 0:   0%|          | 0/1000 [00:29<?, ?it/s]\n").root_cause
+    assert never_moved is not None and (never_moved.kind, never_moved.category) == (
+        "stall",
+        "collective_timeout",
+    )
     went_on = start + quiet + "2018-12-09 21:56:30,002 - INFO - Epoch [1][50/7330] lr: 0.00100, loss: 1.2\n"
     assert explain_text(went_on).root_cause is None
     assert explain_text("Epoch 0:   3%|▎         | 30/1000 [00:29<16:00, 1.01it/s]\n").root_cause is None
@@ -8964,6 +8967,10 @@ def test_output_that_stops_as_a_script_joins_the_group_or_mid_step_is_a_stall() 
     plugin = 'Constructing networks...\nSetting up PyTorch plugin "bias_act_plugin"...\n'
     root = explain_text(plugin).root_cause
     assert root is not None and root.kind == "stall" and root.text.startswith("Setting up PyTorch plugin")
+    # A warning is no step under way, nor is a line that counts.
+    slow = "UserWarning: TPU backend initialization is taking more than 60.0 seconds.\n"
+    assert explain_text(slow).root_cause is None
+    assert explain_text("loading shard 3/8 ...\n").root_cause is None
     for stall in (summary, plugin, "Initializing distributed\n"):
         assert (
             explain_text(stall + "Epoch 0: 100%|##########| 469/469 [00:09<00:00, loss=0.31]\n").root_cause

@@ -91,7 +91,9 @@ from ddpdoctor.explain.wording import (
     OFI_PLUGIN_WARN,
     OLD_NCCL_WARN,
     PROCESS_EXITED,
+    PROGRESS_COUNTER,
     SCHEDULER_SAYS,
+    UNDER_WAY,
     WAITS_IN_A_LOOP,
     WRAPPER_EXCEPTIONS,
     message_category,
@@ -716,9 +718,9 @@ _STALL_SETUP = LazyRegex(r"NCCL version \d|^\[rank: \d{1,7}\] (?:Global )?[Ss]ee
 # A job announcing that it starts a phase (`Starting training from iteration 0`, `Start running`,
 # `Computing validation loss`, HF's `***** Running training *****`, Megatron's `[before the start of
 # training step]`, Lightning's `Sanity Checking` or the model summary it prints before it, `27.9 K  Total
-# params`), a step it announced under way (`Setting up PyTorch plugin "bias_act_plugin"...`), or a
-# progress bar that never moved (`  0%|          | 0/1000 [00:29<?, ?it/s]`): output that stops there,
-# with only quiet lines after it, stopped before that phase or step finished.
+# params`), or a progress bar that never moved (`  0%|          | 0/1000 [00:29<?, ?it/s]`): output that
+# stops there (or at a step announced under way), with only quiet lines after it, stopped before that
+# phase or step finished.
 _PHASE_START = LazyRegex(
     r"(?i)\b(?:start(?:ing|s|ed)?|begin(?:ning|s)?|comput(?:e|ing))(?: (?:of|the|to|model|running))*\W{1,3}"
     r"(?:training|train\b|running|epoch|evaluation|eval\b|validation|validating|inference|fit(?:ting)?\b)"
@@ -726,13 +728,13 @@ _PHASE_START = LazyRegex(
     r"|\bRunning (?:training|evaluation|validation|prediction|inference)\b|\bSanity Checking\b"
     r"|(?:^|[\s:])0%\|[^|]{0,200}\|\s{0,4}0/\d{1,12}\b"
     r"|^[\d.,]{1,12} ?[KMGT]?\s{1,12}Total (?:estimated model )?params\b"
-    r"|\b[A-Za-z]{2,30}ing\b.{0,300}(?:\.\.\.|\u2026)$"
 )
 # Lines read past after such an announcement: a library's INFO record that counts nothing, a GPU
 # monitor's row pasted under the log (gpustat's `[0] TITAN Xp | 55'C, 100 % | 865 / 12196 MB`,
 # nvidia-smi's `MiB / MiB`), a paste's `...` or code fence.
 _QUIET_INFO = LazyRegex(r"\bINFO\b")
-_COUNTING = LazyRegex(r"(?i)\b(?:loss|step|iter(?:ation)?|epoch|batch)\b\W{0,3}\d|\d/\d|\bit/s\b|\bs/it\b")
+# ... unless it counts: a progress counter (PROGRESS_COUNTER), or a loss, a batch, a fraction or a rate.
+_COUNTING = LazyRegex(r"(?i)\b(?:loss|batch)\b\W{0,3}\d|\d/\d|\bit/s\b|\bs/it\b")
 _GPU_MONITOR_ROW = LazyRegex(r"\d{1,3}\s?'?°?C, .{0,40}%|\d{1,7} ?MiB / \d{1,7} ?MiB|\d{1,7} / \d{1,7} MB\b")
 _PASTE_FILLER = LazyRegex(r"^(?:`{3}\w{0,20}|\[?(?:\.{3}|…)\]?)$")
 _STORE_BARRIER = LazyRegex(
@@ -1195,21 +1197,21 @@ class LogReader:
 
     def _stalled_phase(self) -> None:
         """The input's last lines, back from its end, are quiet lines after the job announced it starts a
-        phase (training, its first step, validation) or drew a progress bar that never moved: the output
-        stopped before the phase's first step finished (a StallObs at the announcement)."""
+        phase (training, its first step, validation), drew a progress bar that never moved, or announced
+        a step under way that counts nothing (UNDER_WAY: `Setting up PyTorch plugin ...`): the output
+        stopped before that phase or step finished (a StallObs at the announcement)."""
         for number, text, stream in reversed(self._tail):
-            if _PHASE_START.search(text):
+            if _PASTE_FILLER.match(text):
+                continue
+            counts = PROGRESS_COUNTER.search(text) or _COUNTING.search(text)
+            under_way = UNDER_WAY.search(text) and not counts and not _WARNING_TEXT.search(text)
+            if _PHASE_START.search(text) or under_way:
                 obs = self._observe(StallObs, number, text, stream)
                 obs.stage = "phase"
                 obs.chain = [Link(None, text)]
                 self.observations.append(obs)
                 return
-            quiet = (
-                (_QUIET_INFO.search(text) and not _COUNTING.search(text))
-                or _GPU_MONITOR_ROW.search(text)
-                or _PASTE_FILLER.match(text)
-            )
-            if not quiet:
+            if not ((_QUIET_INFO.search(text) and not counts) or _GPU_MONITOR_ROW.search(text)):
                 return
 
     def _membership(self, lines: int | None) -> None:

@@ -1027,10 +1027,7 @@ def _readings(text: str) -> dict[str, float]:
         [("B", size) for size in _sizes(text)]
         + [(m[2], float(m[1].replace(",", ""))) for m in _ITEM_COUNT.finditer(text)]
         + [(m[1], float(m[2])) for m in _ITEMS_SETTING.finditer(text)]
-        + [
-            ("elements", float(math.prod(map(int, m[1].replace(" ", "").replace(",", "").split("x")))))
-            for m in _SHAPE.finditer(text)
-        ]
+        + [("elements", float(_shape_elements(m))) for m in _SHAPE.finditer(text)]
         + [("elements", float(math.prod(map(int, m[1].split(","))))) for m in _TUPLE_SHAPE.finditer(text)]
     ):
         found[unit] = max(found.get(unit, 0.0), amount)
@@ -1129,6 +1126,11 @@ def _counts_of_things(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | No
     return tuple(m.group()[len(m.group(1)) + 1 :] for m in counts), tuple(m.group(1) for m in counts)
 
 
+def _shape_elements(shape: re.Match[str]) -> int:
+    """The elements a `_SHAPE` match holds (`41 x 20500 x 31000`, `2,621,442 x 2,621,442`)."""
+    return math.prod(map(int, shape[1].replace(" ", "").replace(",", "").split("x")))
+
+
 def _elements_of_shapes(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     """A line's shapes keyed by the word after each, with the elements each holds (`binned on 98x98 ft
     grid` -> (`ft`,), (`9604`,))."""
@@ -1136,10 +1138,7 @@ def _elements_of_shapes(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | 
     if not shapes:
         return None
     after = tuple((text[m.end() :].split(maxsplit=1) or [""])[0] for m in shapes)
-    elements = tuple(
-        str(math.prod(map(int, m[1].replace(" ", "").replace(",", "").split("x")))) for m in shapes
-    )
-    return after, elements
+    return after, tuple(str(_shape_elements(m)) for m in shapes)
 
 
 def _in_ratio(ratio: float, receiver: int | None) -> _Pick:
