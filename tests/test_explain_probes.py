@@ -935,8 +935,10 @@ def test_a_log_that_stops_after_half_the_group_announced_itself_is_a_rendezvous(
     members = "".join(f"initializing ddp: GLOBAL_RANK: {r}, MEMBER: {r + 1}/8\n" for r in (1, 2, 0, 3))
     root = explain_text("GPU available: True, used: True\n" + members).root_cause
     assert root is not None and root.category == "rendezvous" and root.confidence == "low"
-    trained = members + "".join(f"Epoch 0: {i}%|...| {i}/100 [00:0{i % 10}<00:10]\n" for i in range(10))
-    assert explain_text(trained).root_cause is None
+    bars = [f"Epoch 0: {i}%|...| {i}/100 [00:0{i % 10}<00:10]" for i in range(0, 101, 10)]
+    assert explain_text(members + "\n".join(bars) + "\n").root_cause is None
+    cut = explain_text(members + "\n".join(bars[:5]) + "\n").root_cause
+    assert cut is not None and (cut.kind, cut.category, cut.text) == ("stall", "collective_timeout", bars[4])
 
 
 def test_a_log_recorded_as_json_lines_is_read_by_its_text() -> None:
@@ -8835,7 +8837,8 @@ def test_a_platforms_return_code_is_a_processs_exit() -> None:
 def test_output_that_stops_as_a_phase_starts_is_a_stall_and_progress_after_it_is_not() -> None:
     """A job that announced it starts training (or drew a progress bar that never moved), with only quiet
     lines after it (a library's INFO records, a GPU monitor's rows), stopped before the first step
-    finished: a low-confidence stall at the announcement. A counting line after it is a job that went on."""
+    finished: a low-confidence stall at the announcement. A counting line after it is a job that went on:
+    no failure when the count reached its total, a stall at that line when it stopped part-way."""
     start = "2018-12-09 21:55:56,641 - INFO - Start running, host: u@node-2, work_dir: ./work_dirs/r50\n"
     quiet = (
         "2018-12-09 21:55:56,641 - INFO - workflow: [('train', 1)], max: 12 epochs\n"
@@ -8856,9 +8859,19 @@ def test_output_that_stops_as_a_phase_starts_is_a_stall_and_progress_after_it_is
         "stall",
         "collective_timeout",
     )
-    went_on = start + quiet + "2018-12-09 21:56:30,002 - INFO - Epoch [1][50/7330] lr: 0.00100, loss: 1.2\n"
-    assert explain_text(went_on).root_cause is None
-    assert explain_text("Epoch 0:   3%|▎         | 30/1000 [00:29<16:00, 1.01it/s]\n").root_cause is None
+    finished = start + quiet + "2018-12-10 08:11:02,410 - INFO - Epoch [12][7330/7330] lr: 0.00001, loss: 0.3\n"
+    assert explain_text(finished).root_cause is None
+    assert explain_text(start + "2018-12-09 21:56:30,002 - INFO - lr: 0.00100, loss: 1.2\n").root_cause is None
+    for part_way in (
+        "2018-12-09 21:56:30,002 - INFO - Epoch [1][50/7330] lr: 0.00100, loss: 1.2",
+        "Epoch 0:   3%|▎         | 30/1000 [00:29<16:00, 1.01it/s]",
+    ):
+        stopped = explain_text(start + quiet + part_way + "\n" + quiet).root_cause
+        assert stopped is not None and (stopped.kind, stopped.category, stopped.text) == (
+            "stall",
+            "collective_timeout",
+            part_way,
+        )
 
 
 def test_ddps_and_tensorflows_announcements_of_an_all_reduce_are_where_a_silent_hang_waits() -> None:
@@ -8875,7 +8888,7 @@ def test_ddps_and_tensorflows_announcements_of_an_all_reduce_are_where_a_silent_
             "collective_timeout",
             last,
         )
-        assert explain_text(last + "\nEpoch [1][50/7330] loss: 1.2\n").root_cause is None
+        assert explain_text(last + "\nEpoch [12][7330/7330] loss: 0.3\n").root_cause is None
     validation = "2023-04-13 16:00:05,660 INFO [trainer.py:626] (6/8) Computing validation loss"
     root = explain_text(validation + "\n").root_cause
     assert root is not None and root.kind == "stall" and root.text == validation
@@ -8976,3 +8989,37 @@ def test_output_that_stops_as_a_script_joins_the_group_or_mid_step_is_a_stall() 
             explain_text(stall + "Epoch 0: 100%|##########| 469/469 [00:09<00:00, loss=0.31]\n").root_cause
             is None
         )
+
+
+# --- classes found in the fifty-fifth session ------------------------------------------------------
+
+
+def test_output_that_stops_part_way_through_a_count_is_a_stall_at_that_line(tmp_path: Path) -> None:
+    """A paste that ends at a progress bar short of its total (`33%| 1128/3384`) or a counter with its
+    total (`iter: 40/360000`), with only quiet lines after it: the run had not finished, a low-confidence
+    stall at that line naming no rank. A count at its end (a zero-based one's `9/10` too), a rank's place
+    (`[rank 1/4]`) and a count with no total are no stall; in a launcher's per-rank files the processes'
+    ending says more (ended without a word)."""
+    healthy = "{'loss': 0.0117, 'learning_rate': 6.89e-05, 'epoch': 0.99}\n"
+    for last in (
+        " 33%|███▎      | 1128/3384 [05:28<10:53,  3.45it/s]",
+        "[09/29 16:12:01 pods.utils.dump.events]: eta: 1 day, 4:25:07  iter: 40/360000  total_loss: 4.962",
+        "2021-03-02 10:14:07,516 - mmdet - INFO - Epoch(train) [3][ 450/1221]  lr: 2.0e-02, loss: 0.8731",
+    ):
+        root = explain_text(healthy + last + "\n[0] A100 | 61'C, 100 % | 38110 / 40536 MB\n").root_cause
+        assert root is not None and (root.kind, root.category, root.confidence, root.rank) == (
+            "stall",
+            "collective_timeout",
+            "low",
+            None,
+        )
+        assert root.text == last.strip()
+    for done in (
+        "100%|██████████| 3384/3384 [16:21<00:00,  3.45it/s]",
+        "epoch 9/10 step 1000 loss 0.21",
+        "[rank 1/4] step 500 loss 0.3",
+        "iter: 360000/360000  total_loss: 0.402",
+    ):
+        assert explain_text(healthy + done + "\n").root_cause is None, done
+    stdout = {r: f"[rank {r}] loaded\n[rank {r}] step 40/1000 loss 2.1\n" for r in range(2)}
+    assert _ended_without_a_word(_stdout_dir(tmp_path, stdout))

@@ -517,17 +517,17 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
 
 
 # The most telling stop first.
-_STALL_ORDER = ("collective", "membership", "communicator", "teardown", "phase")
+_STALL_ORDER = ("collective", "membership", "communicator", "teardown", "phase", "progress")
 
 
 def stalled(timeline: Timeline, *, phases: bool = True) -> list[Candidate]:
     """No process printed an error, and an input's output stops where processes wait for one another
     (see StallObs): in a collective, while the process group forms, in NCCL's set-up of its communicator
-    or as NCCL tears it down, or (with `phases`) as the job starts a phase or a step. A job hung there
-    (or the paste was cut there): the candidate says where it stopped and names no rank, since a hang's
-    waiters print alike and the rank they wait for prints nothing. Of several inputs that stop so, the
+    or as NCCL tears it down, or (with `phases`) as the job starts a phase or a step, or part-way through
+    a count. A job hung there (or the paste was cut there): the candidate says where it stopped and names
+    no rank, since a hang's waiters print alike and the rank they wait for prints nothing. Of several inputs that stop so, the
     most telling stop is reported, then the first input's."""
-    stalls = [stall for stall in timeline.stalls if phases or stall.stage != "phase"]
+    stalls = [stall for stall in timeline.stalls if phases or stall.stage not in ("phase", "progress")]
     if not stalls:
         return []
     obs = min(stalls, key=lambda stall: (_STALL_ORDER.index(stall.stage), stall.file_index, stall.line))
@@ -549,6 +549,9 @@ def stalled(timeline: Timeline, *, phases: bool = True) -> list[Candidate]:
             "phase": "the job announced that it starts a phase (training, its first step, validation) and"
             " printed no progress and no error after it: the phase's first step never finished, most often"
             " because a collective in it waits for a rank that never reached it",
+            "progress": "the output stops part-way through a count (a step or a progress bar short of its"
+            " total) with no error and nothing after it: a run that ended there had not finished, so most"
+            " likely a collective waits for a rank that stopped (unless the log was taken while it still ran)",
         }[obs.stage]
     )
     return [cand]

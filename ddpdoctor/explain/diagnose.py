@@ -305,6 +305,8 @@ def _headline(cand: Candidate) -> str:
             return f"the output stops as NCCL tears its communicators down, most likely a hang on the way out: `{said}`"
         if obs.stage == "phase":
             return f"the output stops as the job starts a phase, with no progress or error after it, most likely a hang: `{said}`"
+        if obs.stage == "progress":
+            return f"the output stops part-way through the run, with no error after it, most likely a hang: `{said}`"
         if obs.stage == "membership":
             return (
                 f"the output stops while the processes join the process group, most likely a hang: `{said}`"

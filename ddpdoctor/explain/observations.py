@@ -335,11 +335,12 @@ class StallObs(Observation):
     the set-up of NCCL's communicator (`communicator`: `Init COMPLETE`, `Connected all rings`, else NCCL's
     last INFO line), while the process group forms (`membership`: Lightning's `GLOBAL_RANK: 1, MEMBER:
     2/4`), as NCCL tears its communicators down (`teardown`: `Destroy COMPLETE`, the job's way out), or as
-    the job starts a phase (`phase`: `Starting training`, a progress bar that never moved).
+    the job starts a phase (`phase`: `Starting training`, a progress bar that never moved), or part-way
+    through a count (`progress`: `iter: 40/360000`, a progress bar at 33%).
     Its line says how far the job got before it hung (or before the paste was cut): the collective's first
     announcement (that rank has waited longest), else the last such line."""
 
-    stage: str = "communicator"  # collective, communicator, membership, teardown, phase
+    stage: str = "communicator"  # collective, communicator, membership, teardown, phase, progress
 
 
 class ProgressObs(Observation):

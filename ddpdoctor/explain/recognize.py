@@ -735,6 +735,12 @@ _PHASE_START = LazyRegex(
 _QUIET_INFO = LazyRegex(r"\bINFO\b")
 # ... unless it counts: a progress counter (PROGRESS_COUNTER), or a loss, a batch, a fraction or a rate.
 _COUNTING = LazyRegex(r"(?i)\b(?:loss|batch)\b\W{0,3}\d|\d/\d|\bit/s\b|\bs/it\b")
+# A count the output stopped part-way through: a progress bar (`33%|███▎  | 1128/3384 [05:28<10:53]`) or a
+# counter with its total (`iter: 40/360000`, mmcv's `Epoch [1][50/7330]`, `Epoch 3/10`).
+_PART_WAY_COUNT = LazyRegex(
+    r"(?i)(?:\d{1,3}%\|[^|]{0,200}\|\s{0,4}|\b(?:epoch|step|iter(?:ation)?|batch)\b(?:\(\w{1,10}\))?\W{0,4}"
+    r"(?:\[?\s{0,4}\d{1,9}\s{0,4}\]\s{0,4})?\[?\s{0,4})(\d{1,12}) ?/ ?(\d{1,12})\b"
+)
 _GPU_MONITOR_ROW = LazyRegex(r"\d{1,3}\s?'?°?C, .{0,40}%|\d{1,7} ?MiB / \d{1,7} ?MiB|\d{1,7} / \d{1,7} MB\b")
 _PASTE_FILLER = LazyRegex(r"^(?:`{3}\w{0,20}|\[?(?:\.{3}|…)\]?)$")
 _STORE_BARRIER = LazyRegex(
@@ -1205,9 +1211,10 @@ class LogReader:
                 continue
             counts = PROGRESS_COUNTER.search(text) or _COUNTING.search(text)
             under_way = UNDER_WAY.search(text) and not counts and not _WARNING_TEXT.search(text)
-            if _PHASE_START.search(text) or under_way:
+            stage = "phase" if _PHASE_START.search(text) or under_way else "progress" if _part_way(text) else None
+            if stage is not None:
                 obs = self._observe(StallObs, number, text, stream)
-                obs.stage = "phase"
+                obs.stage = stage
                 obs.chain = [Link(None, text)]
                 self.observations.append(obs)
                 return
@@ -3130,6 +3137,13 @@ def _new_links(chain: list[Link], extra: list[Link]) -> list[Link]:
     """Links of a continuation line that add an entry the chain does not have yet."""
     present = {link.entry.id for link in chain if link.entry is not None}
     return [link for link in extra if link.entry is not None and link.entry.id not in present]
+
+
+def _part_way(text: str) -> bool:
+    """A count the line shows short of its total by more than a last step (a zero-based count's final
+    step reads `9/10`): a run whose output ends there had not finished."""
+    m = _PART_WAY_COUNT.search(text)
+    return m is not None and int(m[1]) < int(m[2]) - 1
 
 
 def _is_quiet(text: str) -> bool:
