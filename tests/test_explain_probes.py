@@ -8859,9 +8859,13 @@ def test_output_that_stops_as_a_phase_starts_is_a_stall_and_progress_after_it_is
         "stall",
         "collective_timeout",
     )
-    finished = start + quiet + "2018-12-10 08:11:02,410 - INFO - Epoch [12][7330/7330] lr: 0.00001, loss: 0.3\n"
+    finished = (
+        start + quiet + "2018-12-10 08:11:02,410 - INFO - Epoch [12][7330/7330] lr: 0.00001, loss: 0.3\n"
+    )
     assert explain_text(finished).root_cause is None
-    assert explain_text(start + "2018-12-09 21:56:30,002 - INFO - lr: 0.00100, loss: 1.2\n").root_cause is None
+    assert (
+        explain_text(start + "2018-12-09 21:56:30,002 - INFO - lr: 0.00100, loss: 1.2\n").root_cause is None
+    )
     for part_way in (
         "2018-12-09 21:56:30,002 - INFO - Epoch [1][50/7330] lr: 0.00100, loss: 1.2",
         "Epoch 0:   3%|▎         | 30/1000 [00:29<16:00, 1.01it/s]",

@@ -1211,7 +1211,9 @@ class LogReader:
                 continue
             counts = PROGRESS_COUNTER.search(text) or _COUNTING.search(text)
             under_way = UNDER_WAY.search(text) and not counts and not _WARNING_TEXT.search(text)
-            stage = "phase" if _PHASE_START.search(text) or under_way else "progress" if _part_way(text) else None
+            stage = (
+                "phase" if _PHASE_START.search(text) or under_way else "progress" if _part_way(text) else None
+            )
             if stage is not None:
                 obs = self._observe(StallObs, number, text, stream)
                 obs.stage = stage
