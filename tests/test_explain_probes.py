@@ -9027,3 +9027,54 @@ def test_output_that_stops_part_way_through_a_count_is_a_stall_at_that_line(tmp_
         assert explain_text(healthy + done + "\n").root_cause is None, done
     stdout = {r: f"[rank {r}] loaded\n[rank {r}] step 40/1000 loss 2.1\n" for r in range(2)}
     assert _ended_without_a_word(_stdout_dir(tmp_path, stdout))
+
+
+def test_a_scripts_error_records_that_end_its_ranks_output_in_a_log_dir_are_its_own_check(
+    tmp_path: Path,
+) -> None:
+    """A `--log-dir` folder, no launcher's report of the exit: rank 1 logs two error records of its own,
+    the detail and then that it stops (`... refusing to train`), and they end its output: the script's
+    own check (`user_code`), at its first record. When the record after it names a native library's
+    source line (`Aborted from ... graph_group.h:180`), the program that stopped is that library's."""
+
+    def run(name: str, last: str) -> Path:
+        stdout = {
+            r: f"2026-12-06 21:06:52,76{r} [rank {r}] INFO class c{r}: 12 dry-dock visits joined\n"
+            for r in range(3)
+        }
+        stdout[1] += (
+            "2026-12-06 21:06:52,760 [rank 1] ERROR IMO 9300107: recoated on day 6802 before docking on day 6842\n"
+            f"2026-12-06 21:06:52,760 [rank 1] ERROR {last}\n"
+        )
+        return _stdout_dir(tmp_path / name, stdout)
+
+    root = explain_paths(
+        [str(run("own", "dry-dock join is inconsistent (1 rows), refusing to train"))]
+    ).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text == "IMO 9300107: recoated on day 6802 before docking on day 6842"
+    assert any("error records that end what rank 1 printed" in reason for reason in root.why)
+    aborted = "Aborted from void marian::loadDeviceConfig() in /src/training/graph_group.h:180"
+    root = explain_paths([str(run("native", aborted))]).root_cause
+    assert root is not None and root.category != "user_code"
+
+
+def test_a_deepep_kernel_timeout_is_the_cause_of_the_launch_failure_its_trap_leaves() -> None:
+    """DeepEP's dispatch kernel prints which wait ran out and traps; the process's next CUDA call fails
+    with `unspecified launch failure`. The timeout is the cause (a collective that did not complete),
+    the CUDA error its consequence."""
+    timeout = (
+        "DeepEP dispatch NVL receiver timeout, channel: 6, RDMA: 0, nvl: 0, src NVL: 5, head: 315, tail: 315"
+    )
+    text = (
+        "WARN: IB: read failed in ib_roce_get_version_num: Invalid argument\n"
+        f"{timeout}\n"
+        "terminate called after throwing an instance of 'EPException'\n"
+        "  what():  Failed: CUDA error /workspace/DeepEP/csrc/deep_ep.cpp:83 'unspecified launch failure'\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.entry, root.category, root.text) == (
+        "deepep-kernel-timeout",
+        "collective_timeout",
+        timeout,
+    )

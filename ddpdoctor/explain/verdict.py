@@ -666,26 +666,32 @@ def _stated_before_end(culprit: Candidate, found: list[Candidate]) -> Candidate:
 
 
 def _last_word_of_the_script(culprit: Candidate, found: list[Candidate], timeline: Timeline) -> None:
-    """An error record of the script's own (no entry knows it, no library's source location in it) is
-    the last line its rank printed, and no other rank failed of its own accord: the script logged why
-    it stopped, then ended (`log.error("no trainable images ..."); sys.exit(3)`), also where no
-    launcher's report of that exit was kept (a `--log-dir` folder)."""
+    """An error record of the script's own (no entry knows it, no library's source location in it) ends
+    its rank's output, alone or with more of its error records after it, and no other rank failed of its
+    own accord: the script logged why it stopped, then ended (`log.error("no trainable images ...");
+    sys.exit(3)`), also where no launcher's report of that exit was kept (a `--log-dir` folder)."""
     obs = culprit.obs
     if culprit.kind != "error-line" or culprit.category != "other" or culprit.entry is not None:
         return
     if culprit.rank is None or not _printed_by_rank(culprit) or _SOURCE_LOCATION.search(obs.text):
         return
     last = timeline.last_line(culprit.rank)
-    if last is None or (last.file_index, last.line) != (obs.file_index, obs.line):
-        return
+    alone = last is not None and (last.file_index, last.line) == (obs.file_index, obs.line)
+    if not alone:
+        after = [line for line in timeline.lines_from(culprit.rank, obs) if line.file_index == obs.file_index]
+        if not after or after[-1] is not last:
+            return
+        if not all(line.error_record and not _SOURCE_LOCATION.search(line.text) for line in after):
+            return
     if any(
         c is not culprit and c.tier <= culprit.tier and c.consequence is None and c.rank != culprit.rank
         for c in found
     ):
         return
     culprit.category = "user_code"
+    ending = "the last line" if alone else "the first of the error records that end what"
     culprit.reasons.append(
-        f"it is the last line rank {culprit.rank} printed: the script logged why it stopped, then ended"
+        f"it is {ending} rank {culprit.rank} printed: the script logged why it stopped, then ended"
     )
 
 
