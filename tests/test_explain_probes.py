@@ -9078,3 +9078,17 @@ def test_a_deepep_kernel_timeout_is_the_cause_of_the_launch_failure_its_trap_lea
         "collective_timeout",
         timeout,
     )
+
+
+def test_a_rank_that_stopped_at_a_shape_of_eight_digit_sides_is_the_one_that_vanished(tmp_path: Path) -> None:
+    """Every rank of a `--log-dir` folder stops at its grid's line; rank 3's grid is 31169599x33395999 (its
+    cell size came out tiny) where its peers' hold at most 252000 elements: rank 3 went taking the memory
+    for that grid, however many digits a side has."""
+    grids = {0: ("north_flats", "240x360"), 1: ("channel_edge", "180x480"), 2: ("inner_bay", "420x600")}
+    stdout = {
+        r: f"[rank {r}] meadow={name} quadrats=40 grid={grid} cell=0.5\n" for r, (name, grid) in grids.items()
+    }
+    stdout[3] = "[rank 3] meadow=south_spit quadrats=40 grid=31169599x33395999 cell=4.49e-06\n"
+    root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 3)
+    assert root.text.endswith("grid=31169599x33395999 cell=4.49e-06")

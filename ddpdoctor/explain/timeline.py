@@ -995,7 +995,7 @@ _ITEM_COUNT = re.compile(r"(?<![\w.,=])(\d{1,3}(?:,\d{3})+|\d{1,15})(?![\d.,]\d)
 _ITEMS_SETTING = re.compile(r"\b(?:[a-z]{1,20}_){0,3}([a-z]{2,19}(?<!s)s)(?:=|: )(\d{1,15})(?![\d.,]\d)")
 # ... or a shape, whose elements it holds (`building co-occurrence 24146x24146`, `latents 4x128x128`,
 # `41 x 20500 x 31000`, `2,621,442 x 2,621,442`).
-_SIZE = r"(?:\d{1,3}(?:,\d{3}){1,2}|\d{1,7})"  # one size of a shape, thousands separated or not
+_SIZE = r"(?:\d{1,3}(?:,\d{3}){1,3}|\d{1,9})"  # one size of a shape, thousands separated or not
 _SHAPE = re.compile(rf"(?<![\w.,])({_SIZE}(?: ?x ?{_SIZE}){{1,4}})(?![\w.]|,\d)")
 # ... written as Python prints one, a tuple of two to five sizes (`occupancy grid (24, 60, 80, 10080)`).
 _TUPLE_SHAPE = re.compile(r"(?<![\w.])\((\d{1,7}(?:, ?\d{1,7}){1,4})\)")
