@@ -525,8 +525,8 @@ def stalled(timeline: Timeline, *, phases: bool = True) -> list[Candidate]:
     (see StallObs): in a collective, while the process group forms, in NCCL's set-up of its communicator
     or as NCCL tears it down, or (with `phases`) as the job starts a phase or a step, or part-way through
     a count. A job hung there (or the paste was cut there): the candidate says where it stopped and names
-    no rank, since a hang's waiters print alike and the rank they wait for prints nothing. Of several inputs that stop so, the
-    most telling stop is reported, then the first input's."""
+    no rank, since a hang's waiters print alike and the rank they wait for prints nothing. Of several
+    inputs that stop so, the most telling stop is reported, then the first input's."""
     stalls = [stall for stall in timeline.stalls if phases or stall.stage not in ("phase", "progress")]
     if not stalls:
         return []

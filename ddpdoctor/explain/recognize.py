@@ -1205,7 +1205,8 @@ class LogReader:
         """The input's last lines, back from its end, are quiet lines after the job announced it starts a
         phase (training, its first step, validation), drew a progress bar that never moved, or announced
         a step under way that counts nothing (UNDER_WAY: `Setting up PyTorch plugin ...`): the output
-        stopped before that phase or step finished (a StallObs at the announcement)."""
+        stopped before that phase or step finished (a StallObs at the announcement, stage `phase`); or
+        after a line that shows a count short of its total (`progress`: the run had not finished)."""
         for number, text, stream in reversed(self._tail):
             if _PASTE_FILLER.match(text):
                 continue
