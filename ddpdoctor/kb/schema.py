@@ -33,6 +33,7 @@ FRAMEWORKS: tuple[str, ...] = (
     "horovod",
     "ray",
     "mmcv",
+    "jax",
     "python",
     "system",
 )
