@@ -302,6 +302,9 @@ _SRUN_EXIT = LazyRegex(
 _MPI_SIGNAL = LazyRegex(
     r"process rank (\d{1,7}) with PID (\d{1,10})?\S{0,20} on node (?:\S{1,200} )?exited on signal (\d{1,3})"
 )
+# Hugging Face text-generation-inference's launcher: `Shard process was signaled to shutdown with signal 7
+# rank=1` (the rank is a field of its log record).
+_TGI_SHARD_SIGNAL = LazyRegex(r"Shard (?:process )?was signaled to shutdown with signal (\d{1,3})(?: rank=(\d{1,7}))?")
 # Any tool's words for a process that ended with a code (`Process finished with exit code 137`,
 # `worker exited with code 1`, `Job failed: exit code 1`), and make's `*** [Makefile:12: train] Error 1`.
 _MAKE_ERROR = LazyRegex(r"\*\*\* \[[^\]]{1,200}\] Error (\d{1,4})$")
@@ -2689,6 +2692,10 @@ class LogReader:
             signal = bounded_int(m.group(3))
             code = -signal if signal is not None else None
             pid, global_rank, reporter = bounded_int(m.group(2) or ""), bounded_rank(m.group(1)), "mpirun"
+        elif "signaled to shutdown" in rest and (m := _TGI_SHARD_SIGNAL.search(rest)):
+            signal = bounded_int(m.group(1))
+            code = -signal if signal is not None else None
+            global_rank, reporter = bounded_rank(m.group(2) or ""), "text-generation-launcher"
         elif "terminated with" in rest and (m := _SPAWN_EXIT.search(rest)):
             signum = _SIGNAL_NUMBERS.get(m.group(2) or "")
             code = -signum if signum is not None else bounded_int(m.group(3))
