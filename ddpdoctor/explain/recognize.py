@@ -304,7 +304,9 @@ _MPI_SIGNAL = LazyRegex(
 )
 # Hugging Face text-generation-inference's launcher: `Shard process was signaled to shutdown with signal 7
 # rank=1` (the rank is a field of its log record).
-_TGI_SHARD_SIGNAL = LazyRegex(r"Shard (?:process )?was signaled to shutdown with signal (\d{1,3})(?: rank=(\d{1,7}))?")
+_TGI_SHARD_SIGNAL = LazyRegex(
+    r"Shard (?:process )?was signaled to shutdown with signal (\d{1,3})(?: rank=(\d{1,7}))?"
+)
 # Any tool's words for a process that ended with a code (`Process finished with exit code 137`,
 # `worker exited with code 1`, `Job failed: exit code 1`), and make's `*** [Makefile:12: train] Error 1`.
 _MAKE_ERROR = LazyRegex(r"\*\*\* \[[^\]]{1,200}\] Error (\d{1,4})$")
