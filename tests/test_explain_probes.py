@@ -9092,3 +9092,35 @@ def test_a_rank_that_stopped_at_a_shape_of_eight_digit_sides_is_the_one_that_van
     root = explain_paths([str(_stdout_dir(tmp_path, stdout))]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 3)
     assert root.text.endswith("grid=31169599x33395999 cell=4.49e-06")
+
+
+def test_ranks_in_different_collectives_held_back_by_a_rank_that_says_it_waits_name_that_rank() -> None:
+    """Rank 1 waits in a loop of its own (`calendar cache locked (age 5s), waiting for refresh`) and
+    prints no traceback; rank 0 times out in the broadcast rank 1 never joined, and rank 2, which got
+    its part of the broadcast, in the next all_reduce. The ranks stop in different collectives because
+    rank 1 held them back, not because the script called different ones: rank 1 is the straggler."""
+    gloo = "[/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp"
+    lines = [
+        "[rank 0] started, world=3",
+        "[rank 2] started, world=3",
+        "[rank 1] started, world=3",
+        "[rank 1] calendar cache locked (age 0s), waiting for refresh",
+        "[rank 2] closure days agreed: 6",
+        "[rank 1] calendar cache locked (age 5s), waiting for refresh",
+        "[rank 1] calendar cache locked (age 10s), waiting for refresh",
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/srv/jobs/holiday_refresh.py", line 31, in <module>',
+        "[rank0]:     dist.broadcast(table, src=0)",
+        '[rank0]:   File "/usr/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 2718, in broadcast',
+        "[rank0]:     work.wait()",
+        f"[rank0]: RuntimeError: {gloo}/unbound_buffer.cc:129] Timed out waiting 15000ms for send operation to complete",
+        "[rank2]: Traceback (most recent call last):",
+        '[rank2]:   File "/srv/jobs/holiday_refresh.py", line 35, in <module>',
+        "[rank2]:     dist.all_reduce(counts)",
+        '[rank2]:   File "/usr/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 2806, in all_reduce',
+        "[rank2]:     work.wait()",
+        f"[rank2]: RuntimeError: {gloo}/pair.cc:553] Connection closed by peer [127.0.0.1]:2442.",
+    ]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text == "calendar cache locked (age 0s), waiting for refresh"

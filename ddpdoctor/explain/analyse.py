@@ -61,6 +61,7 @@ from ddpdoctor.explain.wording import (
     TRIES_AGAIN,
     VERSION_TEXT,
     WAITS_IN_A_LOOP,
+    WAITS_ON_SOMETHING,
     WRAPPER_EXCEPTIONS,
     device_shared_by_processes,
     message_category,
@@ -1824,7 +1825,9 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     `all_reduce`, rank 1 in `broadcast`): each waits for a partner in a call the other never makes.
     When they all stop in one point-to-point call (`recv`), the script's lines that made it tell them
     apart: the one rank at another line is a step apart from its peers. Not when another rank raised
-    an error of its own outside any collective: the others stopped wherever they were when it died."""
+    an error of its own outside any collective: the others stopped wherever they were when it died; nor
+    when a rank that stopped in no collective last said it waits (`cache locked, waiting for refresh`):
+    the ranks it held back stopped in whichever call needed it, those it did not went on to the next."""
     sites: dict[int, tuple[str, ExceptionObs]] = {}
     for obs in timeline.failures:
         if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in sites:
@@ -1835,6 +1838,12 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
         c.tier == CAUSE and c.consequence is None and c.rank is not None and c.rank not in sites
         for c in found
         if isinstance(c.obs, ExceptionObs)
+    ):
+        return []
+    if any(
+        (last := timeline.last_line(rank)) is not None
+        and (WAITS_ON_SOMETHING.search(last.text) or WAITS_IN_A_LOOP.search(last.text))
+        for rank in timeline.ranks - sites.keys()
     ):
         return []
     ops = {rank: (site.split(_CALLED_AT)[0], obs) for rank, (site, obs) in sites.items()}
