@@ -9124,3 +9124,17 @@ def test_ranks_in_different_collectives_held_back_by_a_rank_that_says_it_waits_n
     root = explain_text("\n".join(lines) + "\n").root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
     assert root.text == "calendar cache locked (age 0s), waiting for refresh"
+
+
+def test_text_generation_inferences_shard_signalled_to_shut_down_is_that_ranks_death_by_signal() -> None:
+    """TGI's launcher reports `Shard process was signaled to shutdown with signal 7 rank=1`: rank 1 died
+    of SIGBUS (in a container, /dev/shm running out), its peers were only waiting for it."""
+    lines = [
+        "2023-08-11T06:42:38.895303Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=0",
+        "2023-08-11T06:42:38.895303Z  INFO shard-manager: text_generation_launcher: Waiting for shard to be ready... rank=1",
+        "2023-08-11T06:42:43.498333Z ERROR shard-manager: text_generation_launcher: Shard process was signaled to"
+        " shutdown with signal 7 rank=1",
+    ]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert "SIGBUS" in root.headline
