@@ -9138,3 +9138,131 @@ def test_text_generation_inferences_shard_signalled_to_shut_down_is_that_ranks_d
     root = explain_text("\n".join(lines) + "\n").root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert "SIGBUS" in root.headline
+
+
+# --- classes found in the fifty-sixth session ------------------------------------------------------
+
+
+def test_a_cut_off_traceback_takes_its_message_from_the_line_just_before_its_header() -> None:
+    """A logger prints the exception's message, then the traceback (`logger.exception(e)`); when the
+    excerpt loses the traceback's own exception line, the line just before its header (same process)
+    says what was raised: the verdict reads it with the traceback's frames, still as weakly as a cut-off
+    traceback. A header of what follows (`Exception in thread Thread-3:`) says nothing of it, and a line
+    that is a report of its own (a launcher's exit line) is not taken."""
+    prefix = "(TemporaryActor pid=1495807) "
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/venv/lib/python3.12/site-packages/ray/_private/serialization.py", line 460, in deserialize_objects',
+        "    obj = self._deserialize_object(data, metadata, object_ref)",
+    ]
+    text = "".join(f"{prefix}{line}\n" for line in ["No module named 'vllm'", *frames])
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "version_mismatch"
+    assert root.text == "No module named 'vllm'" and root.confidence != "high"
+    header = explain_text("Exception in thread Thread-3:\n" + "\n".join(frames) + "\n").root_cause
+    assert header is not None and header.text.startswith("traceback cut off after")
+
+
+def test_a_gloo_timeout_rank_that_said_it_skips_a_step_is_named_at_that_line(tmp_path: Path) -> None:
+    """Rank 3 prints that it skips the evaluation (a plain line of its own, not a warning) and its peers
+    time out in the evaluation's all_reduce: the straggler's root line is where it left the step out. A
+    warning that it skips an item (`WARNING ... skipping utterance shorter than 8 frames`) is a
+    condition it handled and went on from: the peers' timeout stays the root line."""
+    timeout = (
+        "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
+        " Timed out waiting 15000ms for recv operation to complete"
+    )
+
+    def run(name: str, departure: str) -> RootCause | None:
+        lines = [f"[rank {r}] epoch 3 train_l1 13.1{r}" for r in range(4)]
+        lines.append(f"[rank 3] {departure}")
+        for r in range(3):
+            lines += [
+                f"[rank{r}]: Traceback (most recent call last):",
+                f'[rank{r}]:   File "/srv/train.py", line 52, in <module>',
+                f"[rank{r}]:     dist.all_reduce(metric)",
+                f"[rank{r}]: {timeout}",
+            ]
+        path = tmp_path / f"{name}.log"
+        path.write_text("\n".join(lines) + "\n")
+        return explain_paths([str(path)]).root_cause
+
+    root = run("skip", "no sieve-validated cells, skipping eval")
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    assert root.text == "no sieve-validated cells, skipping eval"
+    warned = run("warned", "12:00:01 WARNING asr.train: skipping utterance shorter than 8 frames")
+    assert warned is not None and "skipping" not in warned.text
+
+
+def test_lines_that_only_state_a_mismatch_are_never_silent() -> None:
+    """A check of the program's own that two things agree (`Global counter mismatch for parameter ...`,
+    `MISMATCH layer 0 fw ...`) with no error level: the failure is that line, not silence. The peer's half
+    of torch's collective fingerprint report (`but Rank 1 is running collective:CollectiveFingerPrint(`)
+    is that report, and the watchdog's C++ trace whose message was lost (`Exception raised from
+    ncclCommWatchdog at ...ProcessGroupNCCL.cpp:1521`) is a collective's timeout."""
+    for line in (
+        'Global counter mismatch for parameter "layers.1.norm_1.weight" and shard "weights": 20480 != 5120',
+        "2024-11-21 00:10:00,178 [Rank 1] MISMATCH layer 0 fw 31,297,822 / 33,554,432",
+    ):
+        root = explain_text(line + "\n").root_cause
+        assert root is not None and root.category == "other" and root.text == line
+    fingerprint = (
+        "memory_format=(nullopt))),but Rank 1 is running collective:CollectiveFingerPrint(SequenceNumber=372,"
+        "OpType=ALLREDUCE,TensorShape=[512],TensorDtypes=Float"
+    )
+    root = explain_text(fingerprint + "\n").root_cause
+    assert root is not None and root.category == "collective_mismatch"
+    trace = (
+        "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<long>) + 0x1d2 (0x1554e9e0f8f2"
+        " in /env/lib/python3.11/site-packages/torch/lib/libtorch_cuda.so)\n"
+        "\n"
+        "Exception raised from ncclCommWatchdog at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1521"
+        " (most recent call first):\n"
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x1554e8b12f86 in"
+        " /env/lib/python3.11/site-packages/torch/lib/libc10.so)\n"
+    )
+    root = explain_text(trace).root_cause
+    assert root is not None and root.category == "collective_timeout"
+    assert root.text.startswith("Exception raised from ncclCommWatchdog")
+
+
+def test_device_faults_of_other_vendors_and_nccls_use_of_an_unsupported_cuda_feature() -> None:
+    """ROCm's `HSA_STATUS_ERROR_EXCEPTION` and an Intel GPU's `Segmentation fault from GPU at ...` are
+    faults of the device (`cuda_error`), a faiss or OneFlow check that a device index is below the device
+    count is `invalid_device`, and NCCL's `Cuda failure 'operation not supported'` (cuMem or IPC under a
+    vGPU) is NCCL's use of a CUDA feature the platform lacks (`nccl_error`)."""
+    hsa = (
+        ":0:rocdevice.cpp            :2984: 13356656197589 us: [pid:1481  tid:0x7f2f401df700] Callback: Queue"
+        " 0x7f2f53000000 aborting with error : HSA_STATUS_ERROR_EXCEPTION: An HSAIL operation resulted in a"
+        " hardware exception. code: 0x1016"
+    )
+    root = explain_text(hsa + "\n").root_cause
+    assert root is not None and (root.category, root.entry) == ("cuda_error", "rocm-hsa-status-error")
+    xpu = (
+        "Segmentation fault from GPU at 0xff00ffffff400000, ctx_id: 1 (CCS) type: 0 (NotPresent), level: 0"
+        " (PTE), access: 0 (Read), banned: 1, aborting."
+    )
+    root = explain_text(xpu + "\n").root_cause
+    assert root is not None and root.category == "cuda_error"
+    said = message_category("Error: 'config_.device < getNumDevices()' failed: Invalid GPU device 7")
+    assert said is not None and said[0] == "invalid_device"
+    said = message_category("Check failed: (dev_phy_id) < (resource_desc.GpuDeviceNum()) (3 vs 2)")
+    assert said is not None and said[0] == "invalid_device"
+    nccl = "server:2699411:2699411 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'"
+    root = explain_text(nccl + "\n").root_cause
+    assert root is not None and root.category == "nccl_error"
+
+
+def test_a_traceback_whose_lines_all_carry_one_indent_ends_at_its_exception_line() -> None:
+    """A log viewer (CloudWatch) writes every line of a traceback at one indent after its time, and
+    glues a frame's code to the next frame: the exception line at the code's indent after the last
+    frame's code is the exception, not more code."""
+    stamp = "2024-01-12T19:26:34.787+08:00                "
+    lines = [
+        'output.reraise() File "/opt/conda/lib/python3.10/site-packages/torch/_utils.py", line 644, in reraise',
+        "raise exception",
+        "torch.cuda.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0.",
+    ]
+    root = explain_text("".join(f"{stamp}{line}\n\n" for line in lines)).root_cause
+    assert root is not None and root.category == "oom_gpu"
+    assert root.text == "torch.cuda.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0."

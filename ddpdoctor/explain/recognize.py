@@ -566,6 +566,12 @@ _LOWER_CASE_BUILTINS = frozenset(
 )
 
 
+_SAID_BEFORE = 3  # lines of other ranks between a stream's statement of a failure and its traceback's head
+# A wait whose time ran out, stated with the time it waited (`... timed out after 1800000ms`).
+_TIMED_OUT_AFTER = LazyRegex(r"(?i)\btimed? ?out after \d")
+# A statement that names an error (`kernel execution error. (..., error: 13)`), not only that something failed.
+_NAMES_AN_ERROR = LazyRegex(r"\b(?:[Ee]rror|ERROR)\b")
+
 _INTERRUPT_ECHO = "^C"  # a terminal's echo of Ctrl-C, before the interrupted program's last words
 
 
@@ -849,6 +855,7 @@ class _Stream:
         self.rich_path = ""  # a rich traceback's frame header, folded over several box lines
         self.frames_dropped = 0
         self.frame_indent = 0  # the indentation of the last `File "..."` line
+        self.code_indent = -1  # ... and of the last frame's code line read indented
         self.ipython = False  # the traceback being read is IPython's (context lines around each frame)
         self.exc: _Exception | None = None
         self.chain: list[_Exception] = []
@@ -884,6 +891,7 @@ class _Stream:
         self.signal_report: tuple[int, int | None] | None = None  # glog's `*** SIGSEGV ...`: (line, signal)
         self.signal_head: int | None = None  # the line of a handler's `*** Process received signal ***`
         self.head: tuple[int, str] | None = None  # the open traceback's `Traceback (...)` line
+        self.said_before_head: tuple[int, str] | None = None  # the stream's line just before that head
         # What stood before the open traceback's header (`2024-05-01 10:00:02,123 - ERROR - `), its
         # digits as zeros: the same margin on the block's next lines is not the block's text.
         self.margin = ""
@@ -1571,10 +1579,16 @@ class LogReader:
                 )
             stream.mode = "rich" if stripped.startswith(_RICH_TOP) else "traceback"
             stream.frames = []
+            stream.code_indent = -1
             stream.frames_dropped = 0
             stream.rich_path = ""
             stream.ipython = _IPYTHON_HEAD.match(stripped) is not None
             stream.head = (number, stripped)
+            stream.said_before_head = (
+                stream.before
+                if stream.before is not None and number - stream.before[0] <= _SAID_BEFORE
+                else None
+            )
             stream.margin = _margin_shape(rest[: max(rest.find(TRACEBACK_HEAD), 0)])
             return
         if stripped in _STALL_LIST_HEAD:
@@ -1616,6 +1630,7 @@ class LogReader:
             stream.mode = "traceback"
             stream.frames = [_frame(frame)]
             stream.frame_indent = len(rest) - len(rest.lstrip(" \t"))
+            stream.code_indent = -1
             stream.frames_dropped = 0
             return
         if self._start_panic(stream, number, rest, cands):
@@ -1775,6 +1790,14 @@ class LogReader:
             and (
                 indent < stream.frame_indent
                 or (indent == stream.frame_indent and stream.frames[-1].code is not None)
+                # every line of the traceback at one indent (a log viewer's: CloudWatch), the last
+                # frame's code already read: an exception's name at that indent ends the traceback
+                or (
+                    indent == stream.code_indent
+                    and stream.frames[-1].code is not None
+                    and (named := _EXC_LINE.match(rest.strip())) is not None
+                    and _ERROR_NAME.match(named.group("type")) is not None
+                )
             )
         ):
             m = _FRAME.match(rest)
@@ -1789,6 +1812,7 @@ class LogReader:
                         stream.mode = "idle"
             elif stream.frames and stream.frames[-1].code is None and rest.strip() and not stream.ipython:
                 stream.frames[-1].code = rest.strip()[:400]
+                stream.code_indent = indent
             return True
         stripped = rest.strip()
         if stripped.startswith(TRACEBACK_HEAD):
@@ -2234,6 +2258,15 @@ class LogReader:
             self._flush_chain(stream)
             return
         stated = _stated_before_head(stream.head)
+        stated_at = stream.head[0] if stream.head else stream.last_seen
+        if (
+            stated is None
+            and stream.head is not None
+            and stream.said_before_head is not None
+            and not any(obs.line == stream.said_before_head[0] for obs in self.observations[-_SAID_BEFORE:])
+        ):
+            stated = self._said_just_before(stream.said_before_head[1])
+            stated_at = stream.said_before_head[0] if stated is not None else stated_at
         if stated is None and stream.head is not None and stream.head[1].lstrip().startswith(_INTERRUPT_ECHO):
             # The terminal's echo of Ctrl-C starts the head's line: the user interrupted the program,
             # and the traceback (cut off before it says so) is the KeyboardInterrupt's.
@@ -2241,10 +2274,10 @@ class LogReader:
         if stated is not None:
             # The exception was stated before its traceback, on the head's line (vLLM's `Exception in
             # worker ... while processing method init_device: NCCL error: ..., Traceback (most recent
-            # call last):`): the cut-off traceback is that exception's.
+            # call last):`), or on the line just before it: the cut-off traceback is that exception's.
             self._start_exception(
                 stream,
-                stream.head[0] if stream.head else stream.last_seen,
+                stated_at,
                 stated,
                 self.matcher.candidates(stated),
                 frames=frames,
@@ -2252,6 +2285,13 @@ class LogReader:
             )
             self._end_exception(stream)
             self._flush_chain(stream)
+            if stream.head is not None and stated_at != stream.head[0]:
+                # Read from the line before the traceback: that the two belong together is inferred,
+                # so the evidence stays as weak as the cut-off traceback it completes.
+                for obs in reversed(self.observations[-_SAID_BEFORE:]):
+                    if isinstance(obs, ExceptionObs) and obs.line == stated_at:
+                        obs.cut_off = True
+                        break
             return
         text = f"traceback cut off after {last.where()}" + (f": {last.code}" if last.code else "")
         obs = self._observe(ExceptionObs, stream.last_seen, text, stream)
@@ -2260,6 +2300,22 @@ class LogReader:
         obs.chain = [Link(None, text)]
         _take_spawn_rank(stream, obs)
         self._add(obs)
+
+    def _said_just_before(self, text: str) -> str | None:
+        """The error that a line just before a cut-off traceback states (a logger's `logger.exception(e)`
+        prints the message, then the traceback; c10d warns that its socket timed out, then raises): that
+        traceback's exception, whose own line the excerpt lost. A header of what follows (`Exception in
+        thread Thread-3:`) states none."""
+        said = _record_message(text.strip()).strip()
+        if len(said) < _MIN_RECORD_MESSAGE or said.endswith(":"):
+            return None
+        if (
+            message_category(said) is not None
+            or _TIMED_OUT_AFTER.search(said)
+            or _NAMES_AN_ERROR.search(said)
+        ):
+            return said
+        return None
 
     def _end_line_message(self, message: _Exception, obs: Observation) -> None:
         """A matched line is complete: add what its continuation lines say (`Last error:` ...); a

@@ -557,11 +557,13 @@ def nccl_warn_for(cand: Candidate, timeline: Timeline) -> Observation | None:
 
 # The CUDA failures NCCL reports (`NCCL WARN Cuda failure 101 'invalid device ordinal'`): a fault of
 # the device or its driver, more specific than an NCCL error, unless it is one of the statuses NCCL's
-# own use of CUDA earns (an argument it passed, peer access between two GPUs its topology chose).
+# own use of CUDA earns (an argument it passed, peer access between two GPUs its topology chose, a
+# feature of the driver it asked for that this platform lacks: cuMem or IPC handles under a vGPU or a
+# container, `operation not supported`).
 _CUDA_FAILURE_REPORT = LazyRegex(r"\bCuda failure(?: \d{1,4})? '[^'\n]{1,200}(?:'|$)")
 _CUDA_FAULTS = ("oom_gpu", "invalid_device", "version_mismatch", "cuda_error")
 _NCCL_USE_OF_CUDA = LazyRegex(
-    r"'(?:invalid argument|peer access is not supported between these two devices)'"
+    r"'(?:invalid argument|peer access is not supported between these two devices|operation not supported)'"
 )
 
 

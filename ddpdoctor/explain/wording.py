@@ -289,6 +289,10 @@ _CUDA_NO_DEVICE = LazyRegex(
     # torch's check of a device index (`device=7, num_gpus=4`), and PaddlePaddle's (`Invalid CUDAPlace(1), must
     # inside [0, 1), because GPU number on your machine is 1`)
     r"|\bdevice < num_gpus INTERNAL ASSERT FAILED\b"
+    # ... a library's (faiss: `'config_.device < getNumDevices()' failed: Invalid GPU device 7`; OneFlow:
+    # `Check failed: (dev_phy_id) < (resource_desc.GpuDeviceNum()) (3 vs 2)`)
+    r"|(?i:\binvalid (?:gpu|cuda) device \d{1,4}\b)"
+    r"|< \(?[\w.>-]{0,60}(?:GpuDeviceNum|getNumDevices|DeviceCount|device_count|NumDevices)\(\)"
     r"|\bInvalid CUDAPlace\(\d{1,4}\)|\bGPU number on your machine is \d"
     # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
     # error, it must be configured in ascending order`)
@@ -339,6 +343,9 @@ _CUDA_FAILURE = LazyRegex(
     r"|\bCU(?:BLAS|SOLVER|SPARSE|RAND)_STATUS_\w+|\bCUFFT_[A-Z_]{4,40}\b|\bcu(?:FFT|BLAS|SOLVER|SPARSE|RAND) error\b"
     # Intel GPUs' Level Zero and Unified Runtime (`UR_RESULT_ERROR_DEVICE_LOST`)
     r"|\b(?:ZE|UR)_RESULT_ERROR_\w+|\blevel_zero backend failed\b"
+    # ... and their kernel driver's report of a page fault on the device (`Segmentation fault from GPU at
+    # 0xff00..., ctx_id: 1 (CCS) type: 0 (NotPresent) ..., banned: 1, aborting.`)
+    r"|\bSegmentation fault from GPU at\b|(?i:\bGPU page fault\b)"
     r"|\bHIP (?:error|failure)\b|\bhipError\w+|\b(?:Memory access fault|HW Exception) by GPU\b"  # ROCm's HIP in CUDA's place
     # ... its kernel driver's runtime status (`HSA_STATUS_ERROR_OUT_OF_RESOURCES`) and its cuDNN, MIOpen
     r"|\bHSA_STATUS_ERROR_\w+|\bMIOpen Error\b|\bmiopenStatus(?!Success)\w+"
@@ -612,8 +619,21 @@ _SERVER_ERROR = LazyRegex(
 )
 
 # (pattern, category, reason), in order: the first that matches decides.
+# The trace of a C++ exception that the NCCL process group's watchdog raised (`Exception raised from
+# checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:565 (most recent call first):`,
+# its re-throw `from ncclCommWatchdog`), read where the excerpt lost the message above it.
+_WATCHDOG_TRACE = LazyRegex(
+    r"\bException raised from (?:checkTimeout|ncclCommWatchdog|watchdogHandler) at \S{0,300}ProcessGroupNCCL"
+)
+
 MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (_ALREADY_CHECKED_IN, "rendezvous", "two processes joined the process group with the same rank"),
+    (
+        _WATCHDOG_TRACE,
+        "collective_timeout",
+        "the trace of an exception of the NCCL watchdog, whose message was lost: it ends the process when a"
+        " collective runs past its timeout (or NCCL fails under it)",
+    ),
     (_SHARED_DEVICE, "duplicate_device", "the message says two ranks use the same device"),
     (
         _UNPICKLABLE,
