@@ -2259,10 +2259,10 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             cand.category, cand.entry = (said[0] if said else "user_code"), None
             _point_at_halt(cand, rank, departure)
             return
-        # That line when it says it stopped, waits, failed or skips a step; else a later healthy line that says it
-        # waits or failed (`loss spike, flagging it`, then `waiting for rollback decision ...`), but not
-        # one that says it ended as planned (`finished training`): then the peers' timeout stays the
-        # root line: a wait loop at its first round.
+        # That line when it says it stopped, waits, failed or skips a step; else a later healthy line
+        # that says it waits or failed (`loss spike, flagging it`, then `waiting for rollback decision
+        # ...`), but not one that says it ended as planned (`finished training`): then the peers'
+        # timeout stays the root line: a wait loop at its first round.
         later = (departure, *timeline.lines_from(rank, departure))
         halted: Observation | None = next(
             (

@@ -566,7 +566,8 @@ _LOWER_CASE_BUILTINS = frozenset(
 )
 
 
-_SAID_BEFORE = 3  # lines of other ranks between a stream's statement of a failure and its traceback's head
+_SAID_BEFORE = 3  # the most lines from a stream's statement of a failure to its traceback's head (others' between)
+_LATEST_OBSERVATIONS = 3  # the observations looked back over for one read from a given line
 # A wait whose time ran out, stated with the time it waited (`... timed out after 1800000ms`).
 _TIMED_OUT_AFTER = LazyRegex(r"(?i)\btimed? ?out after \d")
 # A statement that names an error (`kernel execution error. (..., error: 13)`), not only that something failed.
@@ -2263,7 +2264,9 @@ class LogReader:
             stated is None
             and stream.head is not None
             and stream.said_before_head is not None
-            and not any(obs.line == stream.said_before_head[0] for obs in self.observations[-_SAID_BEFORE:])
+            and not any(
+                obs.line == stream.said_before_head[0] for obs in self.observations[-_LATEST_OBSERVATIONS:]
+            )
         ):
             stated = self._said_just_before(stream.said_before_head[1])
             stated_at = stream.said_before_head[0] if stated is not None else stated_at
@@ -2288,7 +2291,7 @@ class LogReader:
             if stream.head is not None and stated_at != stream.head[0]:
                 # Read from the line before the traceback: that the two belong together is inferred,
                 # so the evidence stays as weak as the cut-off traceback it completes.
-                for obs in reversed(self.observations[-_SAID_BEFORE:]):
+                for obs in reversed(self.observations[-_LATEST_OBSERVATIONS:]):
                     if isinstance(obs, ExceptionObs) and obs.line == stated_at:
                         obs.cut_off = True
                         break

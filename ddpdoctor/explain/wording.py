@@ -618,7 +618,6 @@ _SERVER_ERROR = LazyRegex(
     r"\b5\d\d\b[ ,:-]{0,3}(?:Internal Server Error|Server Error|Bad Gateway|Service Unavailable|Gateway Time-?out)\b"
 )
 
-# (pattern, category, reason), in order: the first that matches decides.
 # The trace of a C++ exception that the NCCL process group's watchdog raised (`Exception raised from
 # checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:565 (most recent call first):`,
 # its re-throw `from ncclCommWatchdog`), read where the excerpt lost the message above it.
@@ -626,14 +625,9 @@ _WATCHDOG_TRACE = LazyRegex(
     r"\bException raised from (?:checkTimeout|ncclCommWatchdog|watchdogHandler) at \S{0,300}ProcessGroupNCCL"
 )
 
+# (pattern, category, reason), in order: the first that matches decides.
 MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
     (_ALREADY_CHECKED_IN, "rendezvous", "two processes joined the process group with the same rank"),
-    (
-        _WATCHDOG_TRACE,
-        "collective_timeout",
-        "the trace of an exception of the NCCL watchdog, whose message was lost: it ends the process when a"
-        " collective runs past its timeout (or NCCL fails under it)",
-    ),
     (_SHARED_DEVICE, "duplicate_device", "the message says two ranks use the same device"),
     (
         _UNPICKLABLE,
@@ -804,6 +798,12 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         LAYOUT_CHECK,
         "other",
         "a check of the job's parallel layout failed: the sizes the job was given do not fit its world size",
+    ),
+    (  # last: a message that states its failure says more than the trace under it
+        _WATCHDOG_TRACE,
+        "collective_timeout",
+        "the trace of an exception of the NCCL watchdog, whose message was lost: it ends the process when a"
+        " collective runs past its timeout (or NCCL fails under it)",
     ),
 )
 
