@@ -9163,9 +9163,10 @@ def test_a_cut_off_traceback_takes_its_message_from_the_line_just_before_its_hea
     assert header is not None and header.text.startswith("traceback cut off after")
 
 
-def test_a_gloo_timeout_rank_that_said_it_skips_a_step_is_named_at_that_line(tmp_path: Path) -> None:
-    """Rank 3 prints that it skips the evaluation (a plain line of its own, not a warning) and its peers
-    time out in the evaluation's all_reduce: the straggler's root line is where it left the step out. A
+def test_a_straggler_that_said_it_skips_a_step_or_holds_back_is_named_at_that_line(tmp_path: Path) -> None:
+    """Rank 3 prints that it skips the evaluation, or holds back until something happens (a plain line of
+    its own, not a warning), and its peers time out in the evaluation's all_reduce: the straggler's root
+    line is where it left the step out. A
     warning that it skips an item (`WARNING ... skipping utterance shorter than 8 frames`) is a
     condition it handled and went on from: the peers' timeout stays the root line."""
     timeout = (
@@ -9187,9 +9188,13 @@ def test_a_gloo_timeout_rank_that_said_it_skips_a_step_is_named_at_that_line(tmp
         path.write_text("\n".join(lines) + "\n")
         return explain_paths([str(path)]).root_cause
 
-    root = run("skip", "no sieve-validated cells, skipping eval")
-    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
-    assert root.text == "no sieve-validated cells, skipping eval"
+    for name, departure in (
+        ("skip", "no sieve-validated cells, skipping eval"),
+        ("hold", "step 7: filter in backwash, holding until controller reports service mode"),
+    ):
+        root = run(name, departure)
+        assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+        assert root.text == departure
     warned = run("warned", "12:00:01 WARNING asr.train: skipping utterance shorter than 8 frames")
     assert warned is not None and "skipping" not in warned.text
 

@@ -76,6 +76,11 @@ CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 # Words that say a rank leaves out a step (`no validated cells, skipping eval`): where it parts from its
 # peers, the step whose collectives they went on into.
 _SKIPS = LazyRegex(r"(?i)\bskip(?:s|ped|ping)?\b")
+# Words that say a rank holds back until something happens (`filter in backwash, holding until controller
+# reports service mode`): a wait of its own, stated once.
+_HOLDS_UNTIL = LazyRegex(
+    r"(?i)\b(?:hold(?:s|ing)?|paus(?:e|es|ing)|block(?:s|ing)?|sleep(?:s|ing)?|stay(?:s|ing)?)\b.{0,80}\buntil\b"
+)
 # Words that say an action goes on until a condition holds (`redrawing Q until full rank`).
 _REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
 # torch's dispatch refusing a tensor's dtype (`"bincount_cpu" not implemented for 'Double'`).
@@ -2259,10 +2264,10 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
             cand.category, cand.entry = (said[0] if said else "user_code"), None
             _point_at_halt(cand, rank, departure)
             return
-        # That line when it says it stopped, waits, failed or skips a step; else a later healthy line
-        # that says it waits or failed (`loss spike, flagging it`, then `waiting for rollback decision
-        # ...`), but not one that says it ended as planned (`finished training`): then the peers'
-        # timeout stays the root line: a wait loop at its first round.
+        # That line when it says it stopped, waits, holds back, failed or skips a step; else a later
+        # healthy line that says it waits or failed (`loss spike, flagging it`, then `waiting for
+        # rollback decision ...`), but not one that says it ended as planned (`finished training`):
+        # then the peers' timeout stays the root line: a wait loop at its first round.
         later = (departure, *timeline.lines_from(rank, departure))
         halted: Observation | None = next(
             (
@@ -2272,7 +2277,11 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
                     STATES_A_HALT.search(line.text)
                     or NAMES_A_FAILURE.search(line.text)
                     # (a warning that it skips an item is a condition it handled and went on from)
-                    or (line is departure and not line.warning_record and _SKIPS.search(line.text))
+                    or (
+                        line is departure
+                        and not line.warning_record
+                        and (_SKIPS.search(line.text) or _HOLDS_UNTIL.search(line.text))
+                    )
                 )
                 and (line is departure or not (line.error_record or ENDS_NORMALLY.search(line.text)))
             ),

@@ -566,7 +566,9 @@ _LOWER_CASE_BUILTINS = frozenset(
 )
 
 
-_SAID_BEFORE = 3  # the most lines from a stream's statement of a failure to its traceback's head (others' between)
+_SAID_BEFORE = (
+    3  # the most lines from a stream's statement of a failure to its traceback's head (others' between)
+)
 _LATEST_OBSERVATIONS = 3  # the observations looked back over for one read from a given line
 # A wait whose time ran out, stated with the time it waited (`... timed out after 1800000ms`).
 _TIMED_OUT_AFTER = LazyRegex(r"(?i)\btimed? ?out after \d")
