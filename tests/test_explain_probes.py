@@ -9271,3 +9271,25 @@ def test_a_traceback_whose_lines_all_carry_one_indent_ends_at_its_exception_line
     root = explain_text("".join(f"{stamp}{line}\n\n" for line in lines)).root_cause
     assert root is not None and root.category == "oom_gpu"
     assert root.text == "torch.cuda.OutOfMemoryError: Caught OutOfMemoryError in replica 0 on device 0."
+
+
+def test_a_log_dir_rank_that_stopped_inside_a_loop_its_peers_got_through_is_named(tmp_path: Path) -> None:
+    """No process printed an error and the folder does not say how they ended: rank 3 stops at its
+    second round of a loop (`day 30: cube 174 MB`) while its peers printed four rounds (kept as one run)
+    and went on to `cube ready`: it stopped first, the likely host OOM. Peers that only printed more
+    rounds of the same loop did not go past it."""
+
+    def lines(rank: int, days: int, ready: bool) -> str:
+        said = [f"[rank {rank}] building reading cube"]
+        said += [f"[rank {rank}] day {day}: cube {day * 6 + 1} MB" for day in range(0, days * 30, 30)]
+        return "\n".join(said + ([f"[rank {rank}] cube ready: (11520, 4)"] if ready else [])) + "\n"
+
+    stdout = {rank: lines(rank, 4, True) for rank in range(3)}
+    stdout[3] = lines(3, 2, False)
+    root = explain_paths([str(_stdout_dir(tmp_path / "ready", stdout))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 3)
+    assert root.text == "day 30: cube 181 MB"
+    stdout = {rank: lines(rank, 4, False) for rank in range(3)}
+    stdout[3] = lines(3, 2, False)
+    root = explain_paths([str(_stdout_dir(tmp_path / "looping", stdout))]).root_cause
+    assert root is not None and root.rank != 3

@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from itertools import accumulate
 from operator import itemgetter
 
 from ddpdoctor.explain.attempts import path_attempt
@@ -639,7 +640,9 @@ class Timeline:
         rank is not known to have gone past that line, or when the one peer that did only went on to say it
         finished (a line one rank alone prints: `if rank == 0: print("training finished")`). A peer that
         printed fewer rounds of a loop's line is past it when its count says the loop was done (`read rows
-        1200/1200` where the rank stops at `read rows 4096/76800`)."""
+        1200/1200` where the rank stops at `read rows 4096/76800`). A run of a loop's lines kept as its first
+        counts as the rounds it stands for (`day 30: cube 174 MB`, the rank's second round, where its peers
+        printed four and went on to `cube ready`)."""
         ranks = sorted(self._recent)
         if len(ranks) < 2 or (self.world_size is not None and len(ranks) < self.world_size):
             return None
@@ -651,7 +654,7 @@ class Timeline:
             if last is None or _a_record(last) or ENDS_NORMALLY.search(last.text):
                 continue  # its own last line says it finished: its peers only printed more after theirs
             shape = shapes[rank][-1]
-            rounds = shapes[rank].count(shape)
+            rounds = sum(_rounds_of(said[rank], shapes[rank], shape))
             # Each peer's lines after as many rounds of that line as the rank printed (a loop's line: `step 1
             # ...: building` is not past a peer's `step 0 ...: building`), when it printed that many; the
             # first peer not past it settles that the rank did not stop first (one pass over the peers at
@@ -661,8 +664,19 @@ class Timeline:
                 if peer == rank:
                     continue
                 at = [i for i, theirs_shape in enumerate(shapes[peer]) if theirs_shape == shape]
-                if at and len(at) >= rounds:
-                    went_on = theirs[at[rounds - 1] + 1 :]
+                through = list(accumulate(_rounds_of(theirs, shapes[peer], shape)))
+                if at and through[-1] >= rounds:
+                    reached = next(i for i, total in enumerate(through) if total >= rounds)
+                    went_on = theirs[at[reached] + 1 :]
+                    if through[reached] > rounds:
+                        # more rounds of a run kept as one line: past it only once it went on to another line
+                        went_on = [
+                            line
+                            for line, theirs_shape in zip(
+                                went_on, shapes[peer][at[reached] + 1 :], strict=True
+                            )
+                            if theirs_shape != shape
+                        ]
                 elif at and _loop_done(theirs[at[-1]].text, last.text):
                     went_on = theirs[at[-1] + 1 :]  # in fewer rounds, it got through the whole loop
                 else:
@@ -1193,6 +1207,17 @@ _BY_CHANCE = re.compile(
 
 # A count of the way through a loop (`read rows 4096/76800`), not a rank's label (`rank 1/4`).
 _THROUGH = re.compile(r"(?<![\w/.])(?<!rank )(?<!rank=)(\d{1,12})/(\d{1,12})(?![\w/.])", re.I)
+
+
+def _rounds_of(lines: list[Observation], shapes: list[str], shape: str) -> list[int]:
+    """How many lines each of a rank's lines of that shape stands for, in order: a run of lines that differ
+    only in their numbers is kept as its first with its count, and its last, kept again as the rank's last
+    healthy line right after it, is already counted."""
+    return [
+        (line.count if isinstance(line, RecentLineObs) else 1) if i == 0 or shapes[i - 1] != shape else 0
+        for i, line in enumerate(lines)
+        if shapes[i] == shape
+    ]
 
 
 def _loop_done(peer: str, own: str) -> bool:
