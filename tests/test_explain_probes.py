@@ -9234,7 +9234,8 @@ def test_lines_that_only_state_a_mismatch_are_never_silent() -> None:
 def test_device_faults_of_other_vendors_and_nccls_use_of_an_unsupported_cuda_feature() -> None:
     """ROCm's `HSA_STATUS_ERROR_EXCEPTION` and an Intel GPU's `Segmentation fault from GPU at ...` are
     faults of the device (`cuda_error`), a faiss or OneFlow check that a device index is below the device
-    count is `invalid_device`, and NCCL's `Cuda failure 'operation not supported'` (cuMem or IPC under a
+    count is `invalid_device`, torch's `Duplicated GPU device is not allowed by NCCL` is `duplicate_device`,
+    and NCCL's `Cuda failure 'operation not supported'` (cuMem or IPC under a
     vGPU) is NCCL's use of a CUDA feature the platform lacks (`nccl_error`)."""
     hsa = (
         ":0:rocdevice.cpp            :2984: 13356656197589 us: [pid:1481  tid:0x7f2f401df700] Callback: Queue"
@@ -9253,6 +9254,11 @@ def test_device_faults_of_other_vendors_and_nccls_use_of_an_unsupported_cuda_fea
     assert said is not None and said[0] == "invalid_device"
     said = message_category("Check failed: (dev_phy_id) < (resource_desc.GpuDeviceNum()) (3 vs 2)")
     assert said is not None and said[0] == "invalid_device"
+    said = message_category(
+        "RuntimeError: Duplicated GPU device is not allowed by NCCL. Rank [0] and rank [8] both attached to GPU"
+        " device 0 on the same host"
+    )
+    assert said is not None and said[0] == "duplicate_device"
     nccl = "server:2699411:2699411 [0] init.cc:416 NCCL WARN Cuda failure 'operation not supported'"
     root = explain_text(nccl + "\n").root_cause
     assert root is not None and root.category == "nccl_error"

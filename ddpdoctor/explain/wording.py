@@ -139,6 +139,9 @@ _SHARED_DEVICE = LazyRegex(
     # ... or several processes of one group found on one device (XGBoost's `Multiple processes within
     # communication group running on same CUDA device is not supported`)
     r"|(?i:\b(?:multiple|several) processes\b.{0,80}\bon (?:the )?same (?:CUDA |GPU )?(?:device|GPU)\b)"
+    # ... or torch's own check before NCCL's (`Duplicated GPU device is not allowed by NCCL. Rank [0] and rank
+    # [8] both attached to GPU device 0`)
+    r"|\bDuplicated GPU device is not allowed\b|\bboth attached to (?:the same )?GPU device\b"
 )
 # An object the program hands to another process (a spawn target, its arguments, an object
 # collective's payload) that pickle cannot serialise: a lambda, a local function, a handle.
