@@ -9254,6 +9254,8 @@ def test_device_faults_of_other_vendors_and_nccls_use_of_an_unsupported_cuda_fea
     assert said is not None and said[0] == "invalid_device"
     said = message_category("Check failed: (dev_phy_id) < (resource_desc.GpuDeviceNum()) (3 vs 2)")
     assert said is not None and said[0] == "invalid_device"
+    said = message_category("AssertionError: Invalid device id")  # DataParallel's device_ids past the GPUs
+    assert said is not None and said[0] == "invalid_device"
     said = message_category(
         "RuntimeError: Duplicated GPU device is not allowed by NCCL. Rank [0] and rank [8] both attached to GPU"
         " device 0 on the same host"

@@ -294,7 +294,7 @@ _CUDA_NO_DEVICE = LazyRegex(
     r"|\bdevice < num_gpus INTERNAL ASSERT FAILED\b"
     # ... a library's (faiss: `'config_.device < getNumDevices()' failed: Invalid GPU device 7`; OneFlow:
     # `Check failed: (dev_phy_id) < (resource_desc.GpuDeviceNum()) (3 vs 2)`)
-    r"|(?i:\binvalid (?:gpu|cuda) device \d{1,4}\b)"
+    r"|(?i:\binvalid (?:gpu|cuda) device \d{1,4}\b)|\bAssertionError: Invalid device id\b"  # (DataParallel's check)
     r"|< \(?[\w.>-]{0,60}(?:GpuDeviceNum|getNumDevices|DeviceCount|device_count|NumDevices)\(\)"
     r"|\bInvalid CUDAPlace\(\d{1,4}\)|\bGPU number on your machine is \d"
     # a runtime refusing the list of visible devices it was given (Ascend: `set ASCEND_RT_VISIBLE_DEVICES:0,2,1
