@@ -9301,30 +9301,3 @@ def test_a_log_dir_rank_that_stopped_inside_a_loop_its_peers_got_through_is_name
     stdout[3] = lines(3, 2, False)
     root = explain_paths([str(_stdout_dir(tmp_path / "looping", stdout))]).root_cause
     assert root is not None and root.rank != 3
-
-
-def test_a_log_dir_peer_that_stopped_sooner_in_a_loop_is_not_outread_by_later_rounds(tmp_path: Path) -> None:
-    """Rank 1 stops at its first round of a loop (`tiled sheet 0/24 at 600 dpi (9900x6900)`) while rank 0
-    got to its seventeenth, its cache climbing round by round: rank 0's later rounds are not beside rank
-    1's, so they name no one; rank 1's first round, four times rank 0's frame, is what it was taking. A
-    peer that got through a shorter loop (`decoded 2048/2048`) did not stop sooner."""
-    stdout = {
-        0: "[rank 0] building tile cache\n"
-        + "".join(
-            f"[rank 0] tiled sheet {sheet}/24 at 300 dpi (4950x3450), cache {49 + sheet * 49} MiB\n"
-            for sheet in (0, 8, 16)
-        ),
-        1: "[rank 1] building tile cache\n[rank 1] tiled sheet 0/24 at 600 dpi (9900x6900), cache 195 MiB\n",
-    }
-    root = explain_paths([str(_stdout_dir(tmp_path / "tiles", stdout))]).root_cause
-    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
-    assert root.text == "tiled sheet 0/24 at 600 dpi (9900x6900), cache 195 MiB"
-    stdout = {
-        rank: "".join(
-            f"[rank {rank}] decoded {done}/{total} rss={200 + done // 4}MB\n"
-            for done in range(1024, min(total, 6144) + 1, 1024)
-        )
-        for rank, total in ((0, 2048), (1, 2048), (2, 12288))
-    }
-    root = explain_paths([str(_stdout_dir(tmp_path / "decode", stdout))]).root_cause
-    assert root is not None and (root.category, root.rank) == ("oom_host", 2)

@@ -543,16 +543,13 @@ class Timeline:
     def lone_memory_climb(self) -> tuple[int, Observation, float, float] | None:
         """The one rank whose memory reading climbed (see memory_climb) while no peer's did, with its
         last such line and the sizes it climbed from and to; None when no rank, or more than one, climbed,
-        when a peer printed fewer rounds of that line (see _a_peer_stopped_sooner), or when a rank's last
-        line says it finished."""
+        or when a rank's last line says it finished."""
         if self._a_rank_finished():
             return None
         climbs = [(rank, climb) for rank in self._recent if (climb := self.memory_climb(rank)) is not None]
         if len(climbs) != 1:
             return None
         rank, (line, before, now) = climbs[0]
-        if self._a_peer_stopped_sooner(rank, line):
-            return None  # it could not have climbed as far
         return rank, line, before, now
 
     def outsized_last_reading(self) -> tuple[int, Observation, float, float, str] | None:
@@ -587,29 +584,10 @@ class Timeline:
                     if (peers := _peers_largest(largest, (shape, unit), rank)) is not None
                     and _outsized(unit, now, peers)
                 ]
-                if found and not self._a_peer_stopped_sooner(rank, line):
+                if found:
                     outsized.append((rank, line, *found[0]))
                     break
         return outsized[0] if len(outsized) == 1 else None
-
-    def _a_peer_stopped_sooner(self, rank: int, line: Observation) -> bool:
-        """Whether a peer's output stops inside the loop of the rank's line (alike: see alike) after fewer
-        rounds of it than the rank printed, its count short of its total: what the rank read in its later
-        rounds (`tiled sheet 16/24 ..., cache 831 MiB`) is beside only the peer's earlier ones (`tiled
-        sheet 0/24 ..., cache 195 MiB`). A peer that got through a shorter loop (`decoded 2048/2048`) did
-        not stop sooner."""
-        shape = self.alike(line.text)
-        said = {rank: self._with_progress(rank) for rank in self._recent}
-        shapes = {rank: [self.alike(o.text) for o in lines] for rank, lines in said.items()}
-        own = sum(_rounds_of(said[rank], shapes[rank], shape))
-        return any(
-            shapes[peer]
-            and shapes[peer][-1] == shape
-            and sum(_rounds_of(lines, shapes[peer], shape)) < own
-            and not _count_done(lines[-1].text)
-            for peer, lines in said.items()
-            if peer != rank
-        )
 
     def _largest_two(self) -> dict[tuple[str, str], list[tuple[float, int]]]:
         """By line shape and unit, over the ranks' healthy last lines, the two ranks that read the largest
@@ -637,13 +615,12 @@ class Timeline:
         every other rank read in lines of the same shape (`host=222MB` where its peers reached `host=68MB`),
         whatever its size: with its latest such line, its amount, the peers' largest and the unit (`B` for
         bytes). A weaker sign than an outsized last reading, for choosing among ranks one of which is known
-        to have gone. A line of a loop in which a peer stopped sooner (see _a_peer_stopped_sooner) is not
-        weighed."""
+        to have gone."""
         largest = self._largest_two()
         standing: dict[int, tuple[Observation, float, float, str]] = {}
         for rank in among:
             for line in self._with_progress(rank):
-                if _a_record(line) or self._a_peer_stopped_sooner(rank, line):
+                if _a_record(line):
                     continue
                 shape = self._reading_shape(line.text)
                 for unit, now in _readings(line.text).items():
@@ -1241,11 +1218,6 @@ def _rounds_of(lines: list[Observation], shapes: list[str], shape: str) -> list[
         for i, line in enumerate(lines)
         if shapes[i] == shape
     ]
-
-
-def _count_done(text: str) -> bool:
-    """Whether a loop's line says it reached its total (`2048/2048`)."""
-    return any(int(m.group(1)) == int(m.group(2)) > 0 for m in _THROUGH.finditer(text))
 
 
 def _loop_done(peer: str, own: str) -> bool:
