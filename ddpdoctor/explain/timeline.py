@@ -1214,7 +1214,9 @@ def _rounds_of(lines: list[Observation], shapes: list[str], shape: str) -> list[
     only in their numbers is kept as its first with its count, and its last, kept again as the rank's last
     healthy line right after it, is already counted."""
     return [
-        (line.count if isinstance(line, RecentLineObs) else 1) if i == 0 or shapes[i - 1] != shape else 0
+        line.count
+        if isinstance(line, RecentLineObs)
+        else (0 if i > 0 and shapes[i - 1] == shape else 1)  # the last healthy line, after its own run
         for i, line in enumerate(lines)
         if shapes[i] == shape
     ]
