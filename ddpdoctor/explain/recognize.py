@@ -566,9 +566,7 @@ _LOWER_CASE_BUILTINS = frozenset(
 )
 
 
-_SAID_BEFORE = (
-    3  # the most lines from a stream's statement of a failure to its traceback's head (others' between)
-)
+_SAID_BEFORE = 3  # the most lines from a process's statement of a failure to its traceback's head
 _LATEST_OBSERVATIONS = 3  # the observations looked back over for one read from a given line
 # A wait whose time ran out, stated with the time it waited (`... timed out after 1800000ms`).
 _TIMED_OUT_AFTER = LazyRegex(r"(?i)\btimed? ?out after \d")
@@ -2262,16 +2260,20 @@ class LogReader:
             return
         stated = _stated_before_head(stream.head)
         stated_at = stream.head[0] if stream.head else stream.last_seen
-        if (
-            stated is None
+        said_before = (
+            stream.said_before_head
+            if stated is None
             and stream.head is not None
             and stream.said_before_head is not None
             and not any(
                 obs.line == stream.said_before_head[0] for obs in self.observations[-_LATEST_OBSERVATIONS:]
             )
-        ):
-            stated = self._said_just_before(stream.said_before_head[1])
-            stated_at = stream.said_before_head[0] if stated is not None else stated_at
+            else None
+        )
+        if said_before is not None and (stated := self._said_just_before(said_before[1])) is not None:
+            stated_at = said_before[0]
+        else:
+            said_before = None
         if stated is None and stream.head is not None and stream.head[1].lstrip().startswith(_INTERRUPT_ECHO):
             # The terminal's echo of Ctrl-C starts the head's line: the user interrupted the program,
             # and the traceback (cut off before it says so) is the KeyboardInterrupt's.
@@ -2290,7 +2292,7 @@ class LogReader:
             )
             self._end_exception(stream)
             self._flush_chain(stream)
-            if stream.head is not None and stated_at != stream.head[0]:
+            if said_before is not None:
                 # Read from the line before the traceback: that the two belong together is inferred,
                 # so the evidence stays as weak as the cut-off traceback it completes.
                 for obs in reversed(self.observations[-_LATEST_OBSERVATIONS:]):
