@@ -9301,3 +9301,116 @@ def test_a_log_dir_rank_that_stopped_inside_a_loop_its_peers_got_through_is_name
     stdout[3] = lines(3, 2, False)
     root = explain_paths([str(_stdout_dir(tmp_path / "looping", stdout))]).root_cause
     assert root is not None and root.rank != 3
+
+
+# --- classes found in the fifty-seventh session ----------------------------------------------------
+
+
+def test_a_signal_handlers_backtrace_inside_an_nccl_call_is_nccl_crashing() -> None:
+    """glog's failure handler reports a SIGSEGV and its stack: NCCL's plain C helpers (`freeRing()`,
+    `commFree()`) under `ncclCommInitAll`, which a framework called. The crash happened inside NCCL's call;
+    the same report with a framework's own function innermost is a crash of that code, not NCCL's."""
+
+    def report(innermost: str) -> str:
+        return (
+            "PC: @                0x0 (unknown)\n"
+            "*** SIGSEGV (@0x50) received by PID 12833 (TID 0x7f56686c9700) from PID 80; stack trace: ***\n"
+            "    @     0x7f56682a0160 (unknown)\n"
+            f"    @     0x7f54bff14ea7 {innermost}\n"
+            "    @     0x7f54bff09c20 commFree()\n"
+            "    @     0x7f54bff10cc5 ncclCommInitAll\n"
+            "    @     0x7f561a1cd190 paddle::platform::NCCLContextMap::NCCLContextMap()\n"
+            "Segmentation fault (core dumped)\n"
+        )
+
+    root = explain_text(report("freeRing()")).root_cause
+    assert root is not None and root.category == "nccl_error"
+    assert root.text.startswith("*** SIGSEGV (@0x50) received by PID 12833")
+    assert any("inside NCCL (ncclCommInitAll)" in reason for reason in root.why)
+    root = explain_text(report("paddle::framework::Scope::Var()")).root_cause
+    assert root is not None and root.category == "other"
+
+
+def test_a_straggler_that_said_it_holds_an_action_back_is_named_at_that_line(tmp_path: Path) -> None:
+    """Rank 3 says it holds back what its peers went on to do (`inside quiet hours, holding fog signal
+    test`, `deferring upload`), with no `until`; its peers time out in the next all_reduce: the straggler's
+    root line is that line. A rank that says it holds data out (`holding out 10% for validation`) holds
+    nothing back: the peers' timeout stays the root line."""
+    timeout = (
+        "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78]"
+        " Timed out waiting 15000ms for recv operation to complete"
+    )
+
+    def run(name: str, departure: str) -> RootCause | None:
+        lines = [f"[rank {r}] station {r}: test window open at local 07:40" for r in range(3)]
+        lines.append(f"[rank 3] {departure}")
+        for r in range(3):
+            lines += [
+                f"[rank{r}]: Traceback (most recent call last):",
+                f'[rank{r}]:   File "/srv/fog.py", line 56, in <module>',
+                f"[rank{r}]:     dist.all_reduce(scores)",
+                f"[rank{r}]: {timeout}",
+            ]
+        path = tmp_path / f"{name}.log"
+        path.write_text("\n".join(lines) + "\n")
+        return explain_paths([str(path)]).root_cause
+
+    for name, departure in (
+        ("holding", "cape_race: local 04:10 inside quiet hours, holding fog signal test"),
+        ("deferring", "cape_race: horn heater cold, deferring signal test"),
+    ):
+        root = run(name, departure)
+        assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+        assert root.text == departure
+    held_out = run("held-out", "cape_race: holding out 10% of tests for validation")
+    assert held_out is not None and held_out.text.endswith("for recv operation to complete")
+
+
+def test_a_log_dir_rank_whose_last_line_reads_a_size_in_grouped_thousands_is_a_likely_kill(
+    tmp_path: Path,
+) -> None:
+    """A `--log-dir` folder with no error: rank 1's last line reads `355,957 MiB` (thousands grouped with
+    commas, 347 GiB) where rank 0 read 4 MiB: the whole number is the size, not its last group (957 MiB),
+    so rank 1 was most likely killed taking it."""
+    run = _stdout_dir(
+        tmp_path,
+        {
+            0: "[rank 0] trwyn_du: stacking 24 panels, 4 MiB as float32\n",
+            1: "[rank 1] start_point: stacking 24 panels, 355,957 MiB as float32\n",
+        },
+    )
+    root = explain_paths([str(run)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("355,957 MiB as float32")
+
+
+def test_a_dtype_one_rank_states_in_the_ratio_of_the_sizes_gloo_compared_names_the_sender() -> None:
+    """gloo's size check fails on rank 1 (`96 vs 48`); every rank logged one line with its tensor's dtype,
+    and rank 2 alone says `torch.float64` where its peers say `torch.float32`: eight bytes an element
+    against four, the ratio of the sizes compared, so rank 2 sent the odd tensor. Where every rank says
+    `torch.float32`, no line names it."""
+
+    def run(odd: str) -> RootCause | None:
+        lines = "".join(
+            f"2026-12-07 02:50:48,6{r}0 rank{r} INFO station s{r}: 96 watches"
+            f" (torch.{odd if r == 2 else 'float32'}), nominal period {10 + 5 * (r % 2)}.0 s, last drift"
+            f" {r + 1}.{r}3e-04\n"
+            for r in range(4)
+        )
+        mismatch = (
+            "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n  what():  [enforce fail at"
+            " /__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length <="
+            " op.nbytes. 96 vs 48. Received data size doesn't match expected size. Is there a distributed"
+            " collective mismatch in your code?\n"
+            "E1207 02:50:48.824000 13500 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+            " (exitcode: -6) local_rank: 1 (pid: 13573) of binary: /usr/bin/python\n"
+        )
+        return explain_text(lines + mismatch).root_cause
+
+    root = run("float64")
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert any(
+        "proportion of the sizes gloo compared" in reason and "torch.float64" in reason for reason in root.why
+    )
+    root = run("float32")
+    assert root is not None and root.rank != 2

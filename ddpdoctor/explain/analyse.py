@@ -77,9 +77,11 @@ CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 # peers, the step whose collectives they went on into.
 _SKIPS = LazyRegex(r"(?i)\bskip(?:s|ped|ping)?\b")
 # Words that say a rank holds back until something happens (`filter in backwash, holding until controller
-# reports service mode`): a wait of its own, stated once.
-_HOLDS_UNTIL = LazyRegex(
+# reports service mode`) or holds an action back (`inside quiet hours, holding fog signal test`, `deferring
+# upload`): a wait of its own, stated once.
+_HOLDS_BACK = LazyRegex(
     r"(?i)\b(?:hold(?:s|ing)?|paus(?:e|es|ing)|block(?:s|ing)?|sleep(?:s|ing)?|stay(?:s|ing)?)\b.{0,80}\buntil\b"
+    r"|\b(?:holding(?! out\b)|deferring|postponing|pausing|suspending)\b"
 )
 # Words that say an action goes on until a condition holds (`redrawing Q until full rank`).
 _REPEATS_UNTIL = LazyRegex(r"(?i)\b(?:until|till)\b")
@@ -1396,10 +1398,18 @@ _NCCL_CODE = LazyRegex(r"^(?:p?nccl[A-Z]|libnccl\.|libnccl-net|libnccl\b)")
 
 
 def crashed_in_nccl(native: list[str]) -> str | None:
-    """The frame a crash happened in, when NCCL's: the innermost of its native backtrace below the
-    signal's handling (`__sigaction`, then `pncclCommDeregister`)."""
-    crashed = next((where for where in native if not _HANDLING.search(where)), None)
-    return crashed if crashed is not None and _NCCL_CODE.search(crashed) else None
+    """The NCCL frame a crash happened under: the innermost of its native backtrace below the signal's
+    handling (`__sigaction`, then `pncclCommDeregister`), or the NCCL call its plain C helpers ran in
+    (`freeRing()`, `commFree()`, then `ncclCommInitAll`); None when a frame of other code (a C++
+    namespace's function, another library) comes first."""
+    for where in native:
+        if _HANDLING.search(where):
+            continue
+        if _NCCL_CODE.search(where):
+            return where
+        if "::" in where or "." in where:
+            return None
+    return None
 
 
 # --- exits and signals --------------------------------------------------------------------------
@@ -1498,6 +1508,12 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
                 + (": the NCCL watchdog aborts a rank whose collective timed out" if watchdog else "")
             )
             _own_account(cand, timeline)
+        elif sig is not None and (in_nccl := crashed_in_nccl(obs.native)) is not None:
+            cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "nccl_error", entry, obs.rank)
+            cand.reasons.append(
+                f"{_who(obs)} crashed with {name}, and its native backtrace is inside NCCL ({in_nccl}):"
+                " the library crashed"
+            )
         elif sig is not None:
             cand = Candidate(obs, INFERRED if silent else CONSEQUENCE, "crash", "other", entry, obs.rank)
             cand.reasons.append(f"{_who(obs)} crashed with {name}")
@@ -2280,7 +2296,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
                     or (
                         line is departure
                         and not line.warning_record
-                        and (_SKIPS.search(line.text) or _HOLDS_UNTIL.search(line.text))
+                        and (_SKIPS.search(line.text) or _HOLDS_BACK.search(line.text))
                     )
                 )
                 and (line is departure or not (line.error_record or ENDS_NORMALLY.search(line.text)))

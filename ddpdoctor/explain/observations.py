@@ -231,6 +231,9 @@ class ExitObs(Observation):
     reporter: str = "launcher"  # torchrun-agent, torchrun-table, deepspeed, cargo, shell, error-file
     table_root: bool = False  # torchrun's table listed it under "Root Cause (first observed failure)"
     error_file: str | None = None
+    # A signal handler's native backtrace of the crash (glog's `@ 0x... freeRing()`), innermost first: each
+    # frame's function
+    native: list[str] = field(default_factory=list)
 
     @property
     def signal(self) -> int | None:

@@ -438,7 +438,9 @@ _LABELLED_EXCEPTION = LazyRegex(
 _LABEL_END = ":|>]~)-"  # punctuation that ends a label (a sentence's words end in letters)
 _IGNORED_EXCEPTION = "Exception ignored in"
 _CHECK_TRACE_HEAD = "*** Check failure stack trace: ***"
-_CHECK_TRACE_FRAME = LazyRegex(r"@ +(?:0x[0-9a-f]{1,16}|\(nil\)) ")
+_CHECK_TRACE_FRAME = LazyRegex(
+    r"@ +(?:0x[0-9a-f]{1,16}|\(nil\)) +(?:\d{1,6} +)?(?P<function>[A-Za-z_][\w:~]{0,200})?"
+)
 _CHECK_TRACE_GAP = 2  # lines of the trace's head the excerpt may lack
 _WRAP_MIN_CHARS = 60  # a line shorter than this was not wrapped by a terminal
 _WRAP_JOINED_CHARS = 4000
@@ -890,6 +892,7 @@ class _Stream:
         self.dump_timeout: int | None = None  # the line of faulthandler's `Timeout (0:05:00)!`
         self.fatal: ExceptionObs | None = None  # the last `Fatal Python error` (its dump follows it)
         self.signal_report: tuple[int, int | None] | None = None  # glog's `*** SIGSEGV ...`: (line, signal)
+        self.signal_exit: ExitObs | None = None  # ... and the exit it reports (its `@ 0x...` frames follow)
         self.signal_head: int | None = None  # the line of a handler's `*** Process received signal ***`
         self.head: tuple[int, str] | None = None  # the open traceback's `Traceback (...)` line
         self.said_before_head: tuple[int, str] | None = None  # the stream's line just before that head
@@ -1539,9 +1542,17 @@ class LogReader:
         if stripped == _CHECK_TRACE_HEAD:
             stream.check_trace = (number, number)
             return
-        if stripped[:2] == "@ " and _CHECK_TRACE_FRAME.match(stripped):
+        if stripped[:2] == "@ " and (frame := _CHECK_TRACE_FRAME.match(stripped)):
             trace = stream.check_trace
             stream.check_trace = (trace[0] if trace and trace[1] >= number - 2 else number, number)
+            crash = stream.signal_exit
+            if (
+                crash is not None
+                and 0 < number - crash.line <= _FATAL_DUMP_LINES
+                and len(crash.native) < _MAX_NATIVE_FRAMES
+                and frame.group("function")
+            ):
+                crash.native.append(frame.group("function"))  # a frame of the crash the handler reported
             return
         if (
             TRACEBACK_HEAD in rest
@@ -2819,6 +2830,8 @@ class LogReader:
             obs.chain = self._links(rest.strip(), cands, known_only=True)
         if reporter == "torchrun-agent" and local is None:
             stream.agent_cut = obs  # its local rank may follow on the next line
+        if reporter == "signal-handler":
+            stream.signal_exit = obs
         self._add(obs)
         if reporter == "torchrun-agent":
             self._attempt_reports += 1

@@ -410,13 +410,16 @@ class Timeline:
         that proportion to theirs (`calib_bins: 50` where they say 20, for 100 bytes against 40), the
         `receiver`'s in the inverse one (`n_bins: 8` where they say 12, for 120 bytes against 80), a named
         number, a count of things (`425 trial periods` where they count 104, for 1700 bytes against 416) or
-        the elements of a shape (`98x98 ft grid` where they say `100x85`, for 4804 bytes against 4252).
+        the elements of a shape (`98x98 ft grid` where they say `100x85`, for 4804 bytes against 4252) or
+        the bytes of an element its dtype names (`torch.float64` where they say `torch.float32`, for 96 bytes
+        against 48).
         Its other lone values (`lr: 0.02`) do not count against it."""
         pick = _in_ratio(ratio, receiver)
         return (
             self._odd_named_size(pick)
             or _only(self._odd_ranks(_counts_of_things, pick))
             or _only(self._odd_ranks(_elements_of_shapes, pick))
+            or _only(self._odd_ranks(_dtype_sizes, pick))
         )
 
     def _odd_named_size(self, pick: _Pick | None = None) -> tuple[int, RecentLineObs] | None:
@@ -1057,7 +1060,11 @@ def _outsized(unit: str, amount: float, peers: float) -> bool:
 
 def _sizes(text: str) -> list[float]:
     """The sizes a line reads out, in bytes, in order."""
-    return [size for m in SIZE_READING.finditer(text) if (size := parse_size(f"{m[1]} {m[2]}")) is not None]
+    return [
+        size
+        for m in SIZE_READING.finditer(text)
+        if (size := parse_size(f"{m[1].replace(',', '')} {m[2]}")) is not None
+    ]
 
 
 # A list of two or more numbers (`[520, 279, 109, 60]`, `[0.263, 8.054]`) or quoted names (`['bass', 'drums']`).
@@ -1155,6 +1162,16 @@ def _elements_of_shapes(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | 
     return after, tuple(str(_shape_elements(m)) for m in shapes)
 
 
+def _dtype_sizes(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """A line's dtypes keyed by the word before each, with the bytes of an element of each (`96 watches
+    (torch.float64)` -> (`watches`,), (`8`,))."""
+    dtypes = list(_DTYPE.finditer(text))
+    if not dtypes:
+        return None
+    before = tuple((_WORD_BEFORE.findall(text[: m.start()]) or [""])[-1] for m in dtypes)
+    return before, tuple(str(_DTYPE_BYTES[m.group(1)]) for m in dtypes)
+
+
 def _in_ratio(ratio: float, receiver: int | None) -> _Pick:
     """A pick (see _lone) of the lone rank whose whole number is `ratio` times its peers' (within a
     percent), or 1/`ratio` times for the `receiver` (see Timeline.sized_in_ratio)."""
@@ -1193,6 +1210,13 @@ _TOKEN = re.compile(r"(?<![\w-])(?=[\w-]*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_]*(?:-[A
 _VALUE_PIECE = re.compile(rf"{_TOKEN.pattern}(?:\.\d\w*)*|\d+(?:\.\d+)*")
 # The dtype a tensor's repr names (`tensor([1.5, 2.0], dtype=torch.float64)`).
 _TENSOR_DTYPE = re.compile(r", ?dtype=torch\.(\w+)")
+# A dtype a line names (`torch.float64`, `dtype=float32`, `bfloat16`), and the bytes of one element of it.
+_DTYPE_BYTES = {
+    "float64": 8, "float32": 4, "float16": 2, "bfloat16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1,
+    "uint8": 1, "complex64": 8, "complex128": 16,
+}  # fmt: skip
+_DTYPE = re.compile(r"(?<![\w])(?:(?:torch|np|numpy)\.)?(" + "|".join(_DTYPE_BYTES) + r")(?!\w)")
+_WORD_BEFORE = re.compile(r"[A-Za-z_][\w-]{0,40}(?=\W{0,8}$)")
 # The elements of a tensor's repr (`tensor([2, 3, 3, 2])`), and how a float's or a bool's are printed.
 _TENSOR_ELEMENTS = re.compile(r"tensor\(\[+([^\]]{0,2000})")
 _FLOAT_ELEMENT = re.compile(r"\d\.|\d[eE]|\b(?:nan|inf)\b")
