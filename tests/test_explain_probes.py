@@ -9414,3 +9414,76 @@ def test_a_dtype_one_rank_states_in_the_ratio_of_the_sizes_gloo_compared_names_t
     )
     root = run("float32")
     assert root is not None and root.rank != 2
+
+
+def test_a_store_sockets_timeout_stated_before_the_launchers_cut_traceback_is_the_rendezvous() -> None:
+    """torchrun's agent on a second node waits for the store on the first: c10d warns that its socket read
+    timed out (`waitForInput: socket SocketImpl(...) timed out after 900000ms`), then the agent's own
+    traceback starts and the paste is cut off inside torchrun's code. The launcher did not report a
+    child's failure: its store wait ran out of time, a rendezvous failure. Cut off there with nothing said
+    before it, the traceback stays the launcher's report."""
+    frames = [
+        "Traceback (most recent call last):",
+        '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/run.py", line 919, in main',
+        "    run(args)",
+        '  File "/opt/conda/lib/python3.10/site-packages/torch/distributed/launcher/api.py", line 255, in'
+        " launch_agent",
+        "    result = agent.run()",
+    ]
+    said = (
+        "[W228 18:45:15.741177013 socket.cpp:487] [c10d] waitForInput: socket SocketImpl(fd=11,"
+        " addr=[node1]:38674, remote=[::ffff:33.148.62.162]:23456) timed out after 900000ms"
+    )
+    root = explain_text("\n".join([said, *frames]) + "\n").root_cause
+    assert root is not None and root.category == "rendezvous" and root.text == said
+    root = explain_text("\n".join(["[node1] starting agent", *frames]) + "\n").root_cause
+    assert root is not None and root.category != "rendezvous"
+
+
+def test_a_collective_check_that_names_a_later_rank_first_names_the_odd_rank() -> None:
+    """torch's check (TORCH_DISTRIBUTED_DEBUG=DETAIL) on rank 1 reports rank 7 as the first rank whose
+    collective differs from its own (`SequenceNumber=101, OpType=ALLGATHER` against `SequenceNumber=0,
+    OpType=REDUCE`): it compares every rank's in rank order, so ranks 0 and 2-6 run rank 1's collective
+    and rank 7 alone is behind. Where rank 0 names rank 1, no third rank is known to agree: the report
+    names both parties and blames neither."""
+
+    def check(reporter: int, first: int) -> str:
+        return (
+            f"[rank{reporter}]: RuntimeError: Detected mismatch between collectives on ranks. Rank {reporter} is"
+            " running collective: CollectiveFingerPrint(SequenceNumber=101, OpType=ALLGATHER, TensorShape=[1],"
+            f" TensorDtypes=Long), but Rank {first} is running collective: CollectiveFingerPrint(SequenceNumber=0,"
+            " OpType=REDUCE).\n"
+        )
+
+    root = explain_text(check(1, 7)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 7)
+    root = explain_text(check(0, 1)).root_cause
+    assert root is not None and root.category == "collective_mismatch" and root.rank is None
+
+
+def test_of_two_ranks_the_one_that_only_lost_its_peer_after_the_peers_timeout_is_the_one_waited_for(
+    tmp_path: Path,
+) -> None:
+    """A job of two ranks (Lightning's banner says so): rank 0 times out in a collective, rank 1 was waiting
+    for a file of its own and only saw its connection closed once rank 0 had gone, with no timeout of its
+    own. It was not in the collective when rank 0 gave up: it is the rank rank 0 waited for."""
+    lines = [
+        "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2",
+        "Initializing distributed: GLOBAL_RANK: 1, MEMBER: 2/2",
+        "All distributed processes registered. Starting with 2 processes",
+        "[rank 1] waiting for /tmp/plan/zone_setpoints_line1.json",
+        "[rank 0] published setpoints to /tmp/plan/zone_setpoints_line0.json",
+        "[rank0]: Traceback (most recent call last):",
+        '[rank0]:   File "/srv/oven.py", line 61, in <module>',
+        "[rank0]:     fabric.all_reduce(setpoints)",
+        "[rank0]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129]"
+        " Timed out waiting 15000ms for send operation to complete",
+        "[rank 1] no plan after 35s, using default setpoints",
+        "[rank1]: Traceback (most recent call last):",
+        '[rank1]:   File "/srv/oven.py", line 61, in <module>',
+        "[rank1]:     fabric.all_reduce(setpoints)",
+        "[rank1]: RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection"
+        " closed by peer [127.0.0.1]:25478. This is typically caused by a remote worker crashing.",
+    ]
+    root = explain_text("\n".join(lines) + "\n").root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)

@@ -1070,7 +1070,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
             or (said is None and CHILD_DIED.search(text))
             or (PROGRAM_FAILED.search(text) and said is None)  # a wrapper that states no cause of its own
             or (
-                exc is not None and exc.cut_off and exc.frames and _LAUNCHER_CODE.search(exc.frames[-1].posix)
+                # cut off in the launcher's own code, with no words of what failed (the launcher's own store
+                # wait that timed out, stated on the line before, is its failure)
+                said is None
+                and exc is not None
+                and exc.cut_off
+                and exc.frames
+                and _LAUNCHER_CODE.search(exc.frames[-1].posix)
             )
         )
     ):
@@ -2120,7 +2126,22 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     printed = {c.obs.rank for c in found if isinstance(c.obs, ExceptionObs) and c.obs.rank is not None}
     silent = _could_be_in_the_group(timeline, sorted(known - waiting - lost - failing - printed), waiting)
     if not silent:
-        return None if failing else _departed(timeline, found, reports, sorted(waiting | lost))
+        if failing:
+            return None
+        departed = _departed(timeline, found, reports, sorted(waiting | lost))
+        if (
+            departed is not None
+            or world != 2
+            or known != {0, 1}
+            or len(waiting) != 1
+            or len(lost - waiting) != 1
+        ):
+            return departed
+        # Of two ranks, one timed out waiting in a collective and the other only lost its connection to it,
+        # with no timeout of its own: it was not in the collective when its peer gave up (`[rank 1] waiting
+        # for zone_setpoints_line1.json` while rank 0 timed out), the one its peer waited for. (Of more
+        # ranks, the one that only lost its peers may have been in a collective of another size with them.)
+        silent = sorted(lost - waiting)
     quiet = silent
     if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)

@@ -176,6 +176,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # every rank on it meets it alike.
         culprit.disown("the machine's fault, which every rank on it meets alike")
     _two_parties(culprit, found)
+    _first_to_differ(culprit)
     _uneven_work(culprit, timeline)
     _odd_setting(culprit, timeline, found)
     culprit = _one_rank_ahead(culprit, timeline, found)
@@ -951,6 +952,31 @@ def _two_parties(culprit: Candidate, found: list[Candidate]) -> None:
     )
     culprit.rank = None
     culprit.rank_note = note
+
+
+def _first_to_differ(culprit: Candidate) -> None:
+    """torch's check of collectives (TORCH_DISTRIBUTED_DEBUG=DETAIL) on one rank compares its collective with
+    every rank's in rank order and reports the first that differs (`Rank 1 is running collective: ..., but
+    Rank 7 is running collective: ...`): each rank before that one, the reporter aside, runs the reporter's
+    collective, so the named rank is the odd one. Where it names rank 0 (or rank 0 names rank 1), no other
+    rank is known to agree, and the report only names the two parties."""
+    if culprit.category != "collective_mismatch":
+        return
+    facts = collective_facts(culprit.obs.innermost_text())
+    if facts is None or facts.state != "mismatch" or len(facts.named_ops) != 2:
+        return
+    reporter, first = facts.named_ops  # in the order the report names them
+    if first == 0 or (first == 1 and reporter == 0):
+        return
+    culprit.rank, culprit.suspects = first, [first]
+    culprit.rank_note = (
+        f"inferred: rank {reporter}'s check compares every rank's collective in rank order and names rank"
+        f" {first} first, so the ranks before it run rank {reporter}'s"
+    )
+    culprit.reasons.append(
+        f"rank {reporter} found rank {first} the first rank whose collective differs from its own: the ranks"
+        f" before rank {first} run the same collective as rank {reporter}, so rank {first} is the odd one"
+    )
 
 
 def _others_got_further(culprit: Candidate, found: list[Candidate]) -> bool:

@@ -395,8 +395,11 @@ _SETTING_UP = LazyRegex(
     # a process that restarted and joined again under a new identity (JAX's coordination service:
     # `/job:jax_worker/replica:0/task:1 unexpectedly tried to connect with a different incarnation`)
     r"|\btried to connect with a different incarnation\b"
-    # a rendezvous store's wait for the other processes' keys (Horovod's gloo HTTP store)
+    # a rendezvous store's wait for the other processes' keys (Horovod's gloo HTTP store), or c10d's
+    # store client's read of one running out of time (`waitForInput: socket SocketImpl(...) timed out after
+    # 1800000ms`, warned just before the store's error)
     r"|\b[Ww]ait timeout after \d{1,12} ?(?:s|ms|seconds|milliseconds) for key"
+    r"|\bwaitForInput: socket SocketImpl\(.{0,400}?\) timed out after \d{1,12}ms"
     # ... or a launcher's wait for its processes to start (horovodrun: `Timed out waiting for tasks to start`)
     r"|\b[Tt]imed out waiting for (?:all )?(?:tasks|workers|processes|hosts) to (?:start|register|join|connect)\b"
     # ... or TensorFlow's placement on another task of the cluster that never registered (`/job:ps/task:4`)
