@@ -9487,3 +9487,31 @@ def test_of_two_ranks_the_one_that_only_lost_its_peer_after_the_peers_timeout_is
     ]
     root = explain_text("\n".join(lines) + "\n").root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+
+
+def test_a_main_process_batch_fetch_error_in_the_scripts_collate_is_the_scripts_own() -> None:
+    """With `num_workers=0` the DataLoader fetches batches in the training process: a `KeyError` raised in
+    the script's own collate function is the script's error (`user_code`, its line as "your code"); the
+    same error raised inside a library's collator there is the data pipeline's (`dataloader`)."""
+
+    def trace(innermost: str, code: str) -> str:
+        frames = [
+            ("/srv/train.py", 60, "main", "trainer.train()"),
+            ("/opt/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", 785, "_next_data",
+             "data = self._dataset_fetcher.fetch(index)"),
+            ("/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/fetch.py", 57, "fetch",
+             "return self.collate_fn(data)"),
+            (innermost, 33, "collate", code),
+        ]  # fmt: skip
+        lines = ["[rank1]: Traceback (most recent call last):"]
+        for file, line, function, source in frames:
+            lines += [f'[rank1]:   File "{file}", line {line}, in {function}', f"[rank1]:     {source}"]
+        return "\n".join([*lines, "[rank1]: KeyError: 'rider_count'"]) + "\n"
+
+    code = 'labels = torch.tensor([[r["rider_count"]] for r in rows])'
+    root = explain_text(trace("/srv/train.py", code)).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.user_frame is not None and root.user_frame.line == 33
+    library = "/opt/venv/lib/python3.11/site-packages/trl/trainer/sft_trainer.py"
+    root = explain_text(trace(library, code)).root_cause
+    assert root is not None and root.category == "dataloader"

@@ -1256,6 +1256,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     elif (
         exc is not None
         and short_type in _VALUE_ERRORS
+        and not raised_by_user  # the script's own dataset or collate function is the script's code
         and any(_BATCH_FETCH.search(f.posix) for f in exc.frames)
     ):
         cand.category, cand.strength = "dataloader", 2
