@@ -9515,3 +9515,67 @@ def test_a_main_process_batch_fetch_error_in_the_scripts_collate_is_the_scripts_
     library = "/opt/venv/lib/python3.11/site-packages/trl/trainer/sft_trainer.py"
     root = explain_text(trace(library, code)).root_cause
     assert root is not None and root.category == "dataloader"
+
+
+def test_a_rank_that_says_it_has_nothing_to_train_on_left_its_peers_waiting(tmp_path: Path) -> None:
+    """Rank 2 warns that its record has no samples, `nothing to train on`, and returns; its peers lose the
+    connection in their next collective. In a console torchrun's table lists the peers, not rank 2 (it
+    exited 0); a `--log-dir` folder keeps no exit codes. Either way rank 2 left on its own, as its words
+    say, while its peers still ran collectives: `collective_timeout`, its line the root, not a kill. Said
+    with `exiting` (`nothing to evaluate, exiting`), it is a guard of the script's that ended the process,
+    the script's own decision (`user_code`)."""
+    said = "2026-12-07 03:42:23,422 WARNING [rank 2] strain_fatigue: MCT-03: no generating samples in this record, nothing to train on"
+    lost = (
+        "RuntimeError: [/__w/pytorch/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:37283. This is typically caused by a remote worker crashing."
+    )
+    starts = {
+        r: f"2026-12-07 03:42:23,41{r} INFO [rank {r}] strain_fatigue: MCT-0{r + 1}: {0 if r == 2 else 2048} of 2048"
+        " samples while generating\n"
+        for r in range(3)
+    }
+
+    def run(name: str, last: str) -> RootCause | None:
+        folder = _stdout_dir(
+            tmp_path / name, {r: starts[r] + (last + "\n" if r == 2 else "") for r in range(3)}
+        )
+        for r in (0, 1):
+            (folder / str(r) / "stderr.log").write_text(
+                f'Traceback (most recent call last):\n  File "/srv/strain.py", line 70, in <module>\n'
+                f"    dist.all_reduce(grads)\n{lost}\n"
+            )
+        return explain_paths([str(folder)]).root_cause
+
+    root = run("returned", said)
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith("nothing to train on")
+    root = run("exited", said.replace("nothing to train on", "nothing to evaluate, exiting"))
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+
+
+def test_the_processes_spawn_stopped_count_toward_the_jobs_size() -> None:
+    """torch.multiprocessing.spawn stops every process still running once one failed (`Terminating process
+    17327 via signal SIGTERM`, twice) and re-raises process 0's error: rank 0's monitored barrier names rank
+    2, which printed nothing under a rank label. The job had at least three processes (the two stopped and
+    the one that failed), so rank 2 is one of them, not a rank beyond the job's size."""
+    text = (
+        "[rank0]:[E1207 03:40:05.711793080 ProcessGroupGloo.cpp:67] [Rank 0]: Rank 2 failed to pass"
+        " monitoredBarrier in 15000 ms\n"
+        "[rank1]:[E1207 03:40:05.716292491 ProcessGroupGloo.cpp:67] Rank 1 successfully reached monitoredBarrier,"
+        " but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.\n"
+        "W1207 03:40:06.433000 17320 torch/multiprocessing/spawn.py:165] Terminating process 17327 via signal SIGTERM\n"
+        "W1207 03:40:06.434000 17320 torch/multiprocessing/spawn.py:165] Terminating process 17328 via signal SIGTERM\n"
+        "Traceback (most recent call last):\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+        "-- Process 0 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        "RuntimeError: [Rank 0]: Rank 2 failed to pass monitoredBarrier in 15000 ms\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    one_stopped = text.replace(
+        "W1207 03:40:06.434000 17320 torch/multiprocessing/spawn.py:165] Terminating process 17328 via signal SIGTERM\n",
+        "",
+    )
+    root = explain_text(one_stopped).root_cause
+    assert root is not None and root.rank is None

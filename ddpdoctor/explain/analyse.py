@@ -51,6 +51,7 @@ from ddpdoctor.explain.wording import (
     CUDA_OOM,
     ENDS_ITSELF,
     ENDS_NORMALLY,
+    HAS_NOTHING_TO_DO,
     NAMES_A_FAILURE,
     PEER_LOST,
     PORT_IN_USE,
@@ -1634,10 +1635,17 @@ def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
     if said:
         cand.category = said[0]
     elif (
-        cand.kind == "lost-peer" and ENDS_NORMALLY.search(line.text) and not NAMES_A_FAILURE.search(line.text)
+        cand.kind == "lost-peer"
+        and (
+            ENDS_NORMALLY.search(line.text)
+            or (HAS_NOTHING_TO_DO.search(line.text) and not ENDS_ITSELF.search(line.text))
+        )
+        and not NAMES_A_FAILURE.search(line.text)
     ):
-        # No exit code is known, and its words say it ended as planned (`early stopping at epoch 6`):
-        # it left the job while its peers still ran collectives.
+        # No exit code is known, and its words say it ended as planned (`early stopping at epoch 6`), or that
+        # it had no work and went on to its end (`nothing to train on`; not `nothing to evaluate, exiting`,
+        # a guard of the script's that ends the process): it left the job while its peers still ran
+        # collectives.
         cand.category = "collective_timeout"
     elif cand.category == "other":  # (a kill's inferred cause, the host's memory, stands)
         cand.category = "user_code"

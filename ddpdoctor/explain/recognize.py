@@ -406,8 +406,10 @@ _NOT_A_LEAD = LazyRegex(
 )
 # torchrun's agent stopping a worker (`Sending process 812914 closing signal SIGTERM`; older: `Closing process
 # 812914 via signal SIGTERM`).
+# torchrun's agent's (`Sending process 123 closing signal SIGTERM`) and torch.multiprocessing.spawn's
+# (`Terminating process 123 via signal SIGTERM`, `Closing process ...` before torch 2.1) stop of a worker.
 _LAUNCHER_STOP = LazyRegex(
-    r"(?:Sending process (\d{1,10}) closing signal|Closing process (\d{1,10}) via signal) SIG"
+    r"(?:Sending process (\d{1,10}) closing signal|(?:Closing|Terminating) process (\d{1,10}) via signal) SIG"
 )
 # torchrun's agent itself signalled (`Received 15 death signal, shutting down workers`).
 _AGENT_SIGNAL = LazyRegex(r"Received (\d{1,2}|SIG[A-Z]{2,8}) death signal")
@@ -951,6 +953,7 @@ class LogReader:
         self.dropped = 0
         self._seq = 0
         self.world_sizes: set[int] = set()
+        self._spawn_stopped: set[int] = set()  # the processes torch.multiprocessing.spawn stopped
         self._members: dict[int, list[tuple[int, str]]] = {}  # global rank -> its announcements (two kept)
         self._member_world = 0
         self._barriers: dict[str, tuple[int, str, int, int]] = {}  # key -> (line, text, world, workers)
@@ -1533,6 +1536,11 @@ class LogReader:
             self._stops += 1
             fact = self._observe(StopObs, number, stripped, stream)
             fact.pid = bounded_int(stop.group(1) or stop.group(2))
+            if stop.group(2) and fact.pid is not None:
+                # spawn stops every process still running once one failed (it never restarts them): the job
+                # had at least the ones it stopped and the one that failed
+                self._spawn_stopped.add(fact.pid)
+                self.world_sizes.add(len(self._spawn_stopped) + 1)
             self.observations.append(fact)  # a fact beside the line's own reading (the KB knows it too)
         elif "death signal" in rest and self._stops < _MAX_STOPS and (signal := _AGENT_SIGNAL.search(rest)):
             self._stops += 1

@@ -40,6 +40,10 @@ WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
 # Words in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`).
 _ENDS_ITSELF = r"\b(?:exiting|aborting|quitting|gave up|giving up)\b"
 ENDS_ITSELF = LazyRegex(r"(?i)" + _ENDS_ITSELF)
+# Words in which a process says it has no work left (`no generating samples in this record, nothing to train
+# on`): it goes no further, as planned.
+_NOTHING_TO_DO = r"\bnothing (?:left )?to (?:train|do|process|evaluate|fit|score|run)\b"
+HAS_NOTHING_TO_DO = LazyRegex(r"(?i)" + _NOTHING_TO_DO)
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
 # (`compiling eval step`, `loading shard 3`); a guard that refuses to go on (`refusing to allocate`).
@@ -51,6 +55,8 @@ STATES_A_HALT = LazyRegex(
     + _WAIT_LOOP
     + r"|"
     + _ENDS_ITSELF
+    + r"|"
+    + _NOTHING_TO_DO
     + r"|\b(?:stopping|stopped|finished|stuck)\b"
     # a wait of the script's own for a thing to appear, counting the wait (`index not published yet, waited 4s`)
     r"|(?i:\bwaited \d{1,9}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|minutes)?\b)"
