@@ -1425,11 +1425,11 @@ _SHAPES: dict[str, tuple[str, dict[str, object]]] = {
         "ZeroDivisionError: integer division or modulo by zero\n",
         {"category": "invalid_device"},
     ),
-    "a lookup error while the DataLoader fetches a batch is the data pipeline's": (
+    "a lookup error in a library's collator while the DataLoader fetches a batch is the data pipeline's": (
         "Traceback (most recent call last):\n"
         '  File "/site-packages/torch/utils/data/_utils/fetch.py", line 55, in fetch\n'
         "    return self.collate_fn(data)\n"
-        '  File "/workspace/trl/trainer/sft_trainer.py", line 344, in torch_call\n'
+        '  File "/site-packages/trl/trainer/sft_trainer.py", line 344, in torch_call\n'
         '    images = [example["images"] for example in examples]\n'
         "KeyError: 'images'\n",
         {"category": "dataloader"},

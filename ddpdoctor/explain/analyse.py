@@ -1409,13 +1409,13 @@ def crashed_in_nccl(native: list[str]) -> str | None:
     """The NCCL frame a crash happened under: the innermost of its native backtrace below the signal's
     handling (`__sigaction`, then `pncclCommDeregister`), or the NCCL call its plain C helpers ran in
     (`freeRing()`, `commFree()`, then `ncclCommInitAll`); None when a frame of other code (a C++
-    namespace's function, another library) comes first."""
+    function, by its namespace or its mangled name, `_ZN2at6native...`; another library) comes first."""
     for where in native:
         if _HANDLING.search(where):
             continue
         if _NCCL_CODE.search(where):
             return where
-        if "::" in where or "." in where:
+        if "::" in where or "." in where or where.startswith("_Z"):
             return None
     return None
 

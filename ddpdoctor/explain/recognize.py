@@ -405,11 +405,11 @@ _NOT_A_LEAD = LazyRegex(
     r"|^(?:\S{0,40}\s){0,2}[IW] [\w./-]{1,300}:\d{1,6}\] "  # TensorFlow's and absl's info and warning records
 )
 # torchrun's agent stopping a worker (`Sending process 812914 closing signal SIGTERM`; older: `Closing process
-# 812914 via signal SIGTERM`).
-# torchrun's agent's (`Sending process 123 closing signal SIGTERM`) and torch.multiprocessing.spawn's
-# (`Terminating process 123 via signal SIGTERM`, `Closing process ...` before torch 2.1) stop of a worker.
+# 812914 via signal SIGTERM`), or torch.multiprocessing.spawn stopping one (`Terminating process 18428 via
+# signal SIGTERM`).
 _LAUNCHER_STOP = LazyRegex(
-    r"(?:Sending process (\d{1,10}) closing signal|(?:Closing|Terminating) process (\d{1,10}) via signal) SIG"
+    r"(?:Sending process (\d{1,10}) closing signal|Closing process (\d{1,10}) via signal"
+    r"|Terminating process (?P<spawned>\d{1,10}) via signal) SIG"
 )
 # torchrun's agent itself signalled (`Received 15 death signal, shutting down workers`).
 _AGENT_SIGNAL = LazyRegex(r"Received (\d{1,2}|SIG[A-Z]{2,8}) death signal")
@@ -1535,8 +1535,8 @@ class LogReader:
         if "process" in rest and self._stops < _MAX_STOPS and (stop := _LAUNCHER_STOP.search(rest)):
             self._stops += 1
             fact = self._observe(StopObs, number, stripped, stream)
-            fact.pid = bounded_int(stop.group(1) or stop.group(2))
-            if stop.group(2) and fact.pid is not None:
+            fact.pid = bounded_int(stop.group(1) or stop.group(2) or stop.group("spawned"))
+            if stop.group("spawned") and fact.pid is not None:
                 # spawn stops every process still running once one failed (it never restarts them): the job
                 # had at least the ones it stopped and the one that failed
                 self._spawn_stopped.add(fact.pid)
