@@ -1168,7 +1168,7 @@ def _dtype_sizes(text: str) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
     dtypes = list(_DTYPE.finditer(text))
     if not dtypes:
         return None
-    before = tuple((_WORD_BEFORE.findall(text[: m.start()]) or [""])[-1] for m in dtypes)
+    before = tuple(word.group(1) if (word := _WORD_BEFORE.search(text[: m.start()])) else "" for m in dtypes)
     return before, tuple(str(_DTYPE_BYTES[m.group(1)]) for m in dtypes)
 
 
@@ -1216,7 +1216,7 @@ _DTYPE_BYTES = {
     "uint8": 1, "complex64": 8, "complex128": 16,
 }  # fmt: skip
 _DTYPE = re.compile(r"(?<![\w])(?:(?:torch|np|numpy)\.)?(" + "|".join(_DTYPE_BYTES) + r")(?!\w)")
-_WORD_BEFORE = re.compile(r"[A-Za-z_][\w-]{0,40}(?=\W{0,8}$)")
+_WORD_BEFORE = re.compile(r"([A-Za-z_][\w-]{0,40})\W{0,8}$")
 # The elements of a tensor's repr (`tensor([2, 3, 3, 2])`), and how a float's or a bool's are printed.
 _TENSOR_ELEMENTS = re.compile(r"tensor\(\[+([^\]]{0,2000})")
 _FLOAT_ELEMENT = re.compile(r"\d\.|\d[eE]|\b(?:nan|inf)\b")

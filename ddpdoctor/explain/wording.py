@@ -853,7 +853,7 @@ SIZE_SETTING = LazyRegex(r"\b([A-Za-z_][\w.-]{0,40})['\"]?(?:=|: ?)(\d{1,12}(?:\
 
 # A size a progress line reads out (`mask_cache 3.49 GiB`, `rss=12.3GB`, `355,957 MiB`): memory the rank holds.
 SIZE_READING = re.compile(
-    r"(?<![\w.,])(\d{1,3}(?:,\d{3}){1,3}(?:\.\d{1,6})?|\d{1,9}(?:\.\d{1,6})?) ?([KMGT]i?B)\b"
+    r"(?<![\w.])(\d{1,3}(?:,\d{3}){1,3}(?:\.\d{1,6})?|\d{1,9}(?:\.\d{1,6})?) ?([KMGT]i?B)\b"
 )
 
 
