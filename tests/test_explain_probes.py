@@ -9579,3 +9579,64 @@ def test_the_processes_spawn_stopped_count_toward_the_jobs_size() -> None:
     )
     root = explain_text(one_stopped).root_cause
     assert root is not None and root.rank is None
+
+
+# --- classes found in the fifty-eighth session -----------------------------------------------------
+
+
+def test_an_unlabelled_abort_is_the_rank_its_peer_lost() -> None:
+    """Of two processes, one dies of an uncaught C++ exception (gloo's size check, `terminate called`, written
+    past any rank label); the other, rank 0, then raises that its connection was reset. Rank 0 lost its
+    peer, so the abort was the other rank's: rank 1, the one rank with no labelled line. With a third
+    process that said nothing either, the abort could be either silent rank: no rank is named."""
+
+    def log(world: int) -> str:
+        return (
+            f"All distributed processes registered. Starting with {world} processes\n"
+            + "".join(f"[rank: {r}] Seed set to 7\n" for r in range(world))
+            + "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+            "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+            " op.preamble.length <= op.nbytes. 16 vs 12. Received data size doesn't match expected size.\n"
+            "[rank0]: Traceback (most recent call last):\n"
+            '[rank0]:   File "/srv/pool_counts.py", line 41, in <module>\n'
+            "[rank0]:     dist.all_reduce(counts)\n"
+            "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:537] Read error"
+            " [127.0.0.1]:40211: Connection reset by peer\n"
+        )
+
+    root = explain_text(log(2)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+    assert "16 vs 12" in root.text
+    root = explain_text(log(3)).root_cause
+    assert root is not None and root.category == "collective_mismatch" and root.rank is None
+
+
+def test_ranks_a_step_apart_point_at_the_wait_that_ran_out() -> None:
+    """Rank 1 waits in the gradients' all-reduce and times out; rank 0 waits at a barrier (a checkpoint
+    save only it made) and then loses its connection when rank 1 gives up. No op singles a rank out (one
+    each), so the report to point at is the wait that ran out, whichever rank printed first; the lost
+    connection came after it."""
+
+    def trace(rank: int, call: str, error: str) -> str:
+        return (
+            f"[rank{rank}]: Traceback (most recent call last):\n"
+            f'[rank{rank}]:   File "/srv/core_fit.py", line 63, in main\n'
+            f"[rank{rank}]:     {call}\n"
+            f'[rank{rank}]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",'
+            f" line 5356, in {call.split('(')[0].split('.')[-1]}\n"
+            f"[rank{rank}]:     work.wait()\n"
+            f"[rank{rank}]: RuntimeError: {error}\n"
+        )
+
+    timed_out = trace(
+        1,
+        "dist.all_reduce(grads)",
+        "[gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 15000ms for recv",
+    )
+    closed = trace(
+        0, "dist.barrier()", "[gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:9129"
+    )
+    for text in (closed + timed_out, timed_out + closed):
+        root = explain_text(text).root_cause
+        assert root is not None and root.category == "collective_timeout"
+        assert "Timed out waiting 15000ms" in root.text

@@ -1911,7 +1911,11 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     at_barrier = any(op in _BARRIERS for op in counts)
     on_request = _REQUEST_WAIT in counts
     category = "collective_timeout" if at_barrier or on_request else "collective_mismatch"
-    cand = Candidate(ops[odd[0]][1], CAUSE, "mismatch", category, None, odd_rank, strength=2)
+    # Of ranks no op singles out, the report to point at is a wait that ran out, not a connection a peer
+    # closed when it gave up (that came after).
+    lost = {id(c.obs) for c in found if c.consequence == "peer-failure"}
+    anchor = next((ops[rank][1] for rank in odd if id(ops[rank][1]) not in lost), ops[odd[0]][1])
+    cand = Candidate(anchor, CAUSE, "mismatch", category, None, odd_rank, strength=2)
     cand.suspects = odd
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(sites.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")

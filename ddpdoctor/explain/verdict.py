@@ -1153,11 +1153,12 @@ def _rank_in_its_own_report(culprit: Candidate, found: list[Candidate]) -> None:
 
 def _awaited_rank(culprit: Candidate, found: list[Candidate]) -> None:
     """An error with no rank label (a thread's or a subprocess's traceback, which torch's `[rankN]:`
-    prefix never covers), and the other ranks waited in a collective for one rank: the error is
-    that of the rank that stopped taking part."""
+    prefix never covers, or an uncaught C++ exception's `terminate called`), and the other ranks waited
+    in a collective for one rank, or lost their connection to the one rank with no labelled line: the
+    error is that of the rank that stopped taking part."""
     if culprit.rank is not None or culprit.suspects or culprit.category in ("rendezvous", "duplicate_device"):
         return
-    awaited = {c.rank for c in found if c.kind == "straggler"}
+    awaited = {c.rank for c in found if c.kind in ("straggler", "lost-peer")}
     if len(awaited) != 1 or None in awaited:
         return
     if any(c.rank is not None and c.tier == CAUSE for c in found):
