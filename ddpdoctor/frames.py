@@ -3,6 +3,8 @@ explain, guard and the hang report share."""
 
 from __future__ import annotations
 
+import re
+
 # Path fragments of installed libraries, the interpreter and Rust's toolchain and registry (matched
 # with `/` separators: Windows paths are turned around first).
 _LIBRARY_MARKERS = (
@@ -147,6 +149,24 @@ _DISTRIBUTED_LIBRARIES = (
     "megatron/core/",
     "horovod/",
 )
+
+
+# Collectives whose names other code uses too (`x.gather(1, index)`, `functools.reduce`, a socket's `recv`),
+# and a barrier by the name Accelerate gives it.
+_COMMON_NAMES = frozenset({"broadcast", "gather", "irecv", "isend", "recv", "reduce", "scatter", "send"})
+_BARRIER_ALIASES = frozenset({"wait_for_everyone"})
+_METHOD_CALL = r"\.(\w{1,40})\("
+
+
+def called_collective(code: str, *, into_library: bool) -> str | None:
+    """The collective a line of the script calls (`dist.all_reduce(grads)`: `all_reduce`;
+    `accelerator.wait_for_everyone()`: `wait_for_everyone`), or None. A name other code uses too
+    counts only `into_library`: when the stack goes on from that line into the collective's own code."""
+    for call in re.finditer(_METHOD_CALL, code):
+        name = call.group(1)
+        if name in _BARRIER_ALIASES or (name in _COLLECTIVES and (into_library or name not in _COMMON_NAMES)):
+            return name
+    return None
 
 
 def in_distributed_library(file: str) -> bool:

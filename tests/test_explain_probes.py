@@ -9640,3 +9640,82 @@ def test_ranks_a_step_apart_point_at_the_wait_that_ran_out() -> None:
         root = explain_text(text).root_cause
         assert root is not None and root.category == "collective_timeout"
         assert "Timed out waiting 15000ms" in root.text
+
+
+def test_a_traceback_cut_off_in_a_collective_is_a_wait() -> None:
+    """An excerpt ends inside a rank's traceback, in the script's `dist.all_reduce(...)` line and the
+    collectives' logging wrapper under it, before any exception line: the rank was waiting in a
+    collective (a timeout or a lost peer, whose words are lost), not failing in the script's own code.
+    Cut off in other code below a collective's frame (a checkpoint planner's step inside a collective of
+    the distributed checkpoint), it was not waiting there: no such reading."""
+    in_wrapper = (
+        '[rank0]:   File "/srv/calib.py", line 55, in main\n'
+        "[rank0]:     dist.all_reduce(scale, op=dist.ReduceOp.MAX)\n"
+        '[rank0]:   File "/venv/lib/python3.11/site-packages/torch/distributed/c10d_logger.py", line 83, in wrapper\n'
+        "[rank0]:     return func(*args, **kwargs)\n"
+    )
+    root = explain_text(in_wrapper).root_cause
+    assert root is not None and root.category == "collective_timeout"
+    in_planner = (
+        'Traceback (most recent call last):\n  File "/srv/resume.py", line 40, in load\n'
+        "    dcp.load(state, checkpoint_id=path)\n"
+        '  File "/venv/lib/python3.11/site-packages/torch/distributed/checkpoint/utils.py", line 190, in'
+        " reduce_scatter\n    local_data = map_fun()\n"
+        '  File "/venv/lib/python3.11/site-packages/torch/distributed/checkpoint/state_dict_loader.py", line 89,'
+        " in local_step\n    local_plan = planner.create_local_plan()\n"
+    )
+    root = explain_text(in_planner).root_cause
+    assert root is not None and root.category != "collective_timeout"
+
+
+def test_the_nccl_watchdogs_frames_alone_are_a_timeout() -> None:
+    """An excerpt keeps only the C++ frames of the NCCL watchdog's exception (`frame #1:
+    c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(...)`), its message and the trace's header lost: the
+    watchdog raises there when a collective runs past its timeout. Not "no failure found"."""
+    text = (
+        "frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f01 in /venv/torch/lib/libc10.so)\n"
+        "frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long,"
+        " std::ratio<1l, 1000l> > >) + 0x1d2 (0x7f02 in /venv/torch/lib/libtorch_cuda.so)\n"
+        "frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x233 (0x7f03 in /venv/torch/lib/libtorch_cuda.so)\n"
+        "frame #3: <unknown function> + 0xdfc74 (0x7f04 in /usr/lib64/libstdc++.so.6)\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and root.category == "collective_timeout"
+    assert "checkTimeout" in root.text
+
+
+def test_torchs_checks_of_the_programs_tensors_are_its_code() -> None:
+    """torch's own checks of the tensors a program hands it (shapes that cannot be multiplied, a dtype it
+    did not expect, autograd used twice) are errors of the training code or its data, even where the
+    excerpt kept only torch's frames. A message torch raises for other reasons stays unclassified."""
+    frames = (
+        'Traceback (most recent call last):\n  File "/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py",'
+        " line 125, in forward\n    return F.linear(input, self.weight, self.bias)\n"
+    )
+    for message in (
+        "RuntimeError: mat1 and mat2 shapes cannot be multiplied (16x5 and 4x32)",
+        "RuntimeError: expected scalar type Float but found Double",
+        "RuntimeError: Trying to backward through the graph a second time (or directly access saved tensors)",
+    ):
+        root = explain_text(frames + message + "\n").root_cause
+        assert root is not None and root.category == "user_code", message
+    root = explain_text(frames + "RuntimeError: unexpected internal state in the linear kernel\n").root_cause
+    assert root is not None and root.category == "other"
+
+
+def test_a_rank_label_after_a_loggers_name_and_colon() -> None:
+    """A logging format that puts the logger's name with a colon before the message (`%(asctime)s
+    %(levelname)s %(name)s: [RANK 1] ...`): the bracketed `[RANK 1]` after it labels the line. Rank 1's
+    warning that it had nothing to fit, and then nothing more, while rank 0 lost its peer: rank 1 left."""
+    text = (
+        "2026-12-07 05:43:54,567 INFO yield_fit: [RANK 0] crew 0: 210 days inside the window\n"
+        "2026-12-07 05:43:54,601 INFO yield_fit: [RANK 1] crew 1: 0 days inside the window\n"
+        "2026-12-07 05:43:54,605 WARNING yield_fit: [RANK 1] crew 1: no logs inside the window, nothing to fit\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/yield_fit.py", line 70, in <module>\n'
+        "[rank0]:     dist.all_reduce(totals)\n"
+        "[rank0]: RuntimeError: [gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:30617\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text.endswith("nothing to fit")

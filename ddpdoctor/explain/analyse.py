@@ -68,7 +68,7 @@ from ddpdoctor.explain.wording import (
     message_category,
     numberless,
 )
-from ddpdoctor.frames import collective_name, in_distributed_library, in_standard_library
+from ddpdoctor.frames import called_collective, collective_name, in_distributed_library, in_standard_library
 from ddpdoctor.matching import LazyRegex
 from ddpdoctor.records import Record, field
 from ddpdoctor.units import format_size
@@ -223,6 +223,7 @@ _LAUNCHER_CODE = LazyRegex(
 _REMOTE_LAUNCH = LazyRegex(r"\bCommand '\[?'?(?:\S{0,200}/)?(?:ssh|pdsh|srun|mpirun|mpiexec)\b")
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
+_C10D_CODE = (_C10D_API, "torch/distributed/c10d_logger.py")  # ... and the wrapper that logs them
 # Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
 _IN_BACKWARD = "all_reduce of gradients in backward"
 # ... and from a DDP model's forward: the broadcast of rank 0's buffers (`broadcast_buffers=True`).
@@ -892,17 +893,31 @@ def _data_loop(exc: ExceptionObs) -> Frame | None:
     return None
 
 
-def _interrupted_in(exc: ExceptionObs | None) -> tuple[str, str]:
-    """What an interrupted program was waiting for, by the innermost frame that says: (category, words)."""
+def _collective_machinery(frame: Frame) -> bool:
+    """Whether a frame is a collective's own code: the collective, its logging wrapper, c10d's waits."""
+    return collective_name(frame.function, frame.file) is not None or frame.posix.endswith(_C10D_CODE)
+
+
+def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
+    """What a stack that stopped with no error of its own (an interrupted program, a traceback cut off
+    before its exception) was waiting for, by the innermost frame that says: (category, words). A
+    collective is a frame of one, or the script's line that calls one, with nothing below it but a
+    collective's own code (its logging wrapper, c10d's `work.wait()`)."""
     if exc is not None and (launcher := _launcher_waiting(exc)) is not None:
         return (
             "collective_timeout",
             f" while the launcher waited for its worker processes in {launcher.function} ({launcher.where()}):"
             " the workers hung",
         )
-    for frame in reversed(exc.frames if exc is not None else []):
+    frames = exc.frames if exc is not None else []
+    for at in range(len(frames) - 1, -1, -1):
+        frame = frames[at]
         where = f" while it waited in {frame.function} ({frame.where()})"
-        if collective_name(frame.function, frame.file) is not None:
+        below = frames[at + 1 :]
+        if all(_collective_machinery(f) for f in below) and (
+            collective_name(frame.function, frame.file) is not None
+            or (frame.user and called_collective(frame.code or "", into_library=bool(below)) is not None)
+        ):
             return (
                 "collective_timeout",
                 f"{where}: it hung in a collective, waiting for a rank that did not join",
@@ -1197,7 +1212,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         # Ctrl-C (SIGINT): someone stopped a job that seemed stuck. What it was doing then is where it
         # hung; an error of the job's own, if any, is what it hung after.
         cand.tier, cand.kind, cand.consequence = CONSEQUENCE, "symptom", "interrupt"
-        cand.category, waiting = _interrupted_in(exc)
+        cand.category, waiting = _stopped_in(exc)
         cand.reasons.append(f"KeyboardInterrupt: the program was interrupted (Ctrl-C){waiting}")
     elif short_type == "Empty" and exc is not None and exc.exc_type in _QUEUE_EMPTY:
         # A `get(timeout=...)` on a queue ran out of time: the mechanism of a wait, not a failure; what
@@ -1378,22 +1393,13 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         cand.strength = 1
         cand.reasons.append("the traceback was cut off before its exception line")
         cand.tier = CONSEQUENCE  # weaker than any complete evidence, but never silence
-        if exc.frames and exc.frames[-1].user and _BARRIER_CALL.search(exc.frames[-1].code or ""):
-            # Cut off at the script's own call of a barrier, which carries no data: a rank fails in one
-            # only by waiting too long for its peers or losing them (inside the library, NCCL's own
-            # report of why it failed may follow).
-            cand.category = "collective_timeout"
-            cand.reasons.append(
-                f"it was cut off in a barrier ({exc.frames[-1].where()}): the rank was waiting"
-            )
-        elif (launcher := _launcher_waiting(exc)) is not None:
-            # No exception ends it: a stack the user took (or Ctrl-C cut) of a launcher that waits for its
-            # workers, so the job hung.
-            cand.category = "collective_timeout"
-            cand.reasons.append(
-                f"the stack is the launcher's, waiting for its worker processes in {launcher.function}"
-                f" ({launcher.where()}): they hung"
-            )
+        category, waiting = _stopped_in(exc)
+        if category == "collective_timeout":
+            # Cut off in a collective (or in a launcher that waits for its workers, a stack the user took):
+            # a rank fails there mostly by waiting too long for its peers or losing them; the report of
+            # why, had it followed, is lost.
+            cand.category = category
+            cand.reasons.append(f"it was cut off{waiting}")
     return cand
 
 

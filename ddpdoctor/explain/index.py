@@ -59,6 +59,7 @@ LEAD_WORDS = (
     r"[Rr]etry(?:ing)? to connect|did not (?:finish|complete|respond) (?:with)?in|"
     r"[Mm]ismatch(?:ed|es)?|MISMATCH)\b"  # a check that two things agree (`Global counter mismatch for ...`)
     r"|^Exception raised from \w{1,80} at "  # a C++ exception's trace (c10's), its message above it lost
+    r"|^frame #\d{1,3}: c10d::ProcessGroupNCCL::(?:\w{1,40}::)?\w{1,40}\("  # ... the NCCL process group's frames of it
     r"|\b(?:CUDA|Cuda|HIP|NCCL|RCCL|cuDNN|CUDNN|cuBLAS|CUBLAS) failure\b"  # a runtime's check (`Test CUDA failure x.cu:253 '...'`)
     r"|\b(?:cuda|hip)Error\w{0,40}[ :(]"  # a runtime's status by name (`cudaError error: 1 (invalid argument)`)
     r"|\bcompile (?:it )?with \w{1,60}=(?:1|ON) to use\b"  # a build without a feature (MXNet's dist kvstore)

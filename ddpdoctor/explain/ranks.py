@@ -139,6 +139,9 @@ _LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: 
 # for its rank (`ERROR:rank1:ewc: anchor not found`).
 _DEFAULT_RECORD = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL):([\w.<>-]{1,60}):")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
+# ... or a logger's name after a record's time or level, with a colon, before a bracketed field
+# (`%(asctime)s %(levelname)s %(name)s: [RANK 1] ...`)
+_LOGGER_NAME = LazyRegex(r"[\w.<>-]{1,60}:(?= ?[\[(])")
 # A process or thread id after the record's time or level, before a bracketed field (`%(process)d [rank 0]`).
 _PROCESS_FIELD = LazyRegex(r"\d{1,10}(?= {1,4}[\[(])")
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).
@@ -394,7 +397,9 @@ def _logger_label(text: str, counted: frozenset[int]) -> tuple[int, bool, int, s
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
             level = _severer(level, m.group(m.lastindex or 0))
             field, pos = None, m.end()
-        elif pos and (m := _PROCESS_FIELD.match(text, pos)):
+        elif pos and (
+            (m := _PROCESS_FIELD.match(text, pos)) or (found is None and (m := _LOGGER_NAME.match(text, pos)))
+        ):
             field, pos = None, m.end()
         elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
             field, pos = m, m.end()

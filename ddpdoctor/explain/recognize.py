@@ -399,6 +399,10 @@ _RETRY_COUNT = LazyRegex(r"\bretrying \((\d{1,5})/(\d{1,5})\)")
 # The verdict's last resort (see LeadObs): a line that says something failed, not at a log level
 # that says it is not an error (NCCL's `INFO Failed to open libibverbs.so` is normal start-up).
 _LEAD = LazyRegex(LEAD_WORDS)
+# A C++ exception's trace: its header, and the frames under it (a lead only where the excerpt lost the header).
+_TRACE_HEADER = "Exception raised from "
+_TRACE_FRAME = "frame #"
+_TRACE_LINES = 40  # a trace's frames and its header are this close
 _NOT_A_LEAD = LazyRegex(
     # a level, not a setting's value (`run with NCCL_DEBUG=INFO for details` ends many NCCL errors)
     r"(?<![=_])\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|[Ww]arning)\b|^[IWD]\d{4} \d\d:|^\[[IWD][\s\]]"
@@ -1779,6 +1783,14 @@ class LogReader:
                     and last.rank == stream.rank
                 ):
                     self._leads.pop()  # the line before ended where this one, its detail, starts
+                elif (
+                    last is not None
+                    and stripped.startswith(_TRACE_HEADER)
+                    and last.text.startswith(_TRACE_FRAME)
+                    and number - last.line <= _TRACE_LINES
+                    and last.rank == stream.rank
+                ):
+                    self._leads.pop()  # a frame of a C++ trace read before the trace's own header
                 self._leads.append(self._observe(LeadObs, said[0], said[1], stream))
             else:
                 self._repeated_warning(stream, number, stripped)

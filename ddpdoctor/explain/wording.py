@@ -454,6 +454,20 @@ _INTERNAL_STATUS = LazyRegex(
 _INVALID_ARGUMENT_STATUS = LazyRegex(
     r"\b(?:INVALID_ARGUMENT|Invalid argument): |\bInvalidArgumentError\b|\(InvalidArgument\) "
 )
+# torch's checks of the tensors a program hands it: their shapes (`mat1 and mat2 shapes cannot be
+# multiplied`), dtypes (`expected scalar type Float but found Double`), indices, and how it uses autograd
+# (`Trying to backward through the graph a second time`). Not a batch's collation (`stack expects each
+# tensor to be equal size`, a `view` of a sample): there the data may be at fault.
+_TENSOR_MISUSE = LazyRegex(
+    r"\bmat1 and mat2 shapes cannot be multiplied\b|\bindex out of range in self\b|\bGiven groups=\d{1,6}, weight of size\b"
+    r"|\bInput type \(.{1,80}?\) and weight type \(.{1,80}?\) should be the same\b"
+    r"|\belement \d{1,4} of tensors does not require grad\b|\bresult type \w{1,30} can't be cast to the desired output type\b"
+    r"|\bTrying to backward through the graph a second time\b"
+    r"|\bThe size of tensor a \(\d{1,12}\) must match the size of tensor b \(\d{1,12}\)"
+    r"|\bExpected input batch_size \(\d{1,12}\) to match target batch_size\b"
+    r"|\bone of the variables needed for gradient computation has been modified by an inplace operation\b"
+    r"|\bexpected scalar type \w{1,30} but found \w{1,30}"
+)
 _UNIMPLEMENTED_STATUS = LazyRegex(
     r"\b(?:UNIMPLEMENTED|Unimplemented): |\bUnimplementedError\b|\(Unimplemented\) "
 )
@@ -632,9 +646,11 @@ _SERVER_ERROR = LazyRegex(
 
 # The trace of a C++ exception that the NCCL process group's watchdog raised (`Exception raised from
 # checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:565 (most recent call first):`,
-# its re-throw `from ncclCommWatchdog`), read where the excerpt lost the message above it.
+# its re-throw `from ncclCommWatchdog`), read where the excerpt lost the message above it; or one of its
+# frames where the excerpt lost the trace's header too (`frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(`).
 _WATCHDOG_TRACE = LazyRegex(
     r"\bException raised from (?:checkTimeout|ncclCommWatchdog|watchdogHandler) at \S{0,300}ProcessGroupNCCL"
+    r"|^frame #\d{1,3}: c10d::ProcessGroupNCCL::(?:WorkNCCL::)?(?:checkTimeout|ncclCommWatchdog|watchdogHandler)\("
 )
 
 # (pattern, category, reason), in order: the first that matches decides.
@@ -788,6 +804,12 @@ MESSAGE_RULES: tuple[tuple[LazyRegex, str, str], ...] = (
         _INVALID_ARGUMENT_STATUS,
         "user_code",
         "the library rejected an argument the program gave it (INVALID_ARGUMENT): shapes, types or values",
+    ),
+    (
+        _TENSOR_MISUSE,
+        "user_code",
+        "torch rejected the tensors the program gave it (their shapes, dtypes or indices) or how it used"
+        " autograd: an error of the training code or its data, whichever frames the excerpt kept",
     ),
     (
         _NO_NEW_THREAD,
