@@ -9719,3 +9719,31 @@ def test_a_rank_label_after_a_loggers_name_and_colon() -> None:
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
     assert root.text.endswith("nothing to fit")
+
+
+def test_the_awaited_rank_waited_where_an_unlabelled_line_says_so() -> None:
+    """Rank 0 times out in a collective and rank 1, the rank it waited for, printed nothing under a rank
+    label; one line no label claims, under a tag of the script's own (`[north_gate]`), says a process
+    polls for a file. That wait is rank 1's: the report points at it, the timeout among the reasons. With
+    two unlabelled waits of different shapes, which one was rank 1's the log does not say."""
+    wait = "[north_gate] sluice log not flushed yet, polling /tmp/sluice/north_gate.flushed every 2s\n"
+    tail = (
+        "training on 2 processes\n"
+        "[south_gate] epoch 0: sluice log ready after 0s\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/sluice.py", line 61, in <module>\n'
+        "[rank0]:     dist.all_reduce(flow)\n"
+        "[rank0]: RuntimeError: [gloo/transport/tcp/unbound_buffer.cc:129] Timed out waiting 15000ms for send"
+        " operation to complete\n"
+        "W1207 06:17:09.049000 7967 torch/distributed/elastic/multiprocessing/api.py:1028] Sending process 7972"
+        " closing signal SIGTERM\n"
+        "Failures:\n[1]:\n  time      : 2026-12-07_06:17:09\n  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n  exitcode  : -15 (pid: 7972)\n  error_file: <N/A>\n"
+        "  traceback : Signal 15 (SIGTERM) received by PID 7972\n"
+    )
+    root = explain_text(wait + tail).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text == wait.strip()
+    other = "[weir] gauge offsets locked, waiting for the survey lock\n"
+    root = explain_text(wait + other + tail).root_cause
+    assert root is not None and root.rank == 1 and "Timed out waiting" in root.text

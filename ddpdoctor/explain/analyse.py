@@ -2367,7 +2367,24 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
         cand.reasons.append(f"rank {rank}'s last line: {last.text[:200]} ({last.file}:{last.line})")
     # Every rank waited on something of its own (`waiting for shard-003.ready`) and the others got it
     # and went on into the collective: this one never got past its wait.
-    _point_at_halt(cand, rank, timeline.shared_wait(rank))
+    halted = timeline.shared_wait(rank)
+    if halted is None and last is None and (halted := _unclaimed_halt(timeline)) is not None:
+        cand.reasons.append(
+            f"rank {rank} printed nothing under a rank label, and one line no label claims says a process"
+            f" waited or stopped: {halted.text[:200]} ({halted.file}:{halted.line}); the rank the others"
+            " waited for is the one that did"
+        )
+    _point_at_halt(cand, rank, halted)
+
+
+def _unclaimed_halt(timeline: Timeline) -> Observation | None:
+    """The line no rank label claims that says a process waits or stopped (`[antwerpen] gateway buffer not
+    flushed yet, polling ...`, under a tag of the script's own), when all such lines are one line or the
+    rounds of one wait."""
+    halts = [line for line in timeline.unlabelled if STATES_A_HALT.search(line.text)]
+    if not halts or len({timeline.alike(line.text) for line in halts}) != 1:
+        return None
+    return halts[0]
 
 
 def _point_at_halt(cand: Candidate, rank: int, halted: Observation | None) -> None:
