@@ -155,14 +155,14 @@ _DISTRIBUTED_LIBRARIES = (
 # and a barrier by the name Accelerate gives it.
 _COMMON_NAMES = frozenset({"broadcast", "gather", "irecv", "isend", "recv", "reduce", "scatter", "send"})
 _BARRIER_ALIASES = frozenset({"wait_for_everyone"})
-_METHOD_CALL = r"\.(\w{1,40})\("
+_CALLED = r"\b(\w{1,40})\("  # a call on a line of code, by its name (`dist.all_reduce(`, `barrier(`)
 
 
 def called_collective(code: str, *, into_library: bool) -> str | None:
     """The collective a line of the script calls (`dist.all_reduce(grads)`: `all_reduce`;
     `accelerator.wait_for_everyone()`: `wait_for_everyone`), or None. A name other code uses too
     counts only `into_library`: when the stack goes on from that line into the collective's own code."""
-    for call in re.finditer(_METHOD_CALL, code):
+    for call in re.finditer(_CALLED, code):
         name = call.group(1)
         if name in _BARRIER_ALIASES or (name in _COLLECTIVES and (into_library or name not in _COMMON_NAMES)):
             return name

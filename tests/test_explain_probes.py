@@ -9747,3 +9747,19 @@ def test_the_awaited_rank_waited_where_an_unlabelled_line_says_so() -> None:
     other = "[weir] gauge offsets locked, waiting for the survey lock\n"
     root = explain_text(wait + other + tail).root_cause
     assert root is not None and root.rank == 1 and "Timed out waiting" in root.text
+
+
+def test_an_error_level_after_a_bracketed_tag_of_the_scripts(tmp_path: Path) -> None:
+    """A logging format that puts a tag of the script's own, with a space in it, between the record's time
+    and its level (`2026-12-07 06:45:00,329 [bench 1] ERROR gauge: ...`): the level is still read, so in
+    torchrun's `--log-dir` the rank whose file holds that error record (and nothing after it) is the one
+    that failed, not a rank read as killed from an ordinary last line."""
+    rows = {
+        0: "2026-12-07 06:45:00,338 [bench 0] INFO gauge: loaded 80 rows, 80 inside range\n",
+        1: "2026-12-07 06:45:00,329 [bench 1] INFO gauge: loaded 80 rows, 0 inside range\n"
+        "2026-12-07 06:45:00,329 [bench 1] ERROR gauge: no usable readings on this bench (0/80); stopping\n",
+        2: "2026-12-07 06:45:00,343 [bench 2] INFO gauge: loaded 80 rows, 80 inside range\n",
+    }
+    root = explain_paths([str(_log_dir(tmp_path / "logdir", rows))]).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert "no usable readings" in root.text

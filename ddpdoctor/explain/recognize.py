@@ -348,7 +348,7 @@ _FALLING_BACK = LazyRegex(r"\bfalling back\b|\b[Dd]isabling \w{1,40} support\b")
 # a tool's `prog: error: ...`, a shell's own error (`/bin/bash: SSH_CONNECTION: readonly variable`),
 # ssh's (`ssh: Could not resolve hostname node0: ...`).
 _ERROR_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w|\[[EF] [\w./-]{1,300}:\d{1,6}\] "
+    r"^(?:\[[^\]]{1,40}\]\s|\S{0,40}\s){0,3}(?:\[?(?:ERROR|FATAL|CRITICAL)\]?[:\s]|\[?[EF](?:\d{3,4}|\d{8}) \d\d:\d\d|\[[EF]:\w|\[[EF] [\w./-]{1,300}:\d{1,6}\] "
     r"|\S{0,40}\]\[(?:ERROR|FATAL|CRITICAL)\]"  # a bracketed level glued to the field before it (`...:31][CRITICAL][RANK 0]`)
     r"|[EF] [\w./-]{1,300}:\d{1,6}\] )|^(?:\S{1,40}\s{1,4})?[\w./-]{1,200}: error: {1,4}\S"
     # a C library's record: its fields, the source location, the component, the level (UCX's
@@ -385,9 +385,9 @@ _ERROR_NAMED = LazyRegex(
 # Warning-level records, in the places `_ERROR_LEVEL` reads a level: `[WARNING]`, `WARNING:root:`, glog's
 # `W1231 23:59:58`, torch's C++ `[W socket.cpp:464]`, absl's `W file.cc:12] ` (NCCL's `WARN` is its error level).
 # A program's own warning record (a logger's `WARNING`, not a C++ `[W ...]` of the library it calls).
-_PROGRAM_WARNING = LazyRegex(r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]")
+_PROGRAM_WARNING = LazyRegex(r"^(?:\[[^\]]{1,40}\]\s|\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]")
 _WARNING_LEVEL = LazyRegex(
-    r"^(?:\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W(?:\d{3,4}|\d{8}) \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
+    r"^(?:\[[^\]]{1,40}\]\s|\S{0,40}\s){0,3}\[?WARN(?:ING)?\]?[:\s]|^\[?W(?:\d{3,4}|\d{8}) \d\d:\d\d|^\[W [\w./-]{1,300}:\d{1,6}\]"
     r"|^(?:\S{0,40}\s){0,3}W [\w./-]{1,300}:\d{1,6}\] "
 )
 # Slurm's step daemon (`slurmstepd: error: ...`, `slurmstepd-node01: error: ...`): it speaks for the job.
