@@ -9763,3 +9763,37 @@ def test_an_error_level_after_a_bracketed_tag_of_the_scripts(tmp_path: Path) -> 
     root = explain_paths([str(_log_dir(tmp_path / "logdir", rows))]).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     assert "no usable readings" in root.text
+
+
+def test_the_one_silent_rank_torchruns_table_leaves_out_left_cleanly() -> None:
+    """Ranks 0 and 1 lose their connection to a peer; torchrun stops rank 2 (SIGTERM) and lists ranks 0, 1
+    and 2 in its table of failures; rank 3, silent too, is not in it: it exited 0. Of the two silent
+    ranks, the one the table leaves out left the job while the others still ran collectives
+    (`collective_timeout`, rank 3); the one it stopped was alive until then. With rank 3 in the table
+    too, either could have gone first: no rank."""
+
+    def log(tabled: list[int]) -> str:
+        text = "".join(
+            f"INFO [tower-rank {r}] tower EC-{r}: {300 + r} half-hours pass QC\n" for r in range(4)
+        )
+        text += "".join(
+            f"[rank{r}]: Traceback (most recent call last):\n"
+            f'[rank{r}]:   File "/srv/flux.py", line 80, in main\n'
+            f"[rank{r}]:     dist.broadcast(w, src=0)\n"
+            f"[rank{r}]: RuntimeError: [gloo/transport/tcp/pair.cc:553] Connection closed by peer [127.0.0.1]:4803{r}\n"
+            for r in (0, 1)
+        )
+        text += "Failures:\n"
+        for r in tabled:
+            code = -15 if r >= 2 else 1
+            text += (
+                f"[{r}]:\n  time      : 2026-12-07_06:52:32\n  host      : localhost\n"
+                f"  rank      : {r} (local_rank: {r})\n  exitcode  : {code} (pid: 605{r})\n  error_file: <N/A>\n"
+                + (f"  traceback : Signal 15 (SIGTERM) received by PID 605{r}\n" if code == -15 else "")
+            )
+        return text
+
+    root = explain_text(log([0, 1, 2])).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    root = explain_text(log([0, 1, 2, 3])).root_cause
+    assert root is not None and root.rank != 3

@@ -2661,7 +2661,12 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
     anchor = next(c.obs for c in found if c.consequence == "peer-failure" and c.rank in lost)
     accounts = {rank: line for rank in silent if (line := _account(timeline, rank)) is not None}
     tabled = {o.rank for o in timeline.exits if o.reporter == "torchrun-table"}
-    left_cleanly = len(silent) == 1 and lost <= tabled and silent[0] not in tabled
+    # The table lists every rank that ended with an error or was stopped (those that lost the peer among
+    # them); a silent rank it leaves out exited 0. When one alone is left out, that one left cleanly.
+    untabled = [rank for rank in silent if rank not in tabled]
+    left_cleanly = bool(lost) and lost <= tabled and len(untabled) == 1
+    if left_cleanly:
+        silent = untabled
     category = "collective_timeout" if left_cleanly else "other"
     cand = Candidate(anchor, INFERRED, "lost-peer", category, None, silent[0] if len(silent) == 1 else None)
     cand.suspects = silent
