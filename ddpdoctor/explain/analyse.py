@@ -129,7 +129,6 @@ _COLLECTIVE_CALL = LazyRegex(
     r"(?:barrier|broadcast\w*|all_?gather\w*|all_?reduce\w*|gather\w*|scatter\w*|recv\w*|send\w*)$"
 )
 # A call that only synchronises the ranks (`accelerator.wait_for_everyone()`, `dist.barrier()`).
-_BARRIER_CALL = LazyRegex(r"\b(?:wait_for_everyone|barrier|monitored_barrier)\(")
 _NUMERIC = LazyRegex(
     r"\b(?:NaN|nan|inf|Inf|infinite)\b.{0,40}(?:loss|grad|norm)|(?:loss|grad|norm).{0,40}\b(?:NaN|nan|inf|infinite)\b"
 )
@@ -166,6 +165,7 @@ _DATA_CODE = LazyRegex(
 )
 _LOADER_FILE = "torch/utils/data/dataloader.py"
 _BARRIERS = ("barrier", "monitored_barrier")
+_BARRIER_CALLS = (*_BARRIERS, "wait_for_everyone")  # ... and Accelerate's name for one, as a script calls it
 _RECEIVE_WAIT = "for recv operation"
 _PROCESS_FILE = "multiprocessing/process.py"
 # The loop only a DataLoader's worker process runs: a traceback through it was raised in a worker,
@@ -910,13 +910,18 @@ def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
             " the workers hung",
         )
     frames = exc.frames if exc is not None else []
+    machinery = len(frames)  # frames[machinery:] are a collective's own code
+    while machinery and _collective_machinery(frames[machinery - 1]):
+        machinery -= 1
     for at in range(len(frames) - 1, -1, -1):
         frame = frames[at]
         where = f" while it waited in {frame.function} ({frame.where()})"
-        below = frames[at + 1 :]
-        if all(_collective_machinery(f) for f in below) and (
+        if at >= machinery - 1 and (
             collective_name(frame.function, frame.file) is not None
-            or (frame.user and called_collective(frame.code or "", into_library=bool(below)) is not None)
+            or (
+                frame.user
+                and called_collective(frame.code or "", into_library=at < len(frames) - 1) is not None
+            )
         ):
             return (
                 "collective_timeout",
@@ -2223,7 +2228,8 @@ def _left_in_collective(
     if anchor is None or any(c.entry is not None and c.entry.id == STORE_TIMEOUT_ENTRY for c in found):
         return None  # a store's key waited for too: the ranks need not have met in a collective at all
     if isinstance(anchor, ExceptionObs) and any(
-        frame.user and _BARRIER_CALL.search(frame.code or "") for frame in anchor.frames
+        frame.user and called_collective(frame.code or "", into_library=True) in _BARRIER_CALLS
+        for frame in anchor.frames
     ):
         return None  # a barrier carries nothing: the peers may have gone on from one of their own
     cand = Candidate(anchor, INFERRED, "mismatch", "collective_mismatch", None, rank)
