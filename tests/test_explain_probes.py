@@ -9797,3 +9797,60 @@ def test_the_one_silent_rank_torchruns_table_leaves_out_left_cleanly() -> None:
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
     root = explain_text(log([0, 1, 2, 3])).root_cause
     assert root is not None and root.rank != 3
+
+
+# --- classes found in the fifty-ninth session ------------------------------------------------------
+
+
+def _spawn_timeout(lines: str) -> str:
+    """Rank 0 of three times out in an all-reduce under torch.multiprocessing.spawn, after these lines."""
+    return (
+        lines
+        + "W1207 08:17:33.279000 32570 torch/multiprocessing/spawn.py:165] Terminating process 32585 via signal"
+        " SIGTERM\n"
+        "W1207 08:17:33.280000 32570 torch/multiprocessing/spawn.py:165] Terminating process 32586 via signal"
+        " SIGTERM\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException:\n\n"
+        "-- Process 0 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/lehr_fit.py", line 60, in worker\n'
+        "    dist.all_reduce(params)\n"
+        '  File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 3252, in'
+        " all_reduce\n"
+        "    work.wait()\n"
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting"
+        " 15000ms for recv operation to complete\n"
+    )
+
+
+def test_the_silent_rank_that_never_got_to_its_peers_last_line_is_the_straggler() -> None:
+    """Rank 0 timed out in an all-reduce; ranks 1 and 2 printed nothing of it. Rank 1 had printed the line
+    rank 0 printed last before the collective (`wrote ...`): it sat in the same collective until spawn
+    stopped it. Rank 2 stopped at a line they printed before that one, or printed nothing at all: it never
+    got there, the one they waited for. Where both silent ranks got to that line, none is named."""
+    fitted = "".join(f"rank {r}: fitted lehr-{r}, loss 2{r}.09\n" for r in range(3))
+    wrote = "".join(f"rank {r}: wrote /tmp/tags_lehr-{r}.txt\n" for r in range(2))
+    for before in (fitted, fitted.replace("rank 2: fitted lehr-2, loss 22.09\n", "")):
+        root = explain_text(_spawn_timeout(before + wrote)).root_cause
+        assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+        assert "before the line the waiting ranks printed last" in (root.rank_note or "")
+    everyone = fitted + wrote + "rank 2: wrote /tmp/tags_lehr-2.txt\n"
+    root = explain_text(_spawn_timeout(everyone)).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank is None
+
+
+def test_the_rank_waited_for_that_listed_another_length_is_a_mismatch() -> None:
+    """The rank its peers waited for stopped after a list of another length than theirs (five classes
+    where they count four): it sat in the all-reduce with a larger tensor, waiting for elements they never
+    send. A mismatch, that line the sign of it. A count in words over theirs is no such sign: a straggler
+    is slow because it has more to do."""
+    listed = "".join(f"rank {r}: histogram [0.0, 4{r}.0, 8.0, 0.0]\n" for r in range(2))
+    odd = "rank 2: histogram [0.0, 38.0, 10.0, 0.0, 0.0]\n"
+    done = "".join(f"rank {r}: wrote /tmp/tags_{r}.txt\n" for r in range(2))
+    start = "".join(f"rank {r}: loaded the quadrats\n" for r in range(3))
+    root = explain_text(_spawn_timeout(start + listed + done + odd)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert "[0.0, 38.0, 10.0, 0.0, 0.0]" in root.text
+    counted = "".join(f"rank {r}: fitting {8 if r < 2 else 40} pieces\n" for r in range(3))
+    root = explain_text(_spawn_timeout(start + counted + done)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)

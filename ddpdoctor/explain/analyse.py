@@ -2169,6 +2169,8 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     quiet = silent
     if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)
+    behind = _behind(timeline, silent, waiting) if len(silent) > 1 and waiting else silent
+    lagging, silent = len(behind) < len(silent), behind
     if not waiting:
         silent = _configured_otherwise(timeline, _standing_out(timeline, silent))
     if len(silent) > max(1, world // 2):
@@ -2199,9 +2201,14 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         _tell_last_lines(cand, timeline, rank)
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
     if len(quiet) > len(silent):
+        which = (
+            "whose output stops before the line the waiting ranks printed last"
+            if lagging
+            else "whose own lines say it waited, stopped or failed"
+        )
         cand.rank_note = (
             f"inferred: of the ranks that did not report the collective timeout ({rank_list(quiet)}), the"
-            " only one whose own lines say it waited, stopped or failed"
+            f" only one {which}"
         )
     return cand
 
@@ -2590,11 +2597,32 @@ def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) ->
     return elsewhere if waited_at and len(elsewhere) == 1 else silent
 
 
+def _behind(timeline: Timeline, silent: list[int], waiting: set[int]) -> list[int]:
+    """Of several ranks that printed nothing while their peers timed out in a collective, the one alone
+    that never got to the line those peers printed last before it (`rank 1: wrote tags.txt` where rank 0
+    wrote too): its output stops at a line they had printed before that one, or it printed nothing at all
+    where they did. The others stopped where the waiting ranks did, in the same collective, until the
+    launcher stopped them."""
+    waited_at = {at[0] for rank in waiting if (at := _stopped_at(timeline, rank)) is not None}
+    if not waited_at:
+        return silent
+    passed = {
+        timeline.statement(line.text)
+        for rank in waiting
+        for line in timeline.healthy_lines(rank)
+        if timeline.statement(line.text) not in waited_at
+    }
+    stops = {rank: _stopped_at(timeline, rank) for rank in silent}
+    behind = [rank for rank, at in stops.items() if at is None or at[0] in passed]
+    at_the_wait = [rank for rank, at in stops.items() if at is not None and at[0] in waited_at]
+    return behind if len(behind) == 1 and len(at_the_wait) == len(silent) - 1 else silent
+
+
 def _stopped_at(timeline: Timeline, rank: int) -> tuple[str, int] | None:
-    """Where a rank's output stopped: its last healthy line as lines every rank prints alike read (see
-    Timeline.alike), and how many rounds of that line it printed in a row."""
+    """Where a rank's output stopped: the statement that printed its last healthy line (see
+    Timeline.statement), and how many rounds of that line it printed in a row."""
     healthy = timeline.healthy_lines(rank)
-    return (timeline.alike(healthy[-1].text), healthy[-1].count) if healthy else None
+    return (timeline.statement(healthy[-1].text), healthy[-1].count) if healthy else None
 
 
 def _standing_out(timeline: Timeline, silent: list[int]) -> list[int]:

@@ -178,6 +178,12 @@ class Timeline:
             shape = self._alike[text] = numberless(kept)
         return shape
 
+    def statement(self, text: str) -> str:
+        """What lines one print statement of the script writes share on every rank: their shape as lines
+        alike (see alike), a list of values as one value whatever its length (`histogram [#, #, #, #, #]`
+        where the peers print four)."""
+        return self.alike(_VALUE_LIST.sub("[#]", text))
+
     def _reading_shape(self, text: str) -> str:
         """What lines that read out sizes share when only their numbers (`2,621,442` one of them), units and
         own names differ."""
@@ -257,12 +263,21 @@ class Timeline:
 
     def odd_count(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that counts otherwise than its peers, who agree, in a line every rank of three or
-        more printed once: a list of numbers or names of another length (`grade counts=[520, 279, 109, 60]`
-        where every other rank lists five, `stems=['bass', 'drums', 'other', 'piano']`; the lists known by
-        their names, whatever else differs in the line), or else a count of things in lines alike (see
-        alike) but for their numbers (`7 length bins` where they say 4), or in lines that count the same
-        things among other words (`Philadelphia: ... fitting 11 constituents` where `Lewes: ... fitting 8
-        constituents`): it holds a tensor of another size."""
+        more printed once: a list of another length (see odd_list_length), or else a count of things in
+        lines alike (see alike) but for their numbers (`7 length bins` where they say 4), or in lines that
+        count the same things among other words (`Philadelphia: ... fitting 11 constituents` where `Lewes:
+        ... fitting 8 constituents`): it holds a tensor of another size."""
+        return (
+            self.odd_list_length()
+            or self._odd_one_out(_THINGS_COUNT, self.alike)
+            or _only(self._odd_ranks(_counts_of_things))
+        )
+
+    def odd_list_length(self) -> tuple[int, RecentLineObs] | None:
+        """The one rank that prints a list of numbers or names of another length than its peers, who agree,
+        in a line every rank of three or more printed once (`grade counts=[520, 279, 109, 60]` where every
+        other rank lists five, `stems=['bass', 'drums', 'other', 'piano']`; the lists known by their names,
+        whatever else differs in the line)."""
 
         def read(text: str) -> tuple[tuple[str, ...], tuple[int, ...]] | None:
             lists = list(_VALUE_LIST.finditer(text))
@@ -272,11 +287,7 @@ class Timeline:
                 m.group().count(",") + 1 for m in lists
             )
 
-        return (
-            _only(self._odd_ranks(read))
-            or self._odd_one_out(_THINGS_COUNT, self.alike)
-            or _only(self._odd_ranks(_counts_of_things))
-        )
+        return _only(self._odd_ranks(read))
 
     def odd_value(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that gives a value otherwise than all its peers, who agree on it, in a line every

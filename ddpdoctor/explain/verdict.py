@@ -313,6 +313,9 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
     that rank runs other collectives than they do, so the others wait in ones it never joins. Where that
     rank reported the same mismatch itself, its own report is the root line."""
     all_waited = culprit.category == "collective_timeout" and culprit.rank is None
+    if culprit.kind == "straggler" and culprit.rank is not None:
+        _counted_otherwise(culprit, timeline)
+        return
     if (
         (culprit.category != "collective_mismatch" and not all_waited)
         or _named_by_report(culprit)
@@ -356,6 +359,23 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
         culprit.stated = own[0]  # the odd rank's own report of the mismatch
     culprit.reasons.append(
         f"rank {rank} {stated}: {line.text[:200]} ({line.file}:{line.line}); {consequence}"
+    )
+
+
+def _counted_otherwise(culprit: Candidate, timeline: Timeline) -> None:
+    """The rank its peers waited for printed a list of another length than every other rank did
+    (`histogram [0.0, 38.0, 10.0, 0.0, 0.0]` where they list four): it was in the collective with a tensor
+    of another size, waiting for elements its peers never send, not slow. A mismatch, that line the sign of
+    it. (A count in words is no such sign: a straggler is slow because it has more to do.)"""
+    odd = timeline.odd_list_length()
+    if odd is None or odd[0] != culprit.rank:
+        return
+    rank, line = odd
+    culprit.category, culprit.stated = "collective_mismatch", line
+    culprit.rank_note = f"inferred: rank {rank} alone held a tensor of another size than its peers"
+    culprit.reasons.append(
+        f"rank {rank} counts otherwise than every other rank: {line.text[:200]} ({line.file}:{line.line}); its"
+        " collective had another size than theirs, so they waited in one that never completed"
     )
 
 
