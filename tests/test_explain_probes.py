@@ -9854,3 +9854,27 @@ def test_the_rank_waited_for_that_listed_another_length_is_a_mismatch() -> None:
     counted = "".join(f"rank {r}: fitting {8 if r < 2 else 40} pieces\n" for r in range(3))
     root = explain_text(_spawn_timeout(start + counted + done)).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+
+
+def test_a_traceback_cut_off_in_backward_waited_for_its_peers() -> None:
+    """A rank's traceback, quoted up to the script's `loss.backward()` and torch's own backward below it,
+    was cut off before its exception: data-parallel ranks all-reduce their gradients in backward, so it
+    waited there for a peer, and the rank that said it stopped early (`early stopping at epoch 2`) is the
+    one it waited for. Cut off at a line of its own that calls no backward, it says nothing of a wait."""
+    lines = "".join(f"INFO rank {r} epoch 2 train 0.31\n" for r in range(4)) + (
+        "INFO rank 3: early stopping at epoch 2 (best val 26.56)\n"
+        "INFO rank 3: done\n"
+        "INFO rank 1 epoch 3 train 0.29\n"
+        "INFO rank 2 epoch 3 train 0.27\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/soil_fit.py", line 47, in main\n'
+    )
+    below = (
+        '[rank0]:   File "/venv/lib/python3.11/site-packages/torch/_tensor.py", line 623, in backward\n'
+        "[rank0]:     torch.autograd.backward(\n"
+    )
+    for tail in ("", below):
+        root = explain_text(lines + "[rank0]:     loss.backward()\n" + tail).root_cause
+        assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
+    root = explain_text(lines + "[rank0]:     loss = model(batch).sum()\n").root_cause
+    assert root is not None and root.category != "collective_timeout"

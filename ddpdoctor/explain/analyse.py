@@ -224,6 +224,11 @@ _REMOTE_LAUNCH = LazyRegex(r"\bCommand '\[?'?(?:\S{0,200}/)?(?:ssh|pdsh|srun|mpi
 _DEVICE_INDEX = LazyRegex(r"\bGPU (\d{1,4})[;,) ]|device='?cuda:(\d{1,4})")
 _C10D_API = "torch/distributed/distributed_c10d.py"  # the collectives a script calls
 _C10D_CODE = (_C10D_API, "torch/distributed/c10d_logger.py")  # ... and the wrapper that logs them
+# Backward's own code, and the script's call of it (`loss.backward()`, `accelerator.backward(loss)`,
+# Lightning's `self.manual_backward(loss)`).
+_AUTOGRAD_CODE = LazyRegex(r"torch/(?:_tensor\.py$|autograd/)")
+_BACKWARD_NAMES = frozenset({"backward", "manual_backward"})
+_BACKWARD_CALL = LazyRegex(r"\b(?:manual_)?backward\(")
 # Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
 _IN_BACKWARD = "all_reduce of gradients in backward"
 # ... and from a DDP model's forward: the broadcast of rank 0's buffers (`broadcast_buffers=True`).
@@ -898,11 +903,21 @@ def _collective_machinery(frame: Frame) -> bool:
     return collective_name(frame.function, frame.file) is not None or frame.posix.endswith(_C10D_CODE)
 
 
+def _backward_machinery(frame: Frame) -> bool:
+    """Whether a frame is backward's own code: a tensor's `backward`, autograd's engine, a framework's
+    `backward` that calls it (Accelerate's, Lightning's `manual_backward`)."""
+    return _AUTOGRAD_CODE.search(frame.posix) is not None or (
+        frame.function in _BACKWARD_NAMES and in_distributed_library(frame.file)
+    )
+
+
 def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
     """What a stack that stopped with no error of its own (an interrupted program, a traceback cut off
     before its exception) was waiting for, by the innermost frame that says: (category, words). A
     collective is a frame of one, or the script's line that calls one, with nothing below it but a
-    collective's own code (its logging wrapper, c10d's `work.wait()`)."""
+    collective's own code (its logging wrapper, c10d's `work.wait()`); or the script's line that calls
+    backward, with nothing below it but backward's own code: data-parallel ranks all-reduce their
+    gradients there (DDP's hooks), so that is where a rank waits for its peers."""
     if exc is not None and (launcher := _launcher_waiting(exc)) is not None:
         return (
             "collective_timeout",
@@ -913,6 +928,9 @@ def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
     machinery = len(frames)  # frames[machinery:] are a collective's own code
     while machinery and _collective_machinery(frames[machinery - 1]):
         machinery -= 1
+    autograd = len(frames)  # frames[autograd:] are backward's own code
+    while autograd and _backward_machinery(frames[autograd - 1]):
+        autograd -= 1
     for at in range(len(frames) - 1, -1, -1):
         frame = frames[at]
         where = f" while it waited in {frame.function} ({frame.where()})"
@@ -926,6 +944,12 @@ def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
             return (
                 "collective_timeout",
                 f"{where}: it hung in a collective, waiting for a rank that did not join",
+            )
+        if at == autograd - 1 and frame.user and _BACKWARD_CALL.search(frame.code or ""):
+            return (
+                "collective_timeout",
+                f"{where}: it hung in backward, where the ranks all-reduce their gradients, waiting for a"
+                " rank that did not join",
             )
         if _RENDEZVOUS_CODE.search(frame.posix) or frame.function == "init_process_group":
             return "rendezvous", f"{where}: it hung while the processes gathered"
