@@ -9878,3 +9878,29 @@ def test_a_traceback_cut_off_in_backward_waited_for_its_peers() -> None:
         assert root is not None and (root.category, root.rank) == ("collective_timeout", 3)
     root = explain_text(lines + "[rank0]:     loss = model(batch).sum()\n").root_cause
     assert root is not None and root.category != "collective_timeout"
+
+
+def test_a_rank_that_said_it_skips_training_left_its_peers() -> None:
+    """Rank 1 said it had no windows and skipped training, then printed nothing more, and rank 0 lost its
+    connection in an all-reduce: rank 1 ended as planned while its peer still ran collectives, not a
+    kill. A rank that skipped one batch meant to go on: its end is not explained by that line."""
+
+    def log(said: str) -> str:
+        return (
+            "rank 1: 0 shelf windows loaded\n"
+            f"rank 1: {said}\n"
+            "rank 0: 4 shelf windows loaded\n"
+            "torch.multiprocessing.spawn.ProcessRaisedException:\n\n"
+            "-- Process 0 terminated with the following error:\n"
+            "Traceback (most recent call last):\n"
+            '  File "/srv/shelf_fit.py", line 60, in worker\n'
+            "    dist.all_reduce(params)\n"
+            "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+            " [127.0.0.1]:27319\n"
+        )
+
+    for said in ("no windows for shelves ['B2', 'B3'], skipping training", "empty shard, skipping the fit"):
+        root = explain_text(log(said)).root_cause
+        assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    root = explain_text(log("corrupt record in shelf B2, skipping batch 3")).root_cause
+    assert root is not None and root.rank == 1 and root.category != "collective_timeout"
