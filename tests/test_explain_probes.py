@@ -9904,3 +9904,39 @@ def test_a_rank_that_said_it_skips_training_left_its_peers() -> None:
         assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
     root = explain_text(log("corrupt record in shelf B2, skipping batch 3")).root_cause
     assert root is not None and root.rank == 1 and root.category != "collective_timeout"
+
+
+def test_a_rank_field_after_a_loggers_name_labels_the_line() -> None:
+    """`%(asctime)s %(levelname)s %(name)s: %(message)s` with messages that start `rank 2: `: the rank field
+    after the logger's name is the program's label of its rank, so the one rank that counts 8 roster
+    slots where its peers count 7 is the odd one of gloo's size check, not the rank whose check failed."""
+    lines = "".join(
+        f"2026-12-07 08:43:23,88{r} INFO lens_cleaning: rank {r}: district d{r}, 200 cleanings over"
+        f" {8 if r == 2 else 7} roster slots\n"
+        for r in (2, 1, 0)
+    )
+    log = (
+        lines + "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 8 vs 4. Received data size doesn't match expected size.\n"
+        "E1207 08:43:24.312000 12048 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+        " (exitcode: -6) local_rank: 1 (pid: 12157) of binary: /venv/bin/python\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_a_store_wait_is_no_collective_of_another_size() -> None:
+    """Rank 0 timed out waiting for its peers' keys in the store while rank 3 had counted no lines where
+    they counted 3: a store's wait moves no tensors, so that count is no sign of a collective of another
+    size. The wait stays a timeout that names no rank."""
+    lines = "".join(f"rank {r}: {0 if r == 3 else 3} lines to tokenise\n" for r in (3, 1, 2, 0))
+    log = lines + (
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/prep.py", line 38, in main\n'
+        "[rank0]:     store.wait(keys)\n"
+        "[rank0]: torch.distributed.DistStoreError: wait timeout after 15000ms, keys: /ready/0, /ready/1,"
+        " /ready/2, /ready/3\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank is None

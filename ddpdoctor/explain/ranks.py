@@ -139,9 +139,9 @@ _LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: 
 # for its rank (`ERROR:rank1:ewc: anchor not found`).
 _DEFAULT_RECORD = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL):([\w.<>-]{1,60}):")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
-# ... or a logger's name after a record's time or level, with a colon, before a bracketed field
-# (`%(asctime)s %(levelname)s %(name)s: [RANK 1] ...`)
-_LOGGER_NAME = LazyRegex(r"[\w.<>-]{1,60}:(?= ?[\[(])")
+# ... or a logger's name after a record's time or level, with a colon, before a bracketed field or a bare
+# rank field (`%(asctime)s %(levelname)s %(name)s: [RANK 1] ...`, `INFO lens_cleaning: rank 2: district ...`)
+_LOGGER_NAME = LazyRegex(r"[\w.<>-]{1,60}:(?= ?(?:[\[(]|(?i:rank)[ _#=]?\d))")
 # A process or thread id after the record's time or level, before a bracketed field (`%(process)d [rank 0]`).
 _PROCESS_FIELD = LazyRegex(r"\d{1,10}(?= {1,4}[\[(])")
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).

@@ -37,7 +37,7 @@ import re
 import signal
 from collections import Counter
 
-from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, Candidate
+from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, STORE_TIMEOUT_ENTRY, Candidate
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import INTERPRETER_REFUSAL
 from ddpdoctor.explain.observations import (
@@ -328,19 +328,21 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
         else "the rank that reported the mismatch only received what it sent"
     )
     counted = False  # the odd line is a count of the rank's values: the one sign of the mismatch
+    # A key-value store's wait moves no tensors: a count of a rank's items says nothing of its sizes there.
+    sized = culprit.entry is None or culprit.entry.id != STORE_TIMEOUT_ENTRY
     sizes = _compared_sizes(culprit.obs.text)
     if sizes is not None and (odd := timeline.sized_in_ratio(sizes[0] / sizes[1], culprit.rank)) is not None:
         stated = f"states a number in the proportion of the sizes gloo compared ({sizes[0]} bytes against {sizes[1]})"
         note = "sized what it sent otherwise than"
     elif (odd := timeline.odd_setting()) is not None:
         stated, note = "states a setting otherwise than every other rank", "started with another setting than"
-    elif (odd := timeline.odd_count()) is not None:
+    elif sized and (odd := timeline.odd_count()) is not None:
         stated, note, counted = (
             "counts otherwise than every other rank",
             "held a tensor of another size than",
             True,
         )
-    elif not all_waited and (odd := timeline.outlying_count()) is not None:
+    elif sized and not all_waited and (odd := timeline.outlying_count()) is not None:
         stated, note = "reads a count of items far over every other rank's", "held far more items than"
     elif not all_waited and not culprit.suspects and (odd := timeline.odd_value()) is not None:
         stated, note = "gives a value otherwise than every other rank", "started with another value than"
