@@ -9940,3 +9940,30 @@ def test_a_store_wait_is_no_collective_of_another_size() -> None:
     )
     root = explain_text(log).root_cause
     assert root is not None and root.category == "collective_timeout" and root.rank is None
+
+
+def test_a_worker_traceback_quoted_from_its_fetch_is_the_loaders() -> None:
+    """A DataLoader worker's traceback quoted from its middle: torch's `fetch.py` and the dataset's
+    `__getitem__`, its `Original Traceback` header and loop cut away. Nothing iterated a DataLoader above
+    the fetch, so a worker raised it. In the main process (`num_workers=0`) the DataLoader's `_next_data`
+    calls the fetch: the dataset's own error there is the script's."""
+    fetch = (
+        '[rank2]:   File "/venv/lib/python3.11/site-packages/torch/utils/data/_utils/fetch.py", line 54, in'
+        " <listcomp>\n"
+        "[rank2]:     data = [self.dataset[idx] for idx in possibly_batched_index]\n"
+        '[rank2]:   File "/srv/turbidity.py", line 56, in __getitem__\n'
+        "[rank2]:     x = torch.tensor([float(ntu) / 100.0])\n"
+        "[rank2]: ValueError: could not convert string to float: 'ERR'\n"
+    )
+    root = explain_text(fetch).root_cause
+    assert root is not None and (root.category, root.rank) == ("dataloader", 2)
+    loader = (
+        "[rank2]: Traceback (most recent call last):\n"
+        '[rank2]:   File "/srv/turbidity.py", line 80, in main\n'
+        "[rank2]:     for batch in loader:\n"
+        '[rank2]:   File "/venv/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 673, in'
+        " _next_data\n"
+        "[rank2]:     data = self._dataset_fetcher.fetch(index)\n"
+    )
+    root = explain_text(loader + fetch).root_cause
+    assert root is not None and root.category != "dataloader"

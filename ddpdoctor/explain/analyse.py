@@ -164,6 +164,7 @@ _DATA_CODE = LazyRegex(
     r"torch/utils/data/|[/\\](?:site|dist)-packages[/\\](?:datasets|litdata|webdataset|streaming|torchdata|ffcv)[/\\]"
 )
 _LOADER_FILE = "torch/utils/data/dataloader.py"
+_FETCH_FILE = "torch/utils/data/_utils/fetch.py"
 _BARRIERS = ("barrier", "monitored_barrier")
 _BARRIER_CALLS = (*_BARRIERS, "wait_for_everyone")  # ... and Accelerate's name for one, as a script calls it
 _RECEIVE_WAIT = "for recv operation"
@@ -835,7 +836,20 @@ def _in_dataloader_worker(obs: Observation) -> bool:
             _WORKER_LOOP.search(frame.posix) or _TENSOR_SHARING.search(frame.posix) for frame in obs.frames
         )
         or _raised_by_loader_reraise(obs)
+        or _fetched_without_the_loader(obs)
     )
+
+
+def _fetched_without_the_loader(exc: ExceptionObs) -> bool:
+    """Whether the stack fetched a batch (torch's `fetch.py`) with no DataLoader iterating above it: a
+    worker's own traceback quoted from its middle (its `Original Traceback` header and its loop's frame
+    cut away). In the main process (`num_workers=0`) the DataLoader's `_next_data` calls the fetch."""
+    for frame in exc.frames:
+        if frame.posix.endswith(_LOADER_FILE):
+            return False
+        if frame.posix.endswith(_FETCH_FILE):
+            return True
+    return False
 
 
 def _starting_loader_workers(obs: Observation) -> bool:
