@@ -9967,3 +9967,27 @@ def test_a_worker_traceback_quoted_from_its_fetch_is_the_loaders() -> None:
     )
     root = explain_text(loader + fetch).root_cause
     assert root is not None and root.category != "dataloader"
+
+
+def test_ddps_warning_that_no_parameter_was_unused_says_nothing_of_an_end(tmp_path: Path) -> None:
+    """Per-rank files of torchrun's `--log-dir`: rank 0 lost its connection to rank 1, whose output stops
+    at DDP's warning that `find_unused_parameters=True` was set but found no unused parameter. That warning
+    is no account of why it ended (nor a request for the flag): rank 1 vanished without a word, most
+    likely killed for its memory."""
+    run = tmp_path / "run" / "attempt_0"
+    (run / "0").mkdir(parents=True)
+    (run / "1").mkdir(parents=True)
+    (run / "0" / "stderr.log").write_text(
+        "[rank0]: Traceback (most recent call last):\n"
+        '[rank0]:   File "/srv/torque.py", line 71, in main\n'
+        "[rank0]:     trainer.train()\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:12491\n"
+    )
+    (run / "1" / "stderr.log").write_text(
+        "[rank1]:[W1207 09:09:27.553950384 reducer.cpp:1529] Warning: find_unused_parameters=True was specified"
+        " in DDP constructor, but did not find any unused parameters in the forward pass. This flag results in"
+        " an extra traversal of the autograd graph every iteration, which can adversely affect performance.\n"
+    )
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)

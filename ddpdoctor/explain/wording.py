@@ -83,8 +83,9 @@ UNDER_WAY = LazyRegex(r"(?i)^(?!warning|during|nothing|string)[a-z][a-z-]{1,30}i
 # A message that asks for `find_unused_parameters=True` (DDP's, PaddlePaddle's DataParallel): the
 # reduction did not see every parameter.
 # (not a call that passed it to a constructor that does not take it: `unexpected keyword argument
-# 'find_unused_parameters'` is an older release)
-_UNUSED_PARAMETERS = LazyRegex(r"(?<!keyword argument ')\bfind_unused_parameters\b")
+# 'find_unused_parameters'` is an older release; nor DDP's warning that it was set and found none unused,
+# `find_unused_parameters=True was specified in DDP constructor, but did not find any unused parameters`)
+_UNUSED_PARAMETERS = LazyRegex(r"(?<!keyword argument ')\bfind_unused_parameters\b(?!=True was specified)")
 # Two processes given one rank: NCCL's bootstrap, the old THD backend.
 _ALREADY_CHECKED_IN = LazyRegex(
     r"rank \d{1,7} of \d{1,7} ranks has already checked in|(?:have|has|were) assigned (?:the )?same rank"
