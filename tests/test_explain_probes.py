@@ -9991,3 +9991,28 @@ def test_ddps_warning_that_no_parameter_was_unused_says_nothing_of_an_end(tmp_pa
     )
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+
+
+def test_a_rank_field_before_a_name_and_colon_labels_the_line() -> None:
+    """Lines that start `rank 1 nieuwpoort_coast: ...` carry the program's rank before the name of the
+    rank's own data. Rank 0 lost its connection; of the two silent ranks, rank 2 stopped where rank 0 did
+    (its calm-window count) and spawn stopped it, while rank 1's output stops at a line of its own after
+    that count: it went its own way, the one rank 0 lost."""
+    log = (
+        "rank 0 dendermonde: 200/240 calm windows\n"
+        "rank 1 nieuwpoort_coast: 6/240 calm windows\n"
+        "rank 1 nieuwpoort_coast: not enough calm windows to fit drift, giving the tower up\n"
+        "rank 2 tongeren: 226/240 calm windows\n"
+        "W1207 06:19:03.415000 10579 torch/multiprocessing/spawn.py:165] Terminating process 10584 via signal"
+        " SIGTERM\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException:\n\n"
+        "-- Process 0 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/drift.py", line 44, in worker\n'
+        "    dist.all_reduce(stats)\n"
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+        " [127.0.0.1]:29107\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.rank == 1
+    assert "not enough calm windows" in root.text

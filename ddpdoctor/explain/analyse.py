@@ -2210,15 +2210,15 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     behind = _behind(timeline, silent, waiting) if len(silent) > 1 and waiting else silent
     lagging, silent = len(behind) < len(silent), behind
     if not waiting:
-        silent = _configured_otherwise(timeline, _standing_out(timeline, silent))
+        silent = _stopped_elsewhere(
+            timeline, _configured_otherwise(timeline, _standing_out(timeline, silent)), lost
+        )
     if len(silent) > max(1, world // 2):
         return None if waiting or failing else _left_behind(timeline, found, lost, silent)
     if not waiting:
         # A rank that failed of its own accord (an exit code, a signal not the launcher's) is the one
         # its peers lost; ranks the launcher stopped after it were alive until then.
-        return (
-            None if failing else _lost_peer(timeline, found, lost, _stopped_elsewhere(timeline, silent, lost))
-        )
+        return None if failing else _lost_peer(timeline, found, lost, silent)
     anchor = _wait_report(found, reports, waiting)
     if anchor is None:  # waits known only from reports that name no timeout
         return None
