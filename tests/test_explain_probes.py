@@ -9899,7 +9899,11 @@ def test_a_rank_that_said_it_skips_training_left_its_peers() -> None:
             " [127.0.0.1]:27319\n"
         )
 
-    for said in ("no windows for shelves ['B2', 'B3'], skipping training", "empty shard, skipping the fit"):
+    for said in (
+        "no windows for shelves ['B2', 'B3'], skipping training",
+        "empty shard, skipping the fit",
+        "no turning-log windows for B2, B3, skipping",
+    ):
         root = explain_text(log(said)).root_cause
         assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
     root = explain_text(log("corrupt record in shelf B2, skipping batch 3")).root_cause

@@ -41,8 +41,12 @@ WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
 _ENDS_ITSELF = r"\b(?:exiting|aborting|quitting|gave up|giving up)\b"
 ENDS_ITSELF = LazyRegex(r"(?i)" + _ENDS_ITSELF)
 # Words in which a process says it has no work left (`no generating samples in this record, nothing to train
-# on`, `no windows for shelves B2, B3, skipping training`): it goes no further, as planned.
-_NOTHING_TO_DO = r"\bnothing (?:left )?to (?:train|do|process|evaluate|fit|score|run)\b|\bskipping (?:the )?(?:training|fit)\b"
+# on`, `no windows for shelves B2, B3, skipping training`, `no dwell records for KXX, skipping`): it goes no
+# further, as planned.
+_NOTHING_TO_DO = (
+    r"\bnothing (?:left )?to (?:train|do|process|evaluate|fit|score|run)\b|\bskipping (?:the )?(?:training|fit)\b"
+    r"|, skipping[.!]?$"
+)
 HAS_NOTHING_TO_DO = LazyRegex(r"(?i)" + _NOTHING_TO_DO)
 # Words that say a process stopped going on: it waits, stops, gave up or finished (`waiting for
 # ckpt.lock`, `early stopping at epoch 2`, `rank 1 finished the epoch`), not what it was busy with
