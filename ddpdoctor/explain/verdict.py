@@ -376,8 +376,8 @@ def _counted_otherwise(culprit: Candidate, timeline: Timeline) -> None:
     culprit.category, culprit.stated = "collective_mismatch", line
     culprit.rank_note = f"inferred: rank {rank} alone held a tensor of another size than its peers"
     culprit.reasons.append(
-        f"rank {rank} counts otherwise than every other rank: {line.text[:200]} ({line.file}:{line.line}); its"
-        " collective had another size than theirs, so they waited in one that never completed"
+        f"rank {rank} lists another length than every other rank: {line.text[:200]} ({line.file}:{line.line});"
+        " its collective had another size than theirs, so they waited in one that never completed"
     )
 
 
