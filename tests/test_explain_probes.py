@@ -10020,3 +10020,21 @@ def test_a_rank_field_before_a_name_and_colon_labels_the_line() -> None:
     root = explain_text(log).root_cause
     assert root is not None and root.rank == 1
     assert "not enough calm windows" in root.text
+
+
+def test_gloos_size_check_failing_on_two_ranks_singles_out_neither() -> None:
+    """gloo's size check failed on ranks 1 and 2 (`28 vs 24`, `24 vs 8`): it fails on every rank that
+    received more than it expected, so neither report names the rank whose tensor differs. With the check
+    failing on one rank alone, that rank is named, as before."""
+
+    def abort(rank: int, sizes: str) -> str:
+        return (
+            f"[default{rank}]:terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+            f"[default{rank}]:  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+            f" op.preamble.length <= op.nbytes. {sizes}. Received data size doesn't match expected size.\n"
+        )
+
+    root = explain_text(abort(1, "28 vs 24") + abort(2, "24 vs 8")).root_cause
+    assert root is not None and root.category == "collective_mismatch" and root.rank is None
+    root = explain_text(abort(1, "28 vs 24")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)

@@ -176,6 +176,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
         # every rank on it meets it alike.
         culprit.disown("the machine's fault, which every rank on it meets alike")
     _two_parties(culprit, found)
+    _reported_by_several(culprit, found)
     _first_to_differ(culprit)
     _uneven_work(culprit, timeline)
     _odd_setting(culprit, timeline, found)
@@ -974,6 +975,29 @@ def _two_parties(culprit: Candidate, found: list[Candidate]) -> None:
     )
     culprit.rank = None
     culprit.rank_note = note
+
+
+def _reported_by_several(culprit: Candidate, found: list[Candidate]) -> None:
+    """Collectives that disagreed, found by gloo's size check on more than one rank (`28 vs 24` on one,
+    `24 vs 8` on another): each rank that received more than it expected reports it, so no one report singles
+    out the rank whose tensor differs; those ranks are the suspects (a setting or count of one rank's own
+    may name it, see _odd_setting)."""
+    if culprit.category != "collective_mismatch" or culprit.rank is None or culprit.entry is None:
+        return
+    if _compared_sizes(culprit.obs.text) is None:
+        return
+    reporters = {
+        c.rank
+        for c in found
+        if c.entry is culprit.entry and c.tier == CAUSE and c.rank is not None and _compared_sizes(c.obs.text)
+    }
+    if len(reporters) > 1:
+        culprit.suspects = sorted(reporters)
+        culprit.rank = None
+        culprit.rank_note = (
+            f"ranks {rank_list(culprit.suspects)} each found the sizes disagree: gloo's check fails on every rank"
+            " that received more than it expected, so none of them is singled out"
+        )
 
 
 def _first_to_differ(culprit: Candidate) -> None:
