@@ -25,7 +25,7 @@ candidate only when that other failure is in the logs.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts, monitored_barrier_role
@@ -925,6 +925,15 @@ def _backward_machinery(frame: Frame) -> bool:
     )
 
 
+def _innermost_run(frames: list[Frame], belongs: Callable[[Frame], bool]) -> int:
+    """Where the innermost run of frames that all belong (to a collective's own code, to backward's)
+    starts: the index of its first frame, len(frames) when the innermost frame does not belong."""
+    start = len(frames)
+    while start and belongs(frames[start - 1]):
+        start -= 1
+    return start
+
+
 def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
     """What a stack that stopped with no error of its own (an interrupted program, a traceback cut off
     before its exception) was waiting for, by the innermost frame that says: (category, words). A
@@ -939,12 +948,10 @@ def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
             " the workers hung",
         )
     frames = exc.frames if exc is not None else []
-    machinery = len(frames)  # frames[machinery:] are a collective's own code
-    while machinery and _collective_machinery(frames[machinery - 1]):
-        machinery -= 1
-    autograd = len(frames)  # frames[autograd:] are backward's own code
-    while autograd and _backward_machinery(frames[autograd - 1]):
-        autograd -= 1
+    machinery = _innermost_run(
+        frames, _collective_machinery
+    )  # frames[machinery:] are a collective's own code
+    autograd = _innermost_run(frames, _backward_machinery)  # frames[autograd:] are backward's own code
     for at in range(len(frames) - 1, -1, -1):
         frame = frames[at]
         where = f" while it waited in {frame.function} ({frame.where()})"
@@ -2645,11 +2652,8 @@ def _behind(timeline: Timeline, silent: list[int], waiting: set[int]) -> list[in
     if not waited_at:
         return silent
     passed = {
-        timeline.statement(line.text)
-        for rank in waiting
-        for line in timeline.healthy_lines(rank)
-        if timeline.statement(line.text) not in waited_at
-    }
+        timeline.statement(line.text) for rank in waiting for line in timeline.healthy_lines(rank)
+    } - waited_at
     stops = {rank: _stopped_at(timeline, rank) for rank in silent}
     behind = [rank for rank, at in stops.items() if at is None or at[0] in passed]
     at_the_wait = [rank for rank, at in stops.items() if at is not None and at[0] in waited_at]

@@ -180,6 +180,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     _first_to_differ(culprit)
     _uneven_work(culprit, timeline)
     _odd_setting(culprit, timeline, found)
+    _counted_otherwise(culprit, timeline)
     culprit = _one_rank_ahead(culprit, timeline, found)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
@@ -314,9 +315,6 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
     that rank runs other collectives than they do, so the others wait in ones it never joins. Where that
     rank reported the same mismatch itself, its own report is the root line."""
     all_waited = culprit.category == "collective_timeout" and culprit.rank is None
-    if culprit.kind == "straggler" and culprit.rank is not None:
-        _counted_otherwise(culprit, timeline)
-        return
     if (
         (culprit.category != "collective_mismatch" and not all_waited)
         or _named_by_report(culprit)
@@ -370,6 +368,8 @@ def _counted_otherwise(culprit: Candidate, timeline: Timeline) -> None:
     (`histogram [0.0, 38.0, 10.0, 0.0, 0.0]` where they list four): it was in the collective with a tensor
     of another size, waiting for elements its peers never send, not slow. A mismatch, that line the sign of
     it. (A count in words is no such sign: a straggler is slow because it has more to do.)"""
+    if culprit.kind != "straggler" or culprit.category != "collective_timeout" or culprit.rank is None:
+        return
     odd = timeline.odd_list_length()
     if odd is None or odd[0] != culprit.rank:
         return
