@@ -10039,3 +10039,106 @@ def test_gloos_size_check_failing_on_two_ranks_singles_out_neither() -> None:
     assert root is not None and root.category == "collective_mismatch" and root.rank is None
     root = explain_text(abort(1, "28 vs 24")).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
+
+
+# --- classes found in the sixtieth session ---------------------------------------------------------
+
+
+def test_a_rank_field_before_a_word_of_the_message_labels_the_line() -> None:
+    """Lines that start `rank 2 using 8 buckets` carry the program's rank before the message's first word.
+    gloo's size check failed on rank 1 alone, but rank 2 is the one that said it uses another number of
+    buckets than its peers: the rank whose tensor differs."""
+    log = (
+        "".join(
+            f"rank {r} using {8 if r == 2 else 7} ETA buckets from /etc/eta/region{r}.json\n"
+            for r in range(3)
+        )
+        + "[rank1]:terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "[rank1]:  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 32 vs 28. Received data size doesn't match expected size.\n"
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    # A capitalised `Rank N` after a record's time is a label too; a rank named inside a message is not.
+    said = "ValueError: rank 3 has no shard\n"
+    assert explain_text(said).root_cause is not None and explain_text(said).root_cause.rank is None
+
+
+def _restarted(first: str, second: str) -> str:
+    """A torchrun job of two ranks restarted once, `first` and `second` the attempts' tracebacks."""
+    return first + _AGENT_FAILED.format(m=0, agent=15272, r=1, pid=15284) + second
+
+
+def _in_collective(rank: int, call: str, error: str) -> str:
+    return (
+        f"[rank{rank}]: Traceback (most recent call last):\n"
+        f'[rank{rank}]:   File "/work/train.py", line 43, in main\n'
+        f"[rank{rank}]:     {call}\n"
+        f'[rank{rank}]:   File "/venv/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py",'
+        f" line 5356, in {call.split('(')[0].split('.')[-1]}\n"
+        f"[rank{rank}]:     work.wait()\n"
+        f"[rank{rank}]: {error}\n"
+    )
+
+
+def test_collectives_of_two_attempts_are_no_mismatch() -> None:
+    """Rank 0's traceback stops in a gradient all-reduce of the first attempt, rank 1's in a barrier of the
+    restarted one: each rank's first exception is where it stopped, and rank 1's was its own error, outside
+    any collective. The ranks did not call different collectives; rank 1's error set everything off."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    first = _in_collective(0, "dist.all_reduce(grads)", closed) + _attempt(
+        1, "RuntimeError: invalid multinomial distribution (sum of probabilities <= 0)"
+    )
+    second = _attempt(0, "FileExistsError: [Errno 17] File exists: '/tmp/run/.lock'") + _in_collective(
+        1, "dist.barrier()", closed
+    )
+    root = explain_text(_restarted(first, second)).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert "multinomial" in root.text
+
+
+def test_a_tracebacks_time_carried_from_its_ranks_last_line_does_not_reorder_a_console(
+    tmp_path: Path,
+) -> None:
+    """Ranks 0 and 1 each raised an error of their own after their last stamped lines (rank 0's at
+    11.223, rank 1's at 11.231). The tracebacks carry no time: each was printed after its rank's last
+    line, at an unknown time. In one console the order they were printed in is the order they came in:
+    rank 1's first. In separate files only the times compare: rank 0's is the earlier."""
+
+    def output(rank: int, at: str, error: str) -> str:
+        return f"2026-12-02 09:01:{at} INFO rank {rank}: batch 6 loss 2.2\n" + _attempt(rank, error)
+
+    zero = output(0, "11,223", "KeyError: 'lane'")
+    one = output(1, "11,231", "ValueError: tide window 25:10 is not a time")
+    console = "".join(
+        line for pair in zip(zero.splitlines(True), one.splitlines(True), strict=True) for line in pair[::-1]
+    )
+    root = explain_text(console).root_cause
+    assert root is not None and root.rank == 1 and root.text.startswith("ValueError")
+    (tmp_path / "rank0.log").write_text(zero)
+    (tmp_path / "rank1.log").write_text(one)
+    root = explain_paths([str(tmp_path / "rank0.log"), str(tmp_path / "rank1.log")]).root_cause
+    assert root is not None and root.rank == 0 and root.text.startswith("KeyError")
+
+
+def test_two_prints_run_together_on_a_console_line_are_no_line_of_one_rank() -> None:
+    """Rank 0 waits at a barrier, rank 1 in its gradient all-reduce: one of them took another path, and no
+    line tells which. A console line where rank 1's print ran into rank 0's (`rank 1: step 1 loss
+    0.77rank 0: step 1 loss 0.83`) is not something rank 1 alone printed."""
+    steps = "rank 1: step 1 loss 0.7756rank 0: step 1 loss 0.8303\n\nrank 1: step 2 loss 1.0053\nrank 0: step 2 loss 0.8336\n"
+    timeout = "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 5000ms"
+    log = (
+        steps
+        + _in_collective(1, "dist.all_reduce(grads)", timeout + " for recv operation to complete")
+        + _in_collective(0, "dist.barrier()", timeout + " for recv operation to complete")
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank is None
+    # A line of rank 1's own before the split names it.
+    skipped = log.replace(
+        "rank 1: step 2 loss 1.0053\n", "rank 1: step 2 loss 1.0053\nrank 1: no checkpoint at step 2\n"
+    )
+    own = explain_text(skipped).root_cause
+    assert own is not None and own.category == "collective_timeout" and own.rank == 1

@@ -320,6 +320,11 @@ class Candidate(Record):
         return self.obs.stamp
 
     @property
+    def stamp_carried(self) -> bool:
+        """Whether the clock reading is one the observation's line carried over (see Observation)."""
+        return self.obs.stamp_carried
+
+    @property
     def file(self) -> str:
         """The file the observation was read from."""
         return self.obs.file
@@ -1924,8 +1929,11 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     when a rank that stopped in no collective last said it waits (`cache locked, waiting for refresh`):
     the ranks it held back stopped in whichever call needed it, those it did not went on to the next."""
     sites: dict[int, tuple[str, ExceptionObs]] = {}
+    raised: set[int] = set()
     for obs in timeline.failures:
-        if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in sites:
+        if isinstance(obs, ExceptionObs) and obs.rank is not None and obs.rank not in raised:
+            # Each rank's first exception only: a later one (after a restart) is another attempt's.
+            raised.add(obs.rank)
             site = _waited_in(obs)
             if site is not None:
                 sites[obs.rank] = (site, obs)

@@ -100,6 +100,9 @@ class Observation(Record):
     rank_note: str | None = None
     host: str | None = None
     stamp: Stamp | None = None
+    # The stamp is the last one its printer's output showed before it, not its line's own: when it was
+    # printed at the earliest.
+    stamp_carried: bool = False
     chain: list[Link] = field(default_factory=list)
     evidence: list[tuple[str, int, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)

@@ -121,10 +121,11 @@ _COUNTED_LINE = LazyRegex(r"(?:\[[A-Za-z_][\w-]{0,64}?\d{1,7}\]:)?\[(\d{1,5})/(\
 _SHORT_FIELD_RANK = LazyRegex(r"(?<![\w.-])(local_)?r(\d{1,5})$")
 # (`rank 3 | `, `rank 2/4: `, a `key=value` field: `rank=3 trainer: `, `rank=1/4 stats: `, and one word: `INFO rank0 MainThread `,
 # `INFO ... rank0/4 triage.encoder - `, a rank of a count before the message: `[INFO] rank 0/4 north_block: `, and
-# a rank before one name and a colon: `rank 1 nieuwpoort_coast: `)
+# a rank before one name and a colon: `rank 1 nieuwpoort_coast: `, or before a word of the message: `rank 2 using 8 buckets`)
 _BARE_FIELD_RANK = LazyRegex(
     r"(?i)(local[_ ]?)?rank(?:[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])|=(\d{1,7})(?:/\d{1,7})?(?=[\s,;|])"
-    r"|(\d{1,7})(?:/\d{1,7})?(?=\s)| (\d{1,7})/\d{1,7}(?=\s)| (\d{1,7})(?= [\w.-]{1,40}: ))"
+    r"|(\d{1,7})(?:/\d{1,7})?(?=\s)| (\d{1,7})/\d{1,7}(?=\s)| (\d{1,7})(?= [\w.-]{1,40}: )"
+    r"| (\d{1,7})(?= (?-i:[a-z])[\w-]{0,40} ))"
 )
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.

@@ -857,6 +857,7 @@ class _Stream:
         self.rank = rank
         self.local = local
         self.stamp: Stamp | None = None
+        self.stamp_line = 0  # the line the stamp was read on
         self.years = YearTracker()
         self.mode = "idle"  # idle, traceback, rich, message, panic, backtrace, table, cpp, banner, stall
         self.quoted_line: int | None = None  # a line that quotes an error inside a sentence
@@ -1448,6 +1449,7 @@ class LogReader:
             if agent and not stream.agent_stamped:
                 stream.worker_stamp = stream.stamp
             stream.stamp, stream.agent_stamped = stream.years.place(when), agent
+            stream.stamp_line = number
         elif stream.agent_stamped:
             stream.stamp, stream.agent_stamped = stream.worker_stamp, False
         if "object repr" in rest and (dumped := _OBJECT_REPR.match(rest.strip())) is not None:
@@ -2678,6 +2680,7 @@ class LogReader:
             exit_obs.rank_source = "torchrun failure table"
             if failure.stamp is not None:
                 exit_obs.stamp = failure.stamp
+                exit_obs.stamp_carried = False
             exit_obs.evidence = [(self.label, number, text), (self.label, failure.line, summary)]
             if head and not head.startswith(("To enable traceback", "Traceback", "Signal ")):
                 exit_obs.chain = self._links(head, None, known_only=True)
@@ -2695,6 +2698,7 @@ class LogReader:
             obs.rank_source = "torchrun failure table"
             if failure.stamp is not None:
                 obs.stamp = failure.stamp
+                obs.stamp_carried = False
             obs.evidence = [(self.label, failure.line, summary), (self.label, exc.line, exc.text)]
             self._add(obs, dedupe=False)
 
@@ -3047,6 +3051,7 @@ class LogReader:
         if stream.rank is not None:
             obs.rank_source = self.default_rank_source if stream.rank == self.default_rank else "line prefix"
         obs.stamp = stream.stamp
+        obs.stamp_carried = stream.stamp is not None and stream.stamp_line != number
         obs.evidence = [(self.label, number, text)]
         obs.quoted = stream.quoted_line == number
         return obs
@@ -3366,6 +3371,7 @@ def error_file_observations(
         obs.rank_source = obs.rank_source or rank_source
         if stamp is not None:
             obs.stamp = stamp
+            obs.stamp_carried = False
     if isinstance(code, int) and not isinstance(code, bool) and abs(code) < 1 << 16:
         exit_obs = ExitObs(label, file_index, 1, _exit_text(code, None, rank))
         exit_obs.code, exit_obs.reporter, exit_obs.rank, exit_obs.rank_source = (
@@ -3375,5 +3381,6 @@ def error_file_observations(
             rank_source,
         )
         exit_obs.stamp = stamp
+        exit_obs.stamp_carried = False
         found.append(exit_obs)
     return found

@@ -777,10 +777,11 @@ class Timeline:
         if len(self._recent) < 2:
             return []
         own = self._recent.get(rank, [])
+        theirs = {shape for other, shapes in self._shapes.items() if other != rank for shape in shapes}
         return [
             line
             for line, shape in zip(own, self._shapes.get(rank, []), strict=True)
-            if self._printers[shape] == 1
+            if self._printers[shape] == 1 and not _run_together(shape, theirs)
         ]
 
     def all_failures(self) -> list[Observation]:
@@ -788,8 +789,33 @@ class Timeline:
         return sorted([*self.failures, *self.exits], key=lambda o: (o.file_index, o.line, o.seq))
 
 
+def _run_together(shape: str, theirs: set[str]) -> bool:
+    """Whether a line is two prints run together on one line of a shared console (`step 1 loss 0.77rank 0
+    step 1 loss 0.83`): it starts with a line another rank printed and goes on with no break after it."""
+    return any(
+        8 <= len(other) < len(shape) and shape.startswith(other) and shape[len(other)].isalnum()
+        for other in theirs
+    )
+
+
+def _not_before_earlier_lines(observations: list[Any], values: list[float]) -> list[float]:
+    """The readings of one input's observations, a carried one (see Observation) raised to the latest
+    reading of the observations printed before it."""
+    raised = list(values)
+    latest = -math.inf
+    for index in sorted(range(len(observations)), key=lambda i: (observations[i].line, observations[i].seq)):
+        if observations[index].stamp_carried:
+            raised[index] = max(raised[index], latest)
+        latest = max(latest, raised[index])
+    return raised
+
+
 def order(observations: list[Any], tier: Any = None) -> list[Any]:
     """Observations earliest first: by clock when every reading compares, else by place in the inputs.
+
+    In one input, a reading carried over from an earlier line says only when its observation was printed
+    at the earliest (a traceback after its rank's last stamped line): it is read as no earlier than the
+    observations before it in the input.
 
     `tier` (a function of an observation) breaks ties and, when no order in time is known across
     inputs, ranks observations before their place in the inputs does.
@@ -798,15 +824,18 @@ def order(observations: list[Any], tier: Any = None) -> list[Any]:
         return []
     rank_of = tier or (lambda _o: 0)
     stamps = [o.stamp for o in observations]
+    one_input = len({o.file_index for o in observations}) == 1
     if all(s is not None for s in stamps):
         values = comparable(stamps)
         if values is not None:
+            if one_input:
+                values = _not_before_earlier_lines(observations, values)
             keyed = sorted(
                 zip(values, range(len(observations)), observations, strict=True),
                 key=lambda t: (t[0], rank_of(t[2]), t[2].file_index, t[2].line, t[2].seq),
             )
             return [o for _v, _i, o in keyed]
-    if len({o.file_index for o in observations}) == 1:
+    if one_input:
         return sorted(observations, key=lambda o: (o.line, rank_of(o), o.seq))
     # Files of torchrun's `--log-dir` say which attempt they are of: an earlier attempt came first.
     return sorted(
@@ -849,7 +878,7 @@ def _merge_exits(exits: list[ExitObs]) -> list[ExitObs]:
         twin.table_root = twin.table_root or obs.table_root
         twin.error_file = twin.error_file or obs.error_file
         if twin.stamp is None:
-            twin.stamp = obs.stamp
+            twin.stamp, twin.stamp_carried = obs.stamp, obs.stamp_carried
         if obs.reporter == "torchrun-agent" and twin.reporter != "torchrun-agent":
             # The agent's `failed (exitcode: N) local_rank: R` line names the rank and the code: state it.
             twin.evidence.insert(0, (twin.file, twin.line, twin.text))
@@ -890,7 +919,7 @@ def _absorb(keep: Observation, other: Observation) -> None:
         keep.rank, keep.local_rank = other.rank, other.local_rank
         keep.rank_source, keep.rank_note = other.rank_source, other.rank_note or keep.rank_note
     if keep.stamp is None:
-        keep.stamp = other.stamp
+        keep.stamp, keep.stamp_carried = other.stamp, other.stamp_carried
     if isinstance(keep, ExceptionObs) and isinstance(other, ExceptionObs):
         keep.adopt_frames(other)
         keep.worker_frames = keep.worker_frames or other.worker_frames
