@@ -9833,7 +9833,7 @@ def test_the_silent_rank_that_never_got_to_its_peers_last_line_is_the_straggler(
     for before in (fitted, fitted.replace("rank 2: fitted lehr-2, loss 22.09\n", "")):
         root = explain_text(_spawn_timeout(before + wrote)).root_cause
         assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
-        assert "before the line the waiting ranks printed last" in (root.rank_note or "")
+        assert "does not stop at the line the waiting ranks printed last" in (root.rank_note or "")
     everyone = fitted + wrote + "rank 2: wrote /tmp/tags_lehr-2.txt\n"
     root = explain_text(_spawn_timeout(everyone)).root_cause
     assert root is not None and root.category == "collective_timeout" and root.rank is None
@@ -10045,23 +10045,24 @@ def test_gloos_size_check_failing_on_two_ranks_singles_out_neither() -> None:
 
 
 def test_a_rank_field_before_a_word_of_the_message_labels_the_line() -> None:
-    """Lines that start `rank 2 using 8 buckets` carry the program's rank before the message's first word.
-    gloo's size check failed on rank 1 alone, but rank 2 is the one that said it uses another number of
-    buckets than its peers: the rank whose tensor differs."""
-    log = (
-        "".join(
-            f"rank {r} using {8 if r == 2 else 7} ETA buckets from /etc/eta/region{r}.json\n"
-            for r in range(3)
-        )
-        + "[rank1]:terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+    """Lines that start `rank 2 using 8 buckets`, for every rank alike, carry the program's rank before the
+    message's first word. gloo's size check failed on rank 1 alone, but rank 2 is the one that said it
+    uses another number of buckets than its peers: the rank whose tensor differs. Where one rank alone
+    starts a line so, the rank may be the message's subject (`rank 3 failed to join the group`), and
+    torch's own messages say `Rank 0 using best-guess GPU 0`: no label."""
+    buckets = "".join(
+        f"rank {r} using {8 if r == 2 else 7} ETA buckets from /etc/eta/region{r}.json\n" for r in range(3)
+    )
+    abort = (
+        "[rank1]:terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
         "[rank1]:  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
         " op.preamble.length <= op.nbytes. 32 vs 28. Received data size doesn't match expected size.\n"
     )
-    root = explain_text(log).root_cause
+    root = explain_text(buckets + abort).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
-    # A capitalised `Rank N` after a record's time is a label too; a rank named inside a message is not.
-    said = "ValueError: rank 3 has no shard\n"
-    assert explain_text(said).root_cause is not None and explain_text(said).root_cause.rank is None
+    alone = "rank 2 using 8 ETA buckets from /etc/eta/region2.json\n"
+    root = explain_text(alone + abort).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 1)
 
 
 def _restarted(first: str, second: str) -> str:
@@ -10142,3 +10143,134 @@ def test_two_prints_run_together_on_a_console_line_are_no_line_of_one_rank() -> 
     )
     own = explain_text(skipped).root_cause
     assert own is not None and own.category == "collective_timeout" and own.rank == 1
+
+
+_TORCHRUN_TABLE_HEAD = (
+    "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: \n"
+    "============================================================\n"
+    "train_splits.py FAILED\n"
+    "------------------------------------------------------------\n"
+)
+
+
+def test_the_awaited_rank_waited_where_an_unlabelled_record_says_so_after_lines_its_peers_printed() -> None:
+    """Rank 2 printed under its label only what ranks 0 and 1 printed too (`rank 2/3 up`); then records of
+    the script's own logger that carry no rank (a time, a level and a tag) say a process polls in a loop,
+    while ranks 0 and 1 time out waiting for rank 2: that wait is rank 2's, past torchrun's table that
+    ends the console. A record of torch's own (`[I1202 ... TCPStoreLibUvBackend.cpp:1364] ... finished`)
+    is no line of the script's."""
+    up = "".join(
+        f"2026-12-07 11:11:45,96{r} INFO [velodrome.splits] rank {r}/3 up, pid 2262{r}\n" for r in (2, 1, 0)
+    )
+    polls = "".join(
+        f"2026-12-07 11:11:{48 + 2 * i},579 INFO [velodrome.splits] section 2: 4/4 timing gates in sync, polling"
+        " again in 2s\n"
+        for i in range(4)
+    )
+    timeouts = "".join(
+        _in_collective(
+            r,
+            "dist.all_reduce(p.grad)",
+            "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting"
+            " 15000ms for recv operation to complete",
+        )
+        for r in (0, 1)
+    )
+    root = explain_text(up + polls + timeouts + _TORCHRUN_TABLE_HEAD).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert "polling again in 2s" in root.text
+    library = "[I1202 11:11:50.168250332 TCPStoreLibUvBackend.cpp:1364] [c10d] uv_loop cleanup finished.\n"
+    root = explain_text(up + library + timeouts + _TORCHRUN_TABLE_HEAD).root_cause
+    assert root is not None and root.rank == 2 and "Timed out waiting" in root.text
+
+
+def _left_after(lines: str) -> str:
+    """Ranks 0 and 1 lose their peer in DDP's gradient all-reduce after rank 2 printed these lines."""
+    shelves = "".join(
+        f"[rank {r}] INFO roster: shelf {r}: {128 if r < 2 else 0} wheels due this week\n" for r in range(3)
+    )
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    return (
+        shelves
+        + lines
+        + "".join(_in_collective(r, "loss.backward()", closed + f" [127.0.0.1]:1371{r}") for r in (0, 1))
+    )
+
+
+def test_a_rank_that_skipped_its_part_and_then_finished_left_its_peers() -> None:
+    """Rank 2 warned that it skips its week, then said its run finished (the C++ runtime's word on its
+    threads after): it handled the condition by leaving, while ranks 0 and 1 went on into DDP's
+    collectives. The skip is why they lost it. A skip it went on working after is a condition it handled
+    and went on from: the line where its output stops is the root line."""
+    skipped = "[rank 2] WARNING roster: shelf 2: nothing due, skipping the week\n"
+    finished = "[rank 2] INFO roster: roster run finished\nterminate called without an active exception\n"
+    root = explain_text(_left_after(skipped + finished)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith("skipping the week")
+    went_on = (
+        "[rank 2] INFO roster: turning wheel 4 on shelf 2\n[rank 2] INFO roster: turning wheel 5 on shelf 2\n"
+    )
+    root = explain_text(_left_after(skipped + went_on)).root_cause
+    assert root is not None and root.rank == 2 and "turning wheel 5" in root.text  # where it vanished
+
+
+def test_a_rank_that_warned_it_stops_its_part_and_then_finished_left_its_peers(tmp_path: Path) -> None:
+    """In torchrun's `--log-dir`, with no exit codes: rank 1 warned that a check failed and it stops its
+    cell, then said training finished. It left as planned while rank 0 still ran collectives: a rank that
+    left, not an error of the training code."""
+    run = tmp_path / "none_abc" / "attempt_0"
+    for rank in (0, 1):
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stdout.log").write_text("")
+    (run / "0" / "stderr.log").write_text(
+        "2026-12-07 11:10:19,146 INFO [cordgrass] rank 0: epoch 0 mean mse 0.31449\n"
+        + _in_collective(
+            0,
+            "dist.all_reduce(p.grad)",
+            "RuntimeError: [/gloo/transport/tcp/pair.cc:553] Connection closed by peer",
+        )
+    )
+    (run / "1" / "stderr.log").write_text(
+        "2026-12-07 11:10:19,148 INFO [cordgrass] rank 1: epoch 0 mean mse 0.28596\n"
+        "2026-12-07 11:10:19,187 WARNING [cordgrass] rank 1: epoch 2 transects below zero, QA failed; stopping this cell\n"
+        "2026-12-07 11:10:19,188 INFO [cordgrass] rank 1: training finished\n"
+        "terminate called without an active exception\n"
+    )
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert "QA failed" in root.text
+
+
+def test_the_rank_in_another_collective_said_it_skipped_a_step() -> None:
+    """Ranks 0 and 1 wait in DDP's gradient all-reduce, rank 2 at a barrier: rank 2 took another path, and
+    its own warning says why (`session 5: no panelists present, skipping`). The report points at that
+    line. A line that its loop stops (`budget spent after 15 steps, stopping`) leaves the ranks' wait."""
+    timeout = "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 15000ms"
+    shared = "".join(f"[rank{r}] INFO calib: session 0 loss 0.3{r}\n" for r in range(3))
+    waits = "".join(_in_collective(r, "loss.backward()", timeout) for r in (0, 1)) + _in_collective(
+        2, "dist.barrier()", timeout
+    )
+    for said, pointed in (
+        ("session 5: no panelists present, skipping", True),
+        ("budget spent after 15 steps, stopping", False),
+    ):
+        root = explain_text(shared + f"[rank2] WARNING calib: {said}\n" + waits).root_cause
+        assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+        assert (said in root.text) is pointed
+
+
+def test_the_silent_rank_whose_output_stops_at_a_line_of_its_own_is_the_straggler() -> None:
+    """Rank 0 timed out in an all-reduce; ranks 1 and 2 printed nothing of it. Rank 1's output stops at the
+    line rank 0 printed last (`step 8`): it sat in the same collective. Rank 2's stops at a line neither
+    printed (`inventory pass complete after 11 steps, writing forecast`): it went elsewhere, the one they
+    waited for. With rank 1 stopped at a line of its own too, none is named."""
+    steps = "".join(f"rank {r}: step 8 reink_mse=0.0{r}\n" for r in range(3))
+    own = "rank 2: inventory pass complete after 11 steps, writing forecast\n"
+    root = explain_text(_spawn_timeout(steps + own)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert "does not stop at the line the waiting ranks printed last" in (root.rank_note or "")
+    both = steps + own + "rank 1: cache warm-up, 3 shards\n"
+    root = explain_text(_spawn_timeout(both)).root_cause
+    assert root is not None and root.category == "collective_timeout" and root.rank is None

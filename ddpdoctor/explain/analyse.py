@@ -25,7 +25,7 @@ candidate only when that other failure is in the logs.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from ddpdoctor.explain.clock import Stamp
 from ddpdoctor.explain.collectives import collective_facts, monitored_barrier_role
@@ -77,6 +77,9 @@ CAUSE, INFERRED, CONSEQUENCE, WRAPPER = 1, 2, 3, 4
 # Words that say a rank leaves out a step (`no validated cells, skipping eval`): where it parts from its
 # peers, the step whose collectives they went on into.
 _SKIPS = LazyRegex(r"(?i)\bskip(?:s|ped|ping)?\b")
+# The C++ runtime's last word when a process ends with threads still running (gloo's, after a script
+# returned without destroying its process group): how it ended, not something it said.
+_ENDED_WITH_THREADS = LazyRegex(r"terminate called without an active exception")
 # Words that say a rank holds back until something happens (`filter in backwash, holding until controller
 # reports service mode`) or holds an action back (`inside quiet hours, holding fog signal test`, `deferring
 # upload`): a wait of its own, stated once.
@@ -1610,7 +1613,7 @@ def _own_account(cand: Candidate, timeline: Timeline) -> None:
     if cand.tier == INFERRED and cand.rank is not None and cand.category in ("other", "oom_host"):
         line = _account(timeline, cand.rank) or _unlabelled_account(timeline, cand)
         if line is not None:
-            _point_at_account(cand, line)
+            _point_at_account(cand, line, timeline)
 
 
 def _unlabelled_account(timeline: Timeline, cand: Candidate) -> RecentLineObs | None:
@@ -1655,11 +1658,9 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     if line is not None:
         # (or a later line of its own in that file that does: `lang=fr test rows=0`, then `no test rows
         # ..., refusing to write`)
-        later = [
-            said
-            for said in timeline.lines_from(rank, line)
-            if said.file_index == line.file_index and said is not line
-        ]
+        later = _later_in_its_file(timeline, line)
+        if _handled_then_ended(line, later):
+            return line
         saying = [said for said in (line, *later) if _says_why(said)]
         # The first, or after two lines or more (the items of a list: `flip pair (1, 2) maps ...`) the
         # one that sums them up and says it stops (`8/8 flip pairs inconsistent ..., aborting evaluation`).
@@ -1677,6 +1678,29 @@ def _account(timeline: Timeline, rank: int) -> RecentLineObs | None:
     return timeline.exit_message(rank)
 
 
+def _later_in_its_file(timeline: Timeline, line: RecentLineObs) -> list[RecentLineObs]:
+    """The rank's last lines after this one, in the same file."""
+    if line.rank is None:
+        return []
+    return [
+        said
+        for said in timeline.lines_from(line.rank, line)
+        if said.file_index == line.file_index and said is not line
+    ]
+
+
+def _handled_then_ended(line: Observation, later: Sequence[Observation]) -> bool:
+    """Whether a rank's line says it skips something or warns of a condition (`shelf 2: nothing due,
+    skipping the week`, `WARNING ... QA failed; stopping this cell`) and all it printed after it says it
+    ended as planned (`roster run finished`): it handled the condition by leaving its part, and left its
+    peers in their collectives."""
+    handled = _SKIPS.search(line.text) is not None or (
+        isinstance(line, RecentLineObs) and line.warning_record
+    )
+    ended = [said for said in later if not _ENDED_WITH_THREADS.search(said.text)]
+    return handled and bool(ended) and all(ENDS_NORMALLY.search(said.text) for said in ended)
+
+
 def _says_why(line: Observation) -> bool:
     """Whether a rank's line says it stopped or failed, names a cause, or is an error-level record; not a
     warning that it would try again (`metrics push failed: ...; retrying in 0.5s`): it meant to go on."""
@@ -1690,23 +1714,25 @@ def _says_why(line: Observation) -> bool:
     )
 
 
-def _point_at_account(cand: Candidate, line: RecentLineObs) -> None:
+def _point_at_account(cand: Candidate, line: RecentLineObs, timeline: Timeline) -> None:
     """The report points at the rank's own account of why it ended."""
     said = message_category(line.text)
     if said:
         cand.category = said[0]
-    elif (
-        cand.kind == "lost-peer"
-        and (
-            ENDS_NORMALLY.search(line.text)
-            or (HAS_NOTHING_TO_DO.search(line.text) and not ENDS_ITSELF.search(line.text))
+    elif cand.kind == "lost-peer" and (
+        (
+            (
+                ENDS_NORMALLY.search(line.text)
+                or (HAS_NOTHING_TO_DO.search(line.text) and not ENDS_ITSELF.search(line.text))
+            )
+            and not NAMES_A_FAILURE.search(line.text)
         )
-        and not NAMES_A_FAILURE.search(line.text)
+        or _handled_then_ended(line, _later_in_its_file(timeline, line))
     ):
         # No exit code is known, and its words say it ended as planned (`early stopping at epoch 6`), or that
         # it had no work and went on to its end (`nothing to train on`; not `nothing to evaluate, exiting`,
-        # a guard of the script's that ends the process): it left the job while its peers still ran
-        # collectives.
+        # a guard of the script's that ends the process), or it skipped its part and then ended as planned:
+        # it left the job while its peers still ran collectives.
         cand.category = "collective_timeout"
     elif cand.category == "other":  # (a kill's inferred cause, the host's memory, stands)
         cand.category = "user_code"
@@ -1983,11 +2009,18 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     cand.suspects = odd
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(sites.items()))
     cand.reasons.append(f"the ranks' tracebacks stop in different collectives ({detail})")
+    own = timeline.own_lines(odd_rank) if odd_rank is not None else []
     if odd_rank is not None and odd == peculiar and rare * 2 >= len(ops):
-        line = timeline.own_lines(odd_rank)[0]
         cand.reasons.append(
-            f"rank {odd_rank} alone printed: {line.text[:200]} ({line.file}:{line.line}): it took the other path"
+            f"rank {odd_rank} alone printed: {own[0].text[:200]} ({own[0].file}:{own[0].line}): it took the"
+            " other path"
         )
+    if own and any(said.search(own[0].text) for said in (_SKIPS, _HOLDS_BACK, NAMES_A_FAILURE)):
+        # Its own line says it left out or held back a step, or that something failed (`session 5: no
+        # panelists present, skipping`): why it went elsewhere; the report points at it, the ranks' wait
+        # among the reasons. (A loop it says it stops, as planned or at a deadline, leaves the wait.)
+        cand.stated = own[0]
+        cand.reasons.append(f"the ranks' wait: {anchor.text[:160]} ({anchor.file}:{anchor.line})")
     if at_barrier:
         cand.reasons.append(
             "some wait at a barrier, the others in a collective that carries data: the ranks are a step"
@@ -2255,7 +2288,7 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
     cand.rank_note = "inferred: the only rank that did not report the collective timeout"
     if len(quiet) > len(silent):
         which = (
-            "whose output stops before the line the waiting ranks printed last"
+            "whose output does not stop at the line the waiting ranks printed last"
             if lagging
             else "whose own lines say it waited, stopped or failed"
         )
@@ -2404,6 +2437,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
                         and not line.warning_record
                         and (_SKIPS.search(line.text) or _HOLDS_BACK.search(line.text))
                     )
+                    or (line is departure and _handled_then_ended(line, _later_in_its_file(timeline, line)))
                 )
                 and (line is departure or not (line.error_record or ENDS_NORMALLY.search(line.text)))
             ),
@@ -2434,20 +2468,33 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     # Every rank waited on something of its own (`waiting for shard-003.ready`) and the others got it
     # and went on into the collective: this one never got past its wait.
     halted = timeline.shared_wait(rank)
-    if halted is None and last is None and (halted := _unclaimed_halt(timeline)) is not None:
+    with_them = last is not None and not any(
+        (own.file_index, own.line) == (last.file_index, last.line) for own in timeline.own_lines(rank)
+    )
+    if halted is None and (last is None or with_them) and (halted := _unclaimed_halt(timeline, last)):
+        printed = (
+            "printed nothing under a rank label"
+            if last is None
+            else "printed under a rank label only what its peers printed too"
+        )
         cand.reasons.append(
-            f"rank {rank} printed nothing under a rank label, and one line no label claims says a process"
-            f" waited or stopped: {halted.text[:200]} ({halted.file}:{halted.line}); the rank the others"
-            " waited for is the one that did"
+            f"rank {rank} {printed}, and one line no label claims after that says a process waited or"
+            f" stopped: {halted.text[:200]} ({halted.file}:{halted.line}); the rank the others waited for"
+            " is the one that did"
         )
     _point_at_halt(cand, rank, halted)
 
 
-def _unclaimed_halt(timeline: Timeline) -> Observation | None:
+def _unclaimed_halt(timeline: Timeline, after: Observation | None) -> Observation | None:
     """The line no rank label claims that says a process waits or stopped (`[antwerpen] gateway buffer not
-    flushed yet, polling ...`, under a tag of the script's own), when all such lines are one line or the
-    rounds of one wait."""
-    halts = [line for line in timeline.unlabelled if STATES_A_HALT.search(line.text)]
+    flushed yet, polling ...`, under a tag of the script's own), when all such lines (those after a line
+    `after`, in its file) are one line or the rounds of one wait."""
+    halts = [
+        line
+        for line in timeline.unlabelled
+        if STATES_A_HALT.search(line.text)
+        and (after is None or (line.file_index == after.file_index and line.line > after.line))
+    ]
     if not halts or len({timeline.alike(line.text) for line in halts}) != 1:
         return None
     return halts[0]
@@ -2652,20 +2699,17 @@ def _stopped_elsewhere(timeline: Timeline, silent: list[int], lost: set[int]) ->
 
 def _behind(timeline: Timeline, silent: list[int], waiting: set[int]) -> list[int]:
     """Of several ranks that printed nothing while their peers timed out in a collective, the one alone
-    that never got to the line those peers printed last before it (`rank 1: wrote tags.txt` where rank 0
-    wrote too): its output stops at a line they had printed before that one, or it printed nothing at all
+    that did not stop where those peers did (`rank 1: wrote tags.txt` where rank 0 wrote too, last): its
+    output stops at a line they had printed before that one, at a line of its own they never printed
+    (`rank 2: inventory pass complete after 11 steps, writing forecast`), or it printed nothing at all
     where they did. The others stopped where the waiting ranks did, in the same collective, until the
     launcher stopped them."""
     waited_at = {at[0] for rank in waiting if (at := _stopped_at(timeline, rank)) is not None}
     if not waited_at:
         return silent
-    passed = {
-        timeline.statement(line.text) for rank in waiting for line in timeline.healthy_lines(rank)
-    } - waited_at
     stops = {rank: _stopped_at(timeline, rank) for rank in silent}
-    behind = [rank for rank, at in stops.items() if at is None or at[0] in passed]
-    at_the_wait = [rank for rank, at in stops.items() if at is not None and at[0] in waited_at]
-    return behind if len(behind) == 1 and len(at_the_wait) == len(silent) - 1 else silent
+    elsewhere = [rank for rank, at in stops.items() if at is None or at[0] not in waited_at]
+    return elsewhere if len(elsewhere) == 1 and len(silent) > 1 else silent
 
 
 def _stopped_at(timeline: Timeline, rank: int) -> tuple[str, int] | None:
@@ -2764,7 +2808,7 @@ def _lost_peer(timeline: Timeline, found: list[Candidate], lost: set[int], silen
             " without an error of their own"
         )
     elif lone is not None and (said := accounts.get(lone)) is not None:
-        _point_at_account(cand, said)
+        _point_at_account(cand, said, timeline)
     elif lone is not None and (taking := _taking_memory(timeline, lone)) is not None:
         last, reading = taking
         cand.category, cand.stated = "oom_host", last

@@ -121,12 +121,16 @@ _COUNTED_LINE = LazyRegex(r"(?:\[[A-Za-z_][\w-]{0,64}?\d{1,7}\]:)?\[(\d{1,5})/(\
 _SHORT_FIELD_RANK = LazyRegex(r"(?<![\w.-])(local_)?r(\d{1,5})$")
 # (`rank 3 | `, `rank 2/4: `, a `key=value` field: `rank=3 trainer: `, `rank=1/4 stats: `, and one word: `INFO rank0 MainThread `,
 # `INFO ... rank0/4 triage.encoder - `, a rank of a count before the message: `[INFO] rank 0/4 north_block: `, and
-# a rank before one name and a colon: `rank 1 nieuwpoort_coast: `, or before a word of the message: `rank 2 using 8 buckets`)
+# a rank before one name and a colon: `rank 1 nieuwpoort_coast: `)
 _BARE_FIELD_RANK = LazyRegex(
     r"(?i)(local[_ ]?)?rank(?:[ _#]?(\d{1,7})(?:/\d{1,7})?(?=\s{0,4}[:|\]-])|=(\d{1,7})(?:/\d{1,7})?(?=[\s,;|])"
-    r"|(\d{1,7})(?:/\d{1,7})?(?=\s)| (\d{1,7})/\d{1,7}(?=\s)| (\d{1,7})(?= [\w.-]{1,40}: )"
-    r"| (\d{1,7})(?= (?-i:[a-z])[\w-]{0,40} ))"
+    r"|(\d{1,7})(?:/\d{1,7})?(?=\s)| (\d{1,7})/\d{1,7}(?=\s)| (\d{1,7})(?= [\w.-]{1,40}: ))"
 )
+# ... or, in lower case, before a word of the message (`rank 2 using 8 buckets`), in a file whose lines start
+# so for two ranks or more with one word (see worded_ranks): one line alone (`rank 3 failed to join`) may
+# name another rank, and torch's own messages say `Rank 0 using best-guess GPU 0`.
+_WORDED_RANK = LazyRegex(r"(local_)?rank (\d{1,7})(?= [a-z][\w-]{0,40} )")
+_WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
@@ -236,6 +240,7 @@ def split_prefix(
     kube_master: bool = False,
     hosts: frozenset[str] = frozenset(),
     counted: frozenset[int] = frozenset(),
+    worded: bool = False,
 ) -> Prefix:
     """Peel the rank labels off a line whose log collector's label and time (`collector_end`) are
     already off; `rest` is the text the program printed.
@@ -243,6 +248,7 @@ def split_prefix(
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
     `counted`: the world sizes M for which this file's `[N/M]` labels are ranks (see counted_ranks).
+    `worded`: this file's lines start `rank N <word>` for several ranks (see worded_ranks).
     """
     for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
         host = _HOST_LINE.match(line)
@@ -276,7 +282,7 @@ def split_prefix(
         rest = rest[heading.end() :]
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
         # No launcher label: keep the indentation (traceback frames need it).
-        return _logger_prefix(line, counted)
+        return _logger_prefix(line, counted, worded)
     rank: int | None = None
     local = False
     local_label: int | None = None
@@ -309,8 +315,8 @@ def split_prefix(
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
-        return _logger_prefix(line, counted) if unlabelled else Prefix(None, False, rest)
-    logged = _logger_label(rest, counted) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
+        return _logger_prefix(line, counted, worded) if unlabelled else Prefix(None, False, rest)
+    logged = _logger_label(rest, counted, worded) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
     if logged is None:
         return Prefix(rank, local, rest, local_label)
     # The program's logger wrote fields of its own after the launcher's label (`[default2]:2026-... |
@@ -350,19 +356,21 @@ def collector_end(line: str, bracketed: bool = False) -> int:
     return end
 
 
-def _logger_prefix(line: str, counted: frozenset[int]) -> Prefix:
+def _logger_prefix(line: str, counted: frozenset[int], worded: bool) -> Prefix:
     """A logger's rank field in front of the message, else the line as it is."""
     text = line.lstrip(" \t")
     if not text[:1].isalnum() and text[:1] not in _CLOSERS:
         return Prefix(None, False, line)
-    found = _logger_label(text, counted)
+    found = _logger_label(text, counted, worded)
     if found is None:
         return Prefix(None, False, line)
     rank, local, end, level = found
     return Prefix(rank, local, text[end:], level=level)
 
 
-def _logger_label(text: str, counted: frozenset[int]) -> tuple[int, bool, int, str | None] | None:
+def _logger_label(
+    text: str, counted: frozenset[int], worded: bool = False
+) -> tuple[int, bool, int, str | None] | None:
     """(rank, local, end of the labels, the level a field gave, the most severe) from a logger's fields
     in front of the message.
 
@@ -403,7 +411,9 @@ def _logger_label(text: str, counted: frozenset[int]) -> tuple[int, bool, int, s
             (m := _PROCESS_FIELD.match(text, pos)) or (found is None and (m := _LOGGER_NAME.match(text, pos)))
         ):
             field, pos = None, m.end()
-        elif found is None and (m := _BARE_FIELD_RANK.match(text, pos)):
+        elif found is None and (
+            (m := _BARE_FIELD_RANK.match(text, pos)) or (worded and (m := _WORDED_RANK.match(text, pos)))
+        ):
             field, pos = m, m.end()
         elif m := _LOG_FIELD.match(text, pos):
             field, pos = None, m.end()
@@ -526,6 +536,19 @@ def counted_ranks(lines: list[str]) -> frozenset[int]:
     return frozenset(
         world for world, ranks in seen.items() if 0 in ranks and len(ranks) >= 2 and max(ranks) < world
     )
+
+
+def worded_ranks(lines: list[str]) -> bool:
+    """Whether a file's lines start their message `rank N <word>` (`rank 0 step 4 loss ...`) for two ranks
+    or more with the same word: the rank that printed it, as a label of the script's own."""
+    seen: dict[str, set[str]] = {}
+    for line in lines:
+        if "rank " in line and (m := _WORDED_LINE.search(line[:_LABEL_SPAN])) is not None:
+            ranks = seen.setdefault(m.group(2), set())
+            ranks.add(m.group(1))
+            if len(ranks) >= 2:
+                return True
+    return False
 
 
 def _counted_rank(inside: str, counted: frozenset[int]) -> re.Match[str] | None:

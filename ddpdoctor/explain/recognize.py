@@ -84,6 +84,7 @@ from ddpdoctor.explain.ranks import (
     program_lines,
     rank_from_path,
     split_prefix,
+    worded_ranks,
 )
 from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
@@ -216,6 +217,8 @@ _BANNER_PATH = LazyRegex(
     r"A fatal error happened, you can check the experiment logs here => '(?P<path>[^']{0,4096})'"
 )
 _SEPARATOR = LazyRegex(r"[=\-]{10,}$")
+# The title of torchrun's failure table (`train.py FAILED`, `my.module FAILED`), between its rules.
+_TABLE_TITLE = LazyRegex(r"\S{0,500}\.\S{1,200} FAILED$")
 _LOOSE_FIELD = LazyRegex(
     r"^(?:rank\s*:\s*\d{1,7} \(local_rank: \d{1,7}\)|exitcode\s*:\s*-?\d{1,9} \(pid: \d{1,10}\))$"
 )
@@ -557,11 +560,23 @@ _RECORD_HEADER = LazyRegex(
     r"\[?\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?\]?:?\s{1,4}"
     r"(?:[IWEF] [\w./-]{1,300}:\d{1,6}\]\s{1,4}"
     r"|\[?(?:INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\]?:?\s{1,4}(?:\[[\w./-]{1,300}:\d{1,6}(?::\w{1,100})?\]\s{1,4})?)"
-    r"|[IWEF](?:\d{4}){1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
+    r"|\[?[IWEF](?:\d{4}){1,2} \d\d:\d\d:\d\d(?:\.\d{1,9})?\s{1,4}(?:\d{1,10}\s{1,4})?[\w./-]{1,300}:\d{1,6}\]\s{1,4}"
     r"|[IWEF] [\w./-]{1,300}\.(?:cc|cpp|h|py):\d{1,6}\]\s{1,4}"  # the same without its time
     # vLLM's `ERROR 09-23 10:49:22 multiproc_worker_utils.py:226] ` (and `[executor.py:522] ` in later releases)
     r"|(?:ERROR|WARNING|INFO|DEBUG|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})? \[?[\w./-]{1,300}:\d{1,6}\] ?"
 )
+# The source place in a record's header (`run.py:874]`, `[launch.py:428:f]`): a library's record names it.
+_HEADER_PLACE = LazyRegex(r":\d{1,6}(?::\w{1,100})?\]")
+
+
+def _library_record(text: str) -> bool:
+    """Whether a line is a library's log record: a header with the source place it was logged from. A
+    record of a time and a level alone (`%(asctime)s %(levelname)s [name] ...`) may as well be the
+    script's own."""
+    header = _RECORD_HEADER.match(text)
+    return header is not None and _HEADER_PLACE.search(header.group()) is not None
+
+
 # Lines that go on with a record whose header is repeated on each of them (vLLM logs a traceback a
 # line at a time): a frame, its code, the carets under it, or the traceback's own header.
 _RECORD_GOES_ON = LazyRegex(r"[ \t]|Traceback \(most recent call last\)")
@@ -941,6 +956,7 @@ class LogReader:
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
         self._counted: frozenset[int] = frozenset()  # world sizes whose `[N/M]` labels are ranks
+        self._worded = False  # lines start `rank N <word>` for several ranks (see worded_ranks)
         self._kube_master = False
         self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
@@ -989,6 +1005,7 @@ class LogReader:
             self._srun = looks_srun_labelled(lines)
             self._hosts = host_labels(lines)
             self._counted = counted_ranks(lines)
+            self._worded = worded_ranks(lines)
             self._kube_master = has_kube_master(head)
         if self._margin and data.startswith(self._margin):
             data = data[len(self._margin) :]  # a paste indented as a whole
@@ -1049,7 +1066,7 @@ class LogReader:
                 number, text = stream.last_line
                 self.observations.append(self._observe(ProgressObs, number, text, stream))
             for n, text, _, error, warning, labelled, count in stream.recent:
-                if stream.rank is None and (_RECORD_HEADER.match(text) or SCHEDULER_SAYS.match(text)):
+                if stream.rank is None and (_library_record(text) or SCHEDULER_SAYS.match(text)):
                     continue  # a library's record (torchrun's agent) or the scheduler's, not the script's
                 recent = self._observe(RecentLineObs, n, text, stream)
                 # The level its logger fields (peeled with the rank) gave it, else what its words say;
@@ -1349,6 +1366,7 @@ class LogReader:
             kube_master=self._kube_master,
             hosts=self._hosts,
             counted=self._counted,
+            worded=self._worded,
         )
         rank, local = prefix.rank, prefix.local
         if (
@@ -1759,7 +1777,8 @@ class LogReader:
                 stream, number, behind, self.matcher.candidates(behind), frames=[], standalone=True
             )
             return
-        _remember(stream, number, stripped)
+        if not (_SEPARATOR.match(stripped) or _TABLE_TITLE.match(stripped)):
+            _remember(stream, number, stripped)  # (not a rule of dashes, nor the launcher's table title)
         worth_a_look = cands or stream.error_level or _is_error_record(rest) or _collective_hint(rest)
         if worth_a_look and self._line_observation(stream, number, rest, segment, cands):
             return

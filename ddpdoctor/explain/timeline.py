@@ -181,8 +181,8 @@ class Timeline:
     def statement(self, text: str) -> str:
         """What lines one print statement of the script writes share on every rank: their shape as lines
         alike (see alike), a list of values as one value whatever its length (`histogram [#, #, #, #, #]`
-        where the peers print four)."""
-        return self.alike(_VALUE_LIST.sub("[#]", text))
+        where the peers print four), a setting's words left out (`columns=co2_ppm,rh_pct,baro_hpa`)."""
+        return self._setting_shape(_VALUE_LIST.sub("[#]", text))
 
     def _reading_shape(self, text: str) -> str:
         """What lines that read out sizes share when only their numbers (`2,621,442` one of them), units and
