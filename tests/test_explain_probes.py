@@ -10274,3 +10274,16 @@ def test_the_silent_rank_whose_output_stops_at_a_line_of_its_own_is_the_straggle
     both = steps + own + "rank 1: cache warm-up, 3 shards\n"
     root = explain_text(_spawn_timeout(both)).root_cause
     assert root is not None and root.category == "collective_timeout" and root.rank is None
+
+
+def test_of_two_ranks_in_different_collectives_the_first_timeout_is_the_root_line() -> None:
+    """Rank 1 waits in DDP's gradient all-reduce, rank 0 in an all-reduce of its own: as many ranks in
+    one call as in the other, so no rank is named, and the report points at the first timeout in the
+    log, rank 1's, whichever rank's number is lower."""
+    timeout = "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out waiting 15000ms"
+    log = _in_collective(1, "loss.backward()", timeout) + _in_collective(
+        0, "dist.all_reduce(totals)", timeout
+    )
+    root = explain_text(log).root_cause
+    assert root is not None and root.category == "collective_mismatch" and root.rank is None
+    assert root.line == log.splitlines().index(f"[rank1]: {timeout}") + 1

@@ -45,7 +45,7 @@ from ddpdoctor.explain.observations import (
     ranks_by_collective,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
-from ddpdoctor.explain.timeline import TAKING_MOST, Timeline
+from ddpdoctor.explain.timeline import TAKING_MOST, Timeline, order
 from ddpdoctor.explain.wording import (
     CHILD_DIED,
     CUDA_OOM,
@@ -2002,9 +2002,10 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     on_request = _REQUEST_WAIT in counts
     category = "collective_timeout" if at_barrier or on_request else "collective_mismatch"
     # Of ranks no op singles out, the report to point at is a wait that ran out, not a connection a peer
-    # closed when it gave up (that came after).
+    # closed when it gave up (that came after); of those, the first.
     lost = {id(c.obs) for c in found if c.consequence == "peer-failure"}
-    anchor = next((ops[rank][1] for rank in odd if id(ops[rank][1]) not in lost), ops[odd[0]][1])
+    reports = order([ops[rank][1] for rank in odd])
+    anchor = next((obs for obs in reports if id(obs) not in lost), reports[0])
     cand = Candidate(anchor, CAUSE, "mismatch", category, None, odd_rank, strength=2)
     cand.suspects = odd
     detail = ", ".join(f"rank {rank}: {op}" for rank, (op, _) in sorted(sites.items()))
