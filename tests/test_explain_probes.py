@@ -10287,3 +10287,72 @@ def test_of_two_ranks_in_different_collectives_the_first_timeout_is_the_root_lin
     root = explain_text(log).root_cause
     assert root is not None and root.category == "collective_mismatch" and root.rank is None
     assert root.line == log.splitlines().index(f"[rank1]: {timeout}") + 1
+
+
+def test_a_timeout_in_ddps_forward_rebuilding_its_buckets_waits_in_a_broadcast() -> None:
+    """Rank 1's timeout was raised in DDP's forward as its reducer rebuilt the buckets (`_pre_forward` ->
+    `_rebuild_buckets`, a broadcast of rank 0's bucket order), rank 0 lost its peer in an all_gather only
+    it called: the ranks called different collectives, as many in one as in the other, so no rank is
+    named, and the report points at the first timeout."""
+    rebuild = (
+        "[rank1]: Traceback (most recent call last):\n"
+        '[rank1]:   File "/srv/bandpass.py", line 52, in main\n'
+        "[rank1]:     loss = nn.functional.mse_loss(model(raw), target)\n"
+        '[rank1]:   File "/venv/lib/python3.11/site-packages/torch/nn/parallel/distributed.py", line 1886, in forward\n'
+        "[rank1]:     inputs, kwargs = self._pre_forward(*inputs, **kwargs)\n"
+        '[rank1]:   File "/venv/lib/python3.11/site-packages/torch/nn/parallel/distributed.py", line 1775, in'
+        " _pre_forward\n"
+        "[rank1]:     if torch.is_grad_enabled() and self.reducer._rebuild_buckets():\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:78] Timed out"
+        " waiting 15000ms for recv operation to complete\n"
+    )
+    gather = _in_collective(
+        0,
+        "dist.all_gather(per_window, loss)",
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer",
+    )
+    root = explain_text(rebuild + gather).root_cause
+    assert root is not None and root.category == "collective_mismatch" and root.rank is None
+    assert "Timed out waiting" in root.text and root.line == 8
+
+
+def test_a_rank_with_nothing_to_do_of_any_kind_left_its_peers() -> None:
+    """Rank 2 warned it has nothing to solve and ended cleanly (torchrun's table leaves it out) while ranks
+    0 and 1 lost it in DDP's collectives: it had no work and left them, whatever the work's verb."""
+    said = "[rank 2] WARNING solver: subarray 2: no correlator dumps in window, nothing to solve\n"
+    table = (
+        _TORCHRUN_TABLE_HEAD + "Failures:\n[1]:\n  time      : 2026-12-07_12:00:25\n  host      : localhost\n"
+        "  rank      : 1 (local_rank: 1)\n  exitcode  : 1 (pid: 700)\n  error_file: <N/A>\n"
+        "Root Cause (first observed failure):\n[0]:\n  time      : 2026-12-07_12:00:25\n  host      : localhost\n"
+        "  rank      : 0 (local_rank: 0)\n  exitcode  : 1 (pid: 699)\n  error_file: <N/A>\n"
+    )
+    root = explain_text(_left_after(said) + table).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith("nothing to solve")
+
+
+def test_ranks_cut_off_in_different_collectives_by_a_rank_that_died_are_no_mismatch(tmp_path: Path) -> None:
+    """Ranks 0 and 1 lost their peer, one in an all-reduce and one in a broadcast: rank 2 was killed (the
+    agent's `exitcode: -9`), and they were cut off wherever they were; no mismatch. So too in torchrun's
+    `--log-dir`, with no exit codes, where rank 2's output just stops: every one of them lost a peer rather
+    than waited until a timeout, and a rank outside them is in the logs."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    cut = {
+        0: _in_collective(0, "dist.all_reduce(grads)", closed),
+        1: _in_collective(1, "dist.broadcast(buffers)", closed),
+    }
+    killed = _AGENT_FAILED.format(m=0, agent=3547, r=2, pid=3593).replace("exitcode: 1", "exitcode: -9")
+    root = explain_text(
+        "".join(f"[rank{r}]: step 3 loss 0.4{r}\n" for r in range(3)) + cut[0] + cut[1] + killed
+    ).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 2)
+    run = tmp_path / "none_abc" / "attempt_0"
+    for rank in range(3):
+        (run / str(rank)).mkdir(parents=True)
+        (run / str(rank) / "stderr.log").write_text(
+            f"[rank{rank}]: step 3 loss 0.4{rank}\n" + cut.get(rank, "")
+        )
+    root = explain_paths([str(tmp_path)]).root_cause
+    assert root is not None and root.rank == 2 and root.category != "collective_mismatch"

@@ -235,8 +235,9 @@ _BACKWARD_NAMES = frozenset({"backward", "manual_backward"})
 _BACKWARD_CALL = LazyRegex(r"\b(?:manual_)?backward\(")
 # Where a timeout raised from `loss.backward()` waited: the gradient all-reduce DDP runs in its hooks.
 _IN_BACKWARD = "all_reduce of gradients in backward"
-# ... and from a DDP model's forward: the broadcast of rank 0's buffers (`broadcast_buffers=True`).
-_IN_FORWARD = "broadcast of buffers in DDP's forward"
+# ... and from a DDP model's forward: the broadcast of rank 0's buffers (`broadcast_buffers=True`), or of its
+# buckets' order as the reducer rebuilds them after the first iteration (`_rebuild_buckets`).
+_IN_FORWARD = "broadcast in DDP's forward"
 # ... and from the script's own line, with no frame of torch.distributed: a wait on a request it holds.
 _REQUEST_WAIT = "wait on a request"
 _POINT_TO_POINT = frozenset(("send", "recv", "isend", "irecv"))
@@ -1951,7 +1952,9 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     `all_reduce`, rank 1 in `broadcast`): each waits for a partner in a call the other never makes.
     When they all stop in one point-to-point call (`recv`), the script's lines that made it tell them
     apart: the one rank at another line is a step apart from its peers. Not when another rank raised
-    an error of its own outside any collective: the others stopped wherever they were when it died; nor
+    an error of its own outside any collective, or ended of its own (killed, crashed), nor when every one
+    of them lost a peer rather than waited until a timeout and another rank is in the logs: the others
+    stopped wherever they were when it died; nor
     when a rank that stopped in no collective last said it waits (`cache locked, waiting for refresh`):
     the ranks it held back stopped in whichever call needed it, those it did not went on to the next."""
     sites: dict[int, tuple[str, ExceptionObs]] = {}
@@ -1964,9 +1967,14 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
             if site is not None:
                 sites[obs.rank] = (site, obs)
     if any(
-        c.tier == CAUSE and c.consequence is None and c.rank is not None and c.rank not in sites
+        c.consequence is None
+        and c.rank is not None
+        and c.rank not in sites
+        and (
+            (c.tier == CAUSE and isinstance(c.obs, ExceptionObs))
+            or (c.tier in (CAUSE, INFERRED) and isinstance(c.obs, ExitObs))
+        )
         for c in found
-        if isinstance(c.obs, ExceptionObs)
     ):
         return []
     if any(
@@ -1974,6 +1982,11 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
         and (WAITS_ON_SOMETHING.search(last.text) or WAITS_IN_A_LOOP.search(last.text))
         for rank in timeline.ranks - sites.keys()
     ):
+        return []
+    lost = {id(c.obs) for c in found if c.consequence == "peer-failure"}
+    if all(id(obs) in lost for _, obs in sites.values()) and timeline.ranks - sites.keys():
+        # Every one lost a peer (none waited until a timeout) and another rank is in the logs: that rank
+        # ended, and they were cut off wherever they were.
         return []
     ops = {rank: (site.split(_CALLED_AT)[0], obs) for rank, (site, obs) in sites.items()}
     counts = Counter(op for op, _ in ops.values())
@@ -2003,7 +2016,6 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     category = "collective_timeout" if at_barrier or on_request else "collective_mismatch"
     # Of ranks no op singles out, the report to point at is a wait that ran out, not a connection a peer
     # closed when it gave up (that came after); of those, the first.
-    lost = {id(c.obs) for c in found if c.consequence == "peer-failure"}
     reports = order([ops[rank][1] for rank in odd])
     anchor = next((obs for obs in reports if id(obs) not in lost), reports[0])
     cand = Candidate(anchor, CAUSE, "mismatch", category, None, odd_rank, strength=2)
@@ -2083,7 +2095,9 @@ def _waited_in(obs: ExceptionObs) -> str | None:
             return f"{frame.function}{_CALLED_AT}{caller.where()}"
     if _timed_out_in_ddp(obs, "torch/autograd/__init__.py", "backward"):
         return _IN_BACKWARD
-    if _timed_out_in_ddp(obs, _DDP_CODE, "_sync_buffers"):
+    if _timed_out_in_ddp(obs, _DDP_CODE, "_sync_buffers") or _timed_out_in_ddp(
+        obs, _DDP_CODE, "_pre_forward"
+    ):
         return _IN_FORWARD
     innermost = obs.frames[-1] if obs.frames else None
     entry = _chain_entry(obs)
@@ -2099,8 +2113,8 @@ def _waited_in(obs: ExceptionObs) -> str | None:
 
 def _timed_out_in_ddp(obs: ExceptionObs, file: str, function: str) -> bool:
     """Whether a collective's timeout (or lost peer) was raised where DDP runs a collective of its own:
-    `backward()` (the gradient all-reduce in autograd's hooks) or `_sync_buffers` (the forward's
-    broadcast of buffers)."""
+    `backward()` (the gradient all-reduce in autograd's hooks), `_sync_buffers` (the forward's broadcast
+    of buffers) or `_pre_forward` (that broadcast, or the rebuilt buckets' order)."""
     entry = _chain_entry(obs)
     return (
         entry is not None

@@ -44,7 +44,7 @@ ENDS_ITSELF = LazyRegex(r"(?i)" + _ENDS_ITSELF)
 # on`, `no windows for shelves B2, B3, skipping training`, `no dwell records for KXX, skipping`): it goes no
 # further, as planned.
 _NOTHING_TO_DO = (
-    r"\bnothing (?:left )?to (?:train|do|process|evaluate|fit|score|run)\b|\bskipping (?:the )?(?:training|fit)\b"
+    r"\bnothing (?:left |more )?to [a-z]{2,20}\b|\bskipping (?:the )?(?:training|fit)\b"
     r"|, skipping[.!]?$"
 )
 HAS_NOTHING_TO_DO = LazyRegex(r"(?i)" + _NOTHING_TO_DO)
