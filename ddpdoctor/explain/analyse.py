@@ -1732,8 +1732,8 @@ def _point_at_account(cand: Candidate, line: RecentLineObs, timeline: Timeline) 
     ):
         # No exit code is known, and its words say it ended as planned (`early stopping at epoch 6`), or that
         # it had no work and went on to its end (`nothing to train on`; not `nothing to evaluate, exiting`,
-        # a guard of the script's that ends the process), or it skipped its part and then ended as planned:
-        # it left the job while its peers still ran collectives.
+        # a guard of the script's that ends the process), or it skipped its part or warned of a condition and
+        # then ended as planned: it left the job while its peers still ran collectives.
         cand.category = "collective_timeout"
     elif cand.category == "other":  # (a kill's inferred cause, the host's memory, stands)
         cand.category = "user_code"

@@ -369,7 +369,7 @@ def _logger_prefix(line: str, counted: frozenset[int], worded: bool) -> Prefix:
 
 
 def _logger_label(
-    text: str, counted: frozenset[int], worded: bool = False
+    text: str, counted: frozenset[int], worded: bool
 ) -> tuple[int, bool, int, str | None] | None:
     """(rank, local, end of the labels, the level a field gave, the most severe) from a logger's fields
     in front of the message.

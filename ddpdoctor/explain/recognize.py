@@ -3400,6 +3400,5 @@ def error_file_observations(
             rank_source,
         )
         exit_obs.stamp = stamp
-        exit_obs.stamp_carried = False
         found.append(exit_obs)
     return found

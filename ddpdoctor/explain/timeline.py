@@ -791,7 +791,8 @@ class Timeline:
 
 def _run_together(shape: str, theirs: set[str]) -> bool:
     """Whether a line is two prints run together on one line of a shared console (`step 1 loss 0.77rank 0
-    step 1 loss 0.83`): it starts with a line another rank printed and goes on with no break after it."""
+    step 1 loss 0.83`): it starts with a line another rank printed and goes on with no break after it (a
+    line of 8 characters or more: a short one, `done`, starts many lines)."""
     return any(
         8 <= len(other) < len(shape) and shape.startswith(other) and shape[len(other)].isalnum()
         for other in theirs
