@@ -957,10 +957,9 @@ def _stopped_in(exc: ExceptionObs | None) -> tuple[str, str]:
             " the workers hung",
         )
     frames = exc.frames if exc is not None else []
-    machinery = _innermost_run(
-        frames, _collective_machinery
-    )  # frames[machinery:] are a collective's own code
-    autograd = _innermost_run(frames, _backward_machinery)  # frames[autograd:] are backward's own code
+    # frames[machinery:] are a collective's own code, frames[autograd:] backward's
+    machinery = _innermost_run(frames, _collective_machinery)
+    autograd = _innermost_run(frames, _backward_machinery)
     for at in range(len(frames) - 1, -1, -1):
         frame = frames[at]
         where = f" while it waited in {frame.function} ({frame.where()})"
