@@ -10356,3 +10356,49 @@ def test_ranks_cut_off_in_different_collectives_by_a_rank_that_died_are_no_misma
         )
     root = explain_paths([str(tmp_path)]).root_cause
     assert root is not None and root.rank == 2 and root.category != "collective_mismatch"
+
+
+# --- classes found in the sixty-first session ------------------------------------------------------
+
+_GLOO_RECV_TIMEOUT = (
+    "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting"
+    " 15000ms for recv operation to complete"
+)
+
+
+@pytest.mark.parametrize("tag", ["[{r}]", "<{r}>", "({r})"])
+def test_a_bare_number_in_brackets_that_starts_every_ranks_lines_is_its_rank(tag: str) -> None:
+    """A script that prints `[2] ...` (MPICH's `-prepend-rank` too) labels each line with its rank: rank 2
+    waited for a file while its peers timed out in the collective it never joined. A bare number that no
+    second number (0 among them) starts a line with is not read as a rank (`[80746] ` is a process id)."""
+    lines = [
+        (0, "loader ready, 40 batches"),
+        (1, "loader ready, 40 batches"),
+        (2, "shard file missing, waiting 0s"),
+        (2, "shard file missing, waiting 5s"),
+        (0, _GLOO_RECV_TIMEOUT),
+        (1, _GLOO_RECV_TIMEOUT),
+    ]
+    text = "".join(f"{tag.format(r=r)} {line}\n" for r, line in lines)
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.startswith("shard file missing")
+    alone = "".join(f"{tag.format(r=r + 5)} {line}\n" for r, line in lines if r)
+    root = explain_text(alone).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_a_short_rank_field_before_the_ranks_own_part_of_the_label() -> None:
+    """`[fab r2/GC-C]`: the label's `r2` is the rank, before a part of the label of that rank's own (a
+    gauge's name), as `[search r2]` is at the label's end. Rank 2 waited for a calibration its peers did
+    not need."""
+    text = (
+        "[fab r2/GC-C] waiting for meter calibration\n"
+        "[fab r1/GC-B] waiting for meter calibration\n"
+        "[fab r0/GC-A] waiting for meter calibration\n"
+        f"[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+        f"[rank1]: {_GLOO_RECV_TIMEOUT}\n"
+        "[fab r2/GC-C] no calibration after 24s, using factory offsets\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)

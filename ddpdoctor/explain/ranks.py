@@ -29,6 +29,7 @@ import re
 from collections.abc import Sequence
 
 from ddpdoctor.matching import LazyRegex
+from ddpdoctor.records import Record
 
 MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4
@@ -117,8 +118,9 @@ _FIELD_RANK = LazyRegex(
 # group, as _FIELD_RANK's, would say the rank is node-local.
 _COUNTED_RANK = LazyRegex(r"(local_)?(\d{1,5})/(?=\d{1,5}$)")
 _COUNTED_LINE = LazyRegex(r"(?:\[[A-Za-z_][\w-]{0,64}?\d{1,7}\]:)?\[(\d{1,5})/(\d{1,5})\] ")
-# ... or, as a bracketed label's last word, short for it (`[search r0]`, `[BA-WEST r2]`, `[r1]`).
-_SHORT_FIELD_RANK = LazyRegex(r"(?<![\w.-])(local_)?r(\d{1,5})$")
+# ... or, as a bracketed label's word, short for it (`[search r0]`, `[BA-WEST r2]`, `[r1]`), also before a
+# part of the label of the rank's own (`[fab r2/GC-C]`, `[r1 north]`).
+_SHORT_FIELD_RANK = LazyRegex(r"(?<![\w.-])(local_)?r(\d{1,5})(?=$|[/ ])")
 # (`rank 3 | `, `rank 2/4: `, a `key=value` field: `rank=3 trainer: `, `rank=1/4 stats: `, and one word: `INFO rank0 MainThread `,
 # `INFO ... rank0/4 triage.encoder - `, a rank of a count before the message: `[INFO] rank 0/4 north_block: `, and
 # a rank before one name and a colon: `rank 1 nieuwpoort_coast: `)
@@ -131,6 +133,11 @@ _BARE_FIELD_RANK = LazyRegex(
 # name another rank, and torch's own messages say `Rank 0 using best-guess GPU 0`.
 _WORDED_RANK = LazyRegex(r"(local_)?rank (\d{1,7})(?= [a-z][\w-]{0,40} )")
 _WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
+# ... or a number alone in brackets first on the line (`[2] `, `<2> `, `(2) `: MPICH's `-prepend-rank`, a
+# script's `print(f"[{rank}] ...")`), in a file whose lines start so for two numbers or more, 0 among them
+# (see tagged_ranks); its first group, as _FIELD_RANK's, would say the rank is node-local.
+_TAGGED_LINE = LazyRegex(r"([\[(<])(\d{1,4})([\])>]) ")
+_TAG_RANK = LazyRegex(r"(local_)?(\d{1,4})$")
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
@@ -200,6 +207,17 @@ def bounded_int(text: str | None, *, limit: int = 1 << 62) -> int | None:
     return value if -limit < value < limit else None
 
 
+class LabelFormats(Record, frozen=True):
+    """A file's own ways of labelling its lines with a rank, read from its first lines (label_formats)."""
+
+    counted: frozenset[int] = frozenset()  # world sizes M whose `[N/M]` labels are ranks (counted_ranks)
+    worded: bool = False  # lines start `rank N <word>` for several ranks (worded_ranks)
+    tagged: frozenset[str] = frozenset()  # the brackets whose bare `[N] ` tags are ranks (tagged_ranks)
+
+
+NO_FORMATS = LabelFormats()  # a file that labels no line in a way of its own
+
+
 class Prefix:
     """The labels found at the start of a line."""
 
@@ -239,16 +257,14 @@ def split_prefix(
     srun: bool = False,
     kube_master: bool = False,
     hosts: frozenset[str] = frozenset(),
-    counted: frozenset[int] = frozenset(),
-    worded: bool = False,
+    formats: LabelFormats = NO_FORMATS,
 ) -> Prefix:
     """Peel the rank labels off a line whose log collector's label and time (`collector_end`) are
     already off; `rest` is the text the program printed.
 
     `kube_master`: the job has a Kubeflow `master` pod, so `worker-N` pods are rank N+1.
     `hosts`: the pdsh-style host labels (`worker-1: `) this file's lines start with.
-    `counted`: the world sizes M for which this file's `[N/M]` labels are ranks (see counted_ranks).
-    `worded`: this file's lines start `rank N <word>` for several ranks (see worded_ranks).
+    `formats`: the file's own rank labels that a line alone does not show to be one (see label_formats).
     """
     for _ in range(2 if hosts else 0):  # pdsh under pdsh labels twice (`10.0.0.7: 10.0.0.7: ...`)
         host = _HOST_LINE.match(line)
@@ -282,7 +298,7 @@ def split_prefix(
         rest = rest[heading.end() :]
     if rest[:1] not in ("[", "(") and not (srun and rest[:1].isdigit()) and not _HOST_LABEL.match(rest):
         # No launcher label: keep the indentation (traceback frames need it).
-        return _logger_prefix(line, counted, worded)
+        return _logger_prefix(line, formats)
     rank: int | None = None
     local = False
     local_label: int | None = None
@@ -291,7 +307,7 @@ def split_prefix(
     task = False
     for _ in range(_MAX_PREFIXES):
         m = _PID_LABEL.match(rest)
-        if m:
+        if m and not (rest[:1] in formats.tagged and _TAGGED_LINE.match(rest)):  # (a rank's, not a pid's)
             rest = rest[m.end() :]
             continue
         found = _rank_label(rest, kube_master)
@@ -315,8 +331,8 @@ def split_prefix(
         rest = rest[end:]
     if rank is None:
         unlabelled = stamp is not None or rest == line.lstrip(" \t")
-        return _logger_prefix(line, counted, worded) if unlabelled else Prefix(None, False, rest)
-    logged = _logger_label(rest, counted, worded) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
+        return _logger_prefix(line, formats) if unlabelled else Prefix(None, False, rest)
+    logged = _logger_label(rest, formats) if rest[:1].isalnum() or rest[:1] in _CLOSERS else None
     if logged is None:
         return Prefix(rank, local, rest, local_label)
     # The program's logger wrote fields of its own after the launcher's label (`[default2]:2026-... |
@@ -356,21 +372,19 @@ def collector_end(line: str, bracketed: bool = False) -> int:
     return end
 
 
-def _logger_prefix(line: str, counted: frozenset[int], worded: bool) -> Prefix:
+def _logger_prefix(line: str, formats: LabelFormats) -> Prefix:
     """A logger's rank field in front of the message, else the line as it is."""
     text = line.lstrip(" \t")
     if not text[:1].isalnum() and text[:1] not in _CLOSERS:
         return Prefix(None, False, line)
-    found = _logger_label(text, counted, worded)
+    found = _logger_label(text, formats)
     if found is None:
         return Prefix(None, False, line)
     rank, local, end, level = found
     return Prefix(rank, local, text[end:], level=level)
 
 
-def _logger_label(
-    text: str, counted: frozenset[int], worded: bool
-) -> tuple[int, bool, int, str | None] | None:
+def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str | None] | None:
     """(rank, local, end of the labels, the level a field gave, the most severe) from a logger's fields
     in front of the message.
 
@@ -395,7 +409,8 @@ def _logger_label(
                 (
                     _FIELD_RANK.search(inside)
                     or _SHORT_FIELD_RANK.search(inside)
-                    or _counted_rank(inside, counted)
+                    or _counted_rank(inside, formats.counted)
+                    or (_TAG_RANK.match(inside) if opener in formats.tagged else None)
                 )
                 if labelish
                 else None
@@ -412,7 +427,8 @@ def _logger_label(
         ):
             field, pos = None, m.end()
         elif found is None and (
-            (m := _BARE_FIELD_RANK.match(text, pos)) or (worded and (m := _WORDED_RANK.match(text, pos)))
+            (m := _BARE_FIELD_RANK.match(text, pos))
+            or (formats.worded and (m := _WORDED_RANK.match(text, pos)))
         ):
             field, pos = m, m.end()
         elif m := _LOG_FIELD.match(text, pos):
@@ -536,6 +552,25 @@ def counted_ranks(lines: list[str]) -> frozenset[int]:
     return frozenset(
         world for world, ranks in seen.items() if 0 in ranks and len(ranks) >= 2 and max(ranks) < world
     )
+
+
+def label_formats(lines: list[str]) -> LabelFormats:
+    """The rank labels of a file's own (`[N/M]`, `rank N <word>`, `[N] `) that its first lines show."""
+    return LabelFormats(counted_ranks(lines), worded_ranks(lines), tagged_ranks(lines))
+
+
+def tagged_ranks(lines: list[str]) -> frozenset[str]:
+    """The opening brackets of the bare numbers that start a file's lines as rank tags (`[0] loader ready`,
+    `<2> waiting`): two numbers or more in the same brackets, 0 among them."""
+    seen: dict[str, set[str]] = {}
+    for line in lines:
+        if (
+            line[:1] in _CLOSERS
+            and (m := _TAGGED_LINE.match(line)) is not None
+            and _CLOSERS[m.group(1)] == m.group(3)
+        ):
+            seen.setdefault(m.group(1), set()).add(m.group(2))
+    return frozenset(opener for opener, numbers in seen.items() if "0" in numbers and len(numbers) >= 2)
 
 
 def worded_ranks(lines: list[str]) -> bool:

@@ -71,20 +71,20 @@ from ddpdoctor.explain.observations import (
 )
 from ddpdoctor.explain.ranks import (
     NCCL_PROCESS,
+    NO_FORMATS,
     bounded_int,
     bounded_rank,
     collector_bracketed,
     collector_end,
     common_margin,
-    counted_ranks,
     has_kube_master,
     head_lines,
     host_labels,
+    label_formats,
     looks_srun_labelled,
     program_lines,
     rank_from_path,
     split_prefix,
-    worded_ranks,
 )
 from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
@@ -955,8 +955,7 @@ class LogReader:
         self._head = head
         self._srun: bool | None = None
         self._hosts: frozenset[str] = frozenset()
-        self._counted: frozenset[int] = frozenset()  # world sizes whose `[N/M]` labels are ranks
-        self._worded = False  # lines start `rank N <word>` for several ranks (see worded_ranks)
+        self._formats = NO_FORMATS  # the file's own rank labels (see ranks.label_formats)
         self._kube_master = False
         self._pytest_margin = _PYTEST_MARGIN  # where the text of pytest's `E` lines starts
         self._margin = b""  # the indentation of the whole paste (ranks.common_margin)
@@ -1004,8 +1003,7 @@ class LogReader:
             lines = program_lines(text_lines, self._bracketed)
             self._srun = looks_srun_labelled(lines)
             self._hosts = host_labels(lines)
-            self._counted = counted_ranks(lines)
-            self._worded = worded_ranks(lines)
+            self._formats = label_formats(lines)
             self._kube_master = has_kube_master(head)
         if self._margin and data.startswith(self._margin):
             data = data[len(self._margin) :]  # a paste indented as a whole
@@ -1365,8 +1363,7 @@ class LogReader:
             srun=bool(self._srun),
             kube_master=self._kube_master,
             hosts=self._hosts,
-            counted=self._counted,
-            worded=self._worded,
+            formats=self._formats,
         )
         rank, local = prefix.rank, prefix.local
         if (
