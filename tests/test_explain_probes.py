@@ -7392,7 +7392,8 @@ def test_a_list_of_another_length_on_one_rank_is_the_mismatch_its_peers_timed_ou
     """Every rank prints the counts it is about to all-reduce; rank 2's list has four where its peers'
     have five (a bincount with no minlength). gloo names no size: the peers time out, rank 2 loses them.
     That line is the sign of the mismatch: `collective_mismatch` of rank 2, the line the root line,
-    also when dozens of lines stand between it and the errors. Lists of one length name nobody."""
+    also when dozens of lines stand between it and the errors. Lists of one length are no sign of a
+    mismatch: rank 2, which only lost its peers while they timed out, is the one they waited for."""
     counts = {0: [576, 313, 201, 127, 66], 1: [780, 377, 243, 115, 35], 2: [520, 279, 109, 60]}
     for between in (0, 40):
         root = explain_text(_grade_counts(counts, between)).root_cause
@@ -7400,7 +7401,7 @@ def test_a_list_of_another_length_on_one_rank_is_the_mismatch_its_peers_timed_ou
         assert root.text.endswith("grade counts=[520, 279, 109, 60]")
     counts[2].append(7)
     root = explain_text(_grade_counts(counts)).root_cause
-    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
 
 
 def test_a_count_of_things_one_rank_alone_states_otherwise_is_the_mismatch() -> None:
@@ -10402,3 +10403,46 @@ def test_a_short_rank_field_before_the_ranks_own_part_of_the_label() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+
+
+@pytest.mark.parametrize("tag", ["<tower{r}>", "[team-group {r}]", "(worker {r})", "[seg{r}]", "tower={r}"])
+def test_a_tag_of_the_scripts_own_word_and_the_rank_labels_its_lines(tag: str) -> None:
+    """A script that tags its lines with a word of its own and the rank (`<tower2> `, `[worker 2] `,
+    `tower=2 `) labels them, where every rank's lines start with that tag: rank 2 waited for a file while
+    its peers timed out. A word that counts steps (`[epoch 2] `) labels nothing."""
+
+    def log(fmt: str) -> str:
+        lines = [
+            (0, "loader ready, 40 batches"),
+            (1, "loader ready, 40 batches"),
+            (2, "shard file missing, waiting 0s"),
+            (2, "shard file missing, waiting 5s"),
+        ]
+        text = "".join(f"{fmt.format(r=r)} {line}\n" for r, line in lines)
+        return text + f"[rank0]: {_GLOO_RECV_TIMEOUT}\n[rank1]: {_GLOO_RECV_TIMEOUT}\n"
+
+    root = explain_text(log(tag)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith("shard file missing, waiting 0s")
+    root = explain_text(log("[epoch {r}]")).root_cause
+    assert root is not None and root.rank is None
+
+
+def test_of_three_ranks_the_one_that_only_lost_the_two_that_timed_out_is_the_one_they_waited_for() -> None:
+    """Ranks 0 and 2 timed out in a collective; rank 1, which had waited 30 s for a file, then only found
+    them gone (`Connection closed by peer`): it was not in the collective while they waited, so it is the
+    rank they waited for. Where a rank's line says it counts otherwise than its peers, that is a mismatch
+    (see the tests of counts above)."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    text = (
+        "".join(f"[rank{r}]: epoch 0: reading /tmp/desk/group{r}.cleared\n" for r in range(3))
+        + "[rank2]: step 0 loss 2.909\n[rank0]: step 0 loss 2.929\n"
+        + "[rank0]: RuntimeError: Application timeout caused pair closure\n"
+        + f"[rank2]: {_GLOO_RECV_TIMEOUT}\n"
+        + "[rank1]: no clearance after 30s, using last sheet\n[rank1]: step 0 loss 2.784\n"
+        + f"[rank1]: {closed}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)

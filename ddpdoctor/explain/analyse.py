@@ -2253,18 +2253,14 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         if failing:
             return None
         departed = _departed(timeline, found, reports, sorted(waiting | lost))
-        if (
-            departed is not None
-            or world != 2
-            or known != {0, 1}
-            or len(waiting) != 1
-            or len(lost - waiting) != 1
-        ):
+        if departed is not None or not waiting or len(lost - waiting) != 1 or known != waiting | lost:
             return departed
-        # Of two ranks, one timed out waiting in a collective and the other only lost its connection to it,
-        # with no timeout of its own: it was not in the collective when its peer gave up (`[rank 1] waiting
-        # for zone_setpoints_line1.json` while rank 0 timed out), the one its peer waited for. (Of more
-        # ranks, the one that only lost its peers may have been in a collective of another size with them.)
+        if world > 2 and (timeline.odd_setting() or timeline.odd_count()):
+            return None  # a rank's line says it ran other collectives: a mismatch (verdict's _odd_setting)
+        # Every rank but one timed out waiting in a collective, and that one only lost its connection to
+        # them, with no timeout of its own: it was not in the collective when its peers gave up (`[rank 1]
+        # waiting for zone_setpoints_line1.json` while rank 0 timed out; `no clearance after 30s` after
+        # ranks 0 and 2 timed out), the one they waited for.
         silent = sorted(lost - waiting)
     quiet = silent
     if len(silent) > 1:

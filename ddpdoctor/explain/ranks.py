@@ -133,11 +133,38 @@ _BARE_FIELD_RANK = LazyRegex(
 # name another rank, and torch's own messages say `Rank 0 using best-guess GPU 0`.
 _WORDED_RANK = LazyRegex(r"(local_)?rank (\d{1,7})(?= [a-z][\w-]{0,40} )")
 _WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
-# ... or a number alone in brackets first on the line (`[2] `, `<2> `, `(2) `: MPICH's `-prepend-rank`, a
-# script's `print(f"[{rank}] ...")`), in a file whose lines start so for two numbers or more, 0 among them
-# (see tagged_ranks); its first group, as _FIELD_RANK's, would say the rank is node-local.
-_TAGGED_LINE = LazyRegex(r"([\[(<])(\d{1,4})([\])>]) ")
-_TAG_RANK = LazyRegex(r"(local_)?(\d{1,4})$")
+# ... or a tag of the script's own first on the line, a number alone or after a word, in brackets or as a
+# `key=value` field (`[2] `, MPICH's `-prepend-rank`; `<tower1> `, `[worker 3] `, `(gpu 2) `, `tower=2 `), in a
+# file whose lines start with that tag for two numbers or more, 0 among them (see tagged_ranks); the first
+# group, as _FIELD_RANK's, would say the rank is node-local, the second is the tag's word.
+_TAGGED_LINE = LazyRegex(r"([\[(<])([^\[\](){}<>]{1,40})([\])>]) ")
+_TAG_RANK = LazyRegex(r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=-]?)?)(\d{1,4})$")
+_KEYED_RANK = LazyRegex(r"(local_)?([A-Za-z][A-Za-z_]{0,30}=)(\d{1,4})(?=[ ,;|])")
+# Words whose numbers count the steps of one process, not processes (`[epoch 0] `, `[chunk 2] `).
+_COUNTER_WORDS = frozenset(
+    [
+        "attempt",
+        "batch",
+        "chunk",
+        "cycle",
+        "epoch",
+        "fold",
+        "iter",
+        "iteration",
+        "it",
+        "page",
+        "part",
+        "pass",
+        "retry",
+        "round",
+        "run",
+        "step",
+        "trial",
+        "try",
+        "v",
+        "version",
+    ]
+)
 # torch's own tags in its messages (`[Rank 3] Watchdog ...`, `[PG ID 0 PG GUID 0(default_pg) Rank 3] ...`):
 # part of the message, which the analysers read.
 _TORCH_TAG = LazyRegex(r"\[(?:PG [^\]]{0,80})?Rank \d{1,7}\] ")
@@ -212,7 +239,7 @@ class LabelFormats(Record, frozen=True):
 
     counted: frozenset[int] = frozenset()  # world sizes M whose `[N/M]` labels are ranks (counted_ranks)
     worded: bool = False  # lines start `rank N <word>` for several ranks (worded_ranks)
-    tagged: frozenset[str] = frozenset()  # the brackets whose bare `[N] ` tags are ranks (tagged_ranks)
+    tagged: frozenset[str] = frozenset()  # the tags (bracket and word) whose numbers are ranks (tagged_ranks)
 
 
 NO_FORMATS = LabelFormats()  # a file that labels no line in a way of its own
@@ -307,7 +334,7 @@ def split_prefix(
     task = False
     for _ in range(_MAX_PREFIXES):
         m = _PID_LABEL.match(rest)
-        if m and not (rest[:1] in formats.tagged and _TAGGED_LINE.match(rest)):  # (a rank's, not a pid's)
+        if m and not (formats.tagged and _tag_rank(rest[:1], m.group()[1:-2], formats)):  # a rank, not a pid
             rest = rest[m.end() :]
             continue
         found = _rank_label(rest, kube_master)
@@ -410,7 +437,7 @@ def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str
                     _FIELD_RANK.search(inside)
                     or _SHORT_FIELD_RANK.search(inside)
                     or _counted_rank(inside, formats.counted)
-                    or (_TAG_RANK.match(inside) if opener in formats.tagged else None)
+                    or _tag_rank(opener, inside, formats)
                 )
                 if labelish
                 else None
@@ -429,6 +456,7 @@ def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str
         elif found is None and (
             (m := _BARE_FIELD_RANK.match(text, pos))
             or (formats.worded and (m := _WORDED_RANK.match(text, pos)))
+            or (formats.tagged and (m := _KEYED_RANK.match(text, pos)) and m.group(2) in formats.tagged)
         ):
             field, pos = m, m.end()
         elif m := _LOG_FIELD.match(text, pos):
@@ -560,17 +588,31 @@ def label_formats(lines: list[str]) -> LabelFormats:
 
 
 def tagged_ranks(lines: list[str]) -> frozenset[str]:
-    """The opening brackets of the bare numbers that start a file's lines as rank tags (`[0] loader ready`,
-    `<2> waiting`): two numbers or more in the same brackets, 0 among them."""
+    """The tags of a script's own that start a file's lines with the rank (`[0] loader ready`, `<tower2> ...`,
+    `tower=1 epoch=0 ...`), each as its bracket and word (`[`, `<tower`, `tower=`): the same tag with two
+    numbers or more, 0 among them, and a word that does not count steps (`[epoch 0]`)."""
     seen: dict[str, set[str]] = {}
     for line in lines:
-        if (
-            line[:1] in _CLOSERS
-            and (m := _TAGGED_LINE.match(line)) is not None
-            and _CLOSERS[m.group(1)] == m.group(3)
-        ):
-            seen.setdefault(m.group(1), set()).add(m.group(2))
-    return frozenset(opener for opener, numbers in seen.items() if "0" in numbers and len(numbers) >= 2)
+        if line[:1] in _CLOSERS:
+            bracketed = _TAGGED_LINE.match(line)
+            if bracketed is None or _CLOSERS[bracketed.group(1)] != bracketed.group(3):
+                continue
+            m = _TAG_RANK.match(bracketed.group(2))
+            tag = bracketed.group(1) + m.group(2) if m is not None else ""
+        elif line[:1].isalpha() and "=" in line[:40]:
+            m = _KEYED_RANK.match(line)
+            tag = m.group(2) if m is not None else ""
+        else:
+            continue
+        if m is not None and tag.strip("[(<= _#:-").lower() not in _COUNTER_WORDS:
+            seen.setdefault(tag, set()).add(m.group(3))
+    return frozenset(tag for tag, numbers in seen.items() if "0" in numbers and len(numbers) >= 2)
+
+
+def _tag_rank(opener: str, inside: str, formats: LabelFormats) -> re.Match[str] | None:
+    """A bracket's tag as the rank, when the file tags its ranks so (see tagged_ranks)."""
+    found = _TAG_RANK.match(inside) if opener in _CLOSERS else None
+    return found if found is not None and opener + found.group(2) in formats.tagged else None
 
 
 def worded_ranks(lines: list[str]) -> bool:
