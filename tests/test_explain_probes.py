@@ -10405,10 +10405,12 @@ def test_a_short_rank_field_before_the_ranks_own_part_of_the_label() -> None:
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
 
 
-@pytest.mark.parametrize("tag", ["<tower{r}>", "[team-group {r}]", "(worker {r})", "[seg{r}]", "tower={r}"])
+@pytest.mark.parametrize(
+    "tag", ["<tower{r}>", "[team-group {r}]", "(worker {r})", "[seg{r}]", "tower={r}", "region[{r}]"]
+)
 def test_a_tag_of_the_scripts_own_word_and_the_rank_labels_its_lines(tag: str) -> None:
     """A script that tags its lines with a word of its own and the rank (`<tower2> `, `[worker 2] `,
-    `tower=2 `) labels them, where every rank's lines start with that tag: rank 2 waited for a file while
+    `tower=2 `, `region[2] `) labels them, where every rank's lines start with that tag: rank 2 waited for a file while
     its peers timed out. A word that counts steps (`[epoch 2] `) labels nothing."""
 
     def log(fmt: str) -> str:
