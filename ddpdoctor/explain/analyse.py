@@ -2253,7 +2253,16 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
         if failing:
             return None
         departed = _departed(timeline, found, reports, sorted(waiting | lost))
-        if departed is not None or not waiting or len(lost - waiting) != 1 or known != waiting | lost:
+        timed_out = {c.rank for c in found if c.consequence == "timeout"}
+        timed_out |= {o.rank for o in reports if o.state == "timeout"}
+        if (
+            departed is not None
+            or not waiting
+            or len(lost - waiting) != 1
+            or known != waiting | lost
+            or known != set(range(world))
+            or not waiting <= timed_out  # (a traceback cut off in a collective may have lost a peer too)
+        ):
             return departed
         if world > 2 and (timeline.odd_setting() or timeline.odd_count()):
             return None  # a rank's line says it ran other collectives: a mismatch (verdict's _odd_setting)
