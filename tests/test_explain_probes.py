@@ -10448,3 +10448,24 @@ def test_of_three_ranks_the_one_that_only_lost_the_two_that_timed_out_is_the_one
     )
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+
+
+def test_a_logger_named_after_the_rank_labels_its_records() -> None:
+    """`logging.getLogger(f"frost.rank{rank}")` names every record's rank (`INFO frost.rank2: ...`): rank 2
+    polled for a forecast (`not published yet, checking again in 5s`) while its peers timed out in the
+    collective it never joined. The first round of its wait is the root line. A logger whose name only
+    starts with the word (`myapp.rankings`) names no rank."""
+    stamp = "2026-12-07 14:31:01,111 INFO"
+    text = (
+        "".join(f"{stamp} frost.rank{r}: epoch 2 loss 0.60{r}\n" for r in range(3))
+        + "".join(
+            f"{stamp} frost.rank2: forecast for plympton_east not published yet, checking again in 5s\n"
+            for _ in range(3)
+        )
+        + f"[rank1]: {_GLOO_RECV_TIMEOUT}\n[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith("checking again in 5s")
+    root = explain_text(text.replace("frost.rank", "myapp.rankings")).root_cause
+    assert root is not None and root.rank != 2

@@ -183,6 +183,9 @@ _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger'
 # ... or a logger's name after a record's time or level, with a colon, before a bracketed field or a bare
 # rank field (`%(asctime)s %(levelname)s %(name)s: [RANK 1] ...`, `INFO lens_cleaning: rank 2: district ...`)
 _LOGGER_NAME = LazyRegex(r"[\w.<>-]{1,60}:(?= ?(?:[\[(]|(?i:rank)[ _#=]?\d))")
+# ... or a logger's name after a record's time or level whose last part is the rank (`%(name)s` of
+# `logging.getLogger(f"frost.rank{rank}")`: `INFO frost.rank2: ...`, `trainer-rank_3: `).
+_NAMED_RANK = LazyRegex(r"[A-Za-z_][\w-]{0,40}(?:\.[\w-]{1,40}){0,4}[._-](local_)?(?i:rank)_?(\d{1,7}):? ")
 # A process or thread id after the record's time or level, before a bracketed field (`%(process)d [rank 0]`).
 _PROCESS_FIELD = LazyRegex(r"\d{1,10}(?= {1,4}[\[(])")
 # A field's separator, and one space: more is the message's own indentation (a traceback's frames).
@@ -450,6 +453,8 @@ def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str
         elif (m := _LOG_TIME.match(text, pos)) or (m := _LOG_LEVEL.match(text, pos)):
             level = _severer(level, m.group(m.lastindex or 0))
             field, pos = None, m.end()
+        elif pos and found is None and (m := _NAMED_RANK.match(text, pos)):
+            field, pos = m, m.end()
         elif pos and (
             (m := _PROCESS_FIELD.match(text, pos)) or (found is None and (m := _LOGGER_NAME.match(text, pos)))
         ):
