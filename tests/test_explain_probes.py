@@ -10469,3 +10469,24 @@ def test_a_logger_named_after_the_rank_labels_its_records() -> None:
     assert root.text.endswith("checking again in 5s")
     root = explain_text(text.replace("frost.rank", "myapp.rankings")).root_cause
     assert root is not None and root.rank != 2
+
+
+def test_a_line_a_killed_rank_printed_again_and_again_is_not_its_exit_message() -> None:
+    """Behind `--tee` labels, rank 1 printed c10d's warning (under torch's own `[rank1]:` label) and then
+    its loop's line four times before it was killed (`exitcode: -9`): that line has no such label, but a
+    line printed again and again is the loop's, not what Python wrote as the process ended. The agent's
+    report of the kill is the root line."""
+    warning = (
+        "[W1207 14:29:21.674810817 reducer.cpp:1529] Warning: find_unused_parameters=True was specified in DDP"
+        " constructor, but did not find any unused parameters in the forward pass.\n"
+    )
+    text = (
+        f"[default1]:[rank1]:{warning}"
+        + "".join(f"[default1]:section1 step {s} mosaic tiles {6 * s} ({288 * s} MB)\n" for s in (1, 2))
+        + "".join(f"[default0]:section0 step {s} mosaic tiles {6 * s} ({18 * s} MB)\n" for s in range(1, 5))
+        + "".join(f"[default1]:section1 step {s} mosaic tiles {6 * s} ({288 * s} MB)\n" for s in (3, 4))
+        + _AGENT_FAILED.format(m=0, agent=2875, r=1, pid=2880).replace("exitcode: 1", "exitcode: -9")
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert "failed (exitcode: -9)" in root.text

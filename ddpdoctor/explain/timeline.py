@@ -1126,9 +1126,11 @@ _WORDS = re.compile(r"[A-Za-z]{3,}\W+[A-Za-z]{2,}")
 def _bare_after_records(line: RecentLineObs, before: list[RecentLineObs]) -> bool:
     """Whether a line without a rank label, of words, comes after lines that each carry one (the
     script's own records; a run of lines alike but for their numbers is kept as its first): a message
-    written apart from its logging, not a progress bar's or a warning's line."""
+    written apart from its logging, not a progress bar's or a warning's line, nor a line the rank printed
+    again and again (`step 4 mosaic tiles 24 (1152 MB)`, a print of its loop)."""
     return (
         not line.labelled
+        and line.count == 1
         and bool(before)
         and all(other.labelled for other in before)
         and not line.warning_record
