@@ -10406,11 +10406,22 @@ def test_a_short_rank_field_before_the_ranks_own_part_of_the_label() -> None:
 
 
 @pytest.mark.parametrize(
-    "tag", ["<tower{r}>", "[team-group {r}]", "(worker {r})", "[seg{r}]", "tower={r}", "region[{r}]"]
+    "tag",
+    [
+        "<tower{r}>",
+        "[team-group {r}]",
+        "(worker {r})",
+        "[seg{r}]",
+        "tower={r}",
+        "region[{r}]",
+        "<zone {r}:north>",
+        "[rebal {r}/3]",
+    ],
 )
 def test_a_tag_of_the_scripts_own_word_and_the_rank_labels_its_lines(tag: str) -> None:
     """A script that tags its lines with a word of its own and the rank (`<tower2> `, `[worker 2] `,
-    `tower=2 `, `region[2] `) labels them, where every rank's lines start with that tag: rank 2 waited for a file while
+    `tower=2 `, `region[2] `; a part of the rank's own after the number, `<zone 2:north> `, `[rebal 2/3] `)
+    labels them, where every rank's lines start with that tag: rank 2 waited for a file while
     its peers timed out. A word that counts steps (`[epoch 2] `) labels nothing."""
 
     def log(fmt: str) -> str:
@@ -10490,3 +10501,20 @@ def test_a_line_a_killed_rank_printed_again_and_again_is_not_its_exit_message() 
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", 1)
     assert "failed (exitcode: -9)" in root.text
+
+
+def test_a_rank_field_after_other_fields_of_a_logfmt_line() -> None:
+    """`wing=night_spa rank=2 slots=15 booked=282`: the rank field of a logfmt line after another field.
+    gloo's size check failed on rank 1, but rank 2 is the one that counts 15 slots where its peers count
+    12: the rank whose tensor differs."""
+    wings = {0: "east_wing", 1: "garden_wing", 2: "night_spa"}
+    text = "".join(
+        f"wing={wings[r]} rank={r} slots={15 if r == 2 else 12} booked=2{r}4\n" for r in range(3)
+    ) + (
+        "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456]"
+        " op.preamble.length <= op.nbytes. 12 vs 8. Received data size doesn't match expected size.\n"
+        "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)

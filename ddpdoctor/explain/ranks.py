@@ -137,9 +137,12 @@ _WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
 # `key=value` or `key[value]` field (`[2] `, MPICH's `-prepend-rank`; `<tower1> `, `[worker 3] `, `(gpu 2) `,
 # `tower=2 `, `region[2] `), in a
 # file whose lines start with that tag for two numbers or more, 0 among them (see tagged_ranks); the first
-# group, as _FIELD_RANK's, would say the rank is node-local, the second is the tag's word.
+# group, as _FIELD_RANK's, would say the rank is node-local, the second is the tag's word; a part of the
+# rank's own may follow the number (`<zone 2:airport_link> `, `[rebal 2/3] `).
 _TAGGED_LINE = LazyRegex(r"([\[(<])([^\[\](){}<>]{1,40})([\])>]) ")
-_TAG_RANK = LazyRegex(r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=-]?)?)(\d{1,4})$")
+_TAG_RANK = LazyRegex(
+    r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=-]?)?)(\d{1,4})(?=(?:[:/][\w./-]{1,40})?$)"
+)
 _KEYED_RANK = LazyRegex(r"(local_)?([A-Za-z][A-Za-z_]{0,30}[=\[])(\d{1,4})\]?(?=[ ,;|:])")
 # Words whose numbers count the steps of one process, not processes (`[epoch 0] `, `[chunk 2] `).
 _COUNTER_WORDS = frozenset(
@@ -180,6 +183,8 @@ _LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: 
 # for its rank (`ERROR:rank1:ewc: anchor not found`).
 _DEFAULT_RECORD = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL):([\w.<>-]{1,60}):")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
+# ... or a `key=value` field of a logfmt line before its rank field (`wing=night_spa rank=2 epoch=0 ...`)
+_LOGFMT_FIELD = LazyRegex(r"[A-Za-z_][\w.-]{0,30}=[^\s=\[\]()]{1,60}(?= )")
 # ... or a logger's name after a record's time or level, with a colon, before a bracketed field or a bare
 # rank field (`%(asctime)s %(levelname)s %(name)s: [RANK 1] ...`, `INFO lens_cleaning: rank 2: district ...`)
 _LOGGER_NAME = LazyRegex(r"[\w.<>-]{1,60}:(?= ?(?:[\[(]|(?i:rank)[ _#=]?\d))")
@@ -465,7 +470,7 @@ def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str
             or (formats.tagged and (m := _KEYED_RANK.match(text, pos)) and m.group(2) in formats.tagged)
         ):
             field, pos = m, m.end()
-        elif m := _LOG_FIELD.match(text, pos):
+        elif (m := _LOG_FIELD.match(text, pos)) or (found is None and (m := _LOGFMT_FIELD.match(text, pos))):
             field, pos = None, m.end()
         else:
             break
