@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddpdoctor.explain import explain_paths, explain_text
+from ddpdoctor.explain.ranks import named_ranks
 from ddpdoctor.explain.report import RootCause
 from ddpdoctor.explain.wording import message_category
 from ddpdoctor.matching import clean_line, segments
@@ -10518,3 +10519,27 @@ def test_a_rank_field_after_other_fields_of_a_logfmt_line() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+
+
+def test_a_name_tag_a_line_gave_the_rank_after_stands_for_that_rank() -> None:
+    """`<aws_conduit_AG3> rank=2 rows=256` gives the rank once after a name tag of the script's own; the
+    lines that tag starts later are rank 2's. Rank 2 waited for a backfill (`retry in 5s`) while ranks 0 and
+    1 timed out, and only then lost them. A tag seen with two ranks stands for none."""
+    tags = {0: "<tailrace_TG1>", 1: "<forebay_FG2>", 2: "<aws_conduit_AG3>"}
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+
+    def log(first: dict[int, str]) -> str:
+        return (
+            "".join(f"{tags[r]} rank={first_rank} rows=256\n" for r, first_rank in first.items())
+            + "".join(f"{tags[r]} epoch 1 train_mse=4{r}.9\n" for r in range(3))
+            + f"{tags[2]} gauge telemetry missing, backfill not published yet, retry in 5s\n" * 3
+            + f"[rank1]: {_GLOO_RECV_TIMEOUT}\n[rank0]: {_GLOO_RECV_TIMEOUT}\n[rank2]: {closed}\n"
+        )
+
+    root = explain_text(log({0: 0, 1: 1, 2: 2})).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text.endswith("retry in 5s")
+    assert named_ranks(log({0: 0, 1: 1, 2: 2}).splitlines()) == {tag: r for r, tag in tags.items()}
+    assert named_ranks(log({0: 0, 1: 1, 2: 1}).splitlines()) == {}

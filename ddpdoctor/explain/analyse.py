@@ -2264,13 +2264,20 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
             or not waiting <= timed_out  # (a traceback cut off in a collective may have lost a peer too)
         ):
             return departed
-        if world > 2 and (timeline.odd_setting() or timeline.odd_count()):
-            return None  # a rank's line says it ran other collectives: a mismatch (verdict's _odd_setting)
+        silent = sorted(lost - waiting)
+        gone = timeline.departure(silent[0], after_shared=True)
+        if (
+            world > 2
+            and (timeline.odd_setting() or timeline.odd_count())
+            and not (gone is not None and STATES_A_HALT.search(gone.text))
+        ):
+            # A rank's line says it ran other collectives, and the rank said nothing of a wait: a mismatch
+            # (verdict's _odd_setting).
+            return None
         # Every rank but one timed out waiting in a collective, and that one only lost its connection to
         # them, with no timeout of its own: it was not in the collective when its peers gave up (`[rank 1]
         # waiting for zone_setpoints_line1.json` while rank 0 timed out; `no clearance after 30s` after
         # ranks 0 and 2 timed out), the one they waited for.
-        silent = sorted(lost - waiting)
     quiet = silent
     if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)

@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 
 from ddpdoctor.matching import LazyRegex
-from ddpdoctor.records import Record
+from ddpdoctor.records import Record, field
 
 MAX_RANK = 1 << 20  # more ranks than any job has; larger numbers are not ranks
 _MAX_PREFIXES = 4
@@ -248,6 +248,7 @@ class LabelFormats(Record, frozen=True):
     counted: frozenset[int] = frozenset()  # world sizes M whose `[N/M]` labels are ranks (counted_ranks)
     worded: bool = False  # lines start `rank N <word>` for several ranks (worded_ranks)
     tagged: frozenset[str] = frozenset()  # the tags (bracket and word) whose numbers are ranks (tagged_ranks)
+    named: dict[str, int] = field(default_factory=dict)  # name tags that stand for a rank (named_ranks)
 
 
 NO_FORMATS = LabelFormats()  # a file that labels no line in a way of its own
@@ -450,6 +451,8 @@ def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str
                 if labelish
                 else None
             )
+            if labelish and formats.named and (named := formats.named.get(text[pos : close + 1])) is not None:
+                found = (named, False)
             pos = close + 1
         elif pos == 0 and (m := _DEFAULT_RECORD.match(text)):
             level = _severer(level, m.group(1))
@@ -593,8 +596,29 @@ def counted_ranks(lines: list[str]) -> frozenset[int]:
 
 
 def label_formats(lines: list[str]) -> LabelFormats:
-    """The rank labels of a file's own (`[N/M]`, `rank N <word>`, `[N] `) that its first lines show."""
-    return LabelFormats(counted_ranks(lines), worded_ranks(lines), tagged_ranks(lines))
+    """The rank labels of a file's own (`[N/M]`, `rank N <word>`, `[N] `, a name tag) that its first lines show."""
+    return LabelFormats(counted_ranks(lines), worded_ranks(lines), tagged_ranks(lines), named_ranks(lines))
+
+
+def named_ranks(lines: list[str]) -> dict[str, int]:
+    """The name tags a script's lines start with (`<aws_conduit_AG3> `) that a line of theirs once followed with
+    the rank (`<aws_conduit_AG3> rank=2 rows=256`): each stands for that rank on the lines it starts alone,
+    where two tags or more do so for ranks of their own (a tag seen with two ranks, or two tags with one rank,
+    stand for none)."""
+    seen: dict[str, set[int]] = {}
+    for line in lines:
+        if (
+            line[:1] in _CLOSERS
+            and (m := _TAGGED_LINE.match(line)) is not None
+            and _CLOSERS[m.group(1)] == m.group(3)
+            and _logger_label(line[: m.end()], NO_FORMATS) is None  # (not a rank label itself)
+            and (after := _logger_label(line[m.end() :], NO_FORMATS)) is not None
+        ):
+            seen.setdefault(line[: m.end() - 1], set()).add(after[0])
+    named = {tag: next(iter(ranks)) for tag, ranks in seen.items() if len(ranks) == 1}
+    if len(named) < 2 or len(set(named.values())) < len(named):
+        return {}
+    return named
 
 
 def tagged_ranks(lines: list[str]) -> frozenset[str]:
