@@ -10524,7 +10524,7 @@ def test_a_rank_field_after_other_fields_of_a_logfmt_line() -> None:
 def test_a_name_tag_a_line_gave_the_rank_after_stands_for_that_rank() -> None:
     """`<aws_conduit_AG3> rank=2 rows=256` gives the rank once after a name tag of the script's own; the
     lines that tag starts later are rank 2's. Rank 2 waited for a backfill (`retry in 5s`) while ranks 0 and
-    1 timed out, and only then lost them. A tag seen with two ranks stands for none."""
+    1 timed out, and only then lost them. A tag seen with two ranks stands for none, nor does a level."""
     tags = {0: "<tailrace_TG1>", 1: "<forebay_FG2>", 2: "<aws_conduit_AG3>"}
     closed = (
         "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
@@ -10543,3 +10543,4 @@ def test_a_name_tag_a_line_gave_the_rank_after_stands_for_that_rank() -> None:
     assert root.text.endswith("retry in 5s")
     assert named_ranks(log({0: 0, 1: 1, 2: 2}).splitlines()) == {tag: r for r, tag in tags.items()}
     assert named_ranks(log({0: 0, 1: 1, 2: 1}).splitlines()) == {}
+    assert named_ranks(["[INFO] rank=0 step 1", "[ERROR] rank=1 failed", "[INFO] step 2"]) == {}

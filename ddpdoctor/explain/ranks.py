@@ -176,6 +176,7 @@ _LOG_TIME = LazyRegex(
 )
 _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _WARNING_LEVELS = frozenset(("WARNING", "WARN"))
+_LEVELS = _ERROR_LEVELS | _WARNING_LEVELS | {"INFO", "DEBUG", "TRACE", "NOTICE"}
 # A level field, with the spaces a padded format adds (`%(levelname)-8s`: `INFO     rank=3 ...`).
 _LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: {1,4}(?= ))?")
 # Python logging's default record (`basicConfig()`: `%(levelname)s:%(name)s:%(message)s`), a logger named
@@ -611,6 +612,7 @@ def named_ranks(lines: list[str]) -> dict[str, int]:
             line[:1] in _CLOSERS
             and (m := _TAGGED_LINE.match(line)) is not None
             and _CLOSERS[m.group(1)] == m.group(3)
+            and m.group(2).upper() not in _LEVELS  # (a level every rank's records carry)
             and _logger_label(line[: m.end()], NO_FORMATS) is None  # (not a rank label itself)
             and (after := _logger_label(line[m.end() :], NO_FORMATS)) is not None
         ):
