@@ -10544,3 +10544,36 @@ def test_a_name_tag_a_line_gave_the_rank_after_stands_for_that_rank() -> None:
     assert named_ranks(log({0: 0, 1: 1, 2: 2}).splitlines()) == {tag: r for r, tag in tags.items()}
     assert named_ranks(log({0: 0, 1: 1, 2: 1}).splitlines()) == {}
     assert named_ranks(["[INFO] rank=0 step 1", "[ERROR] rank=1 failed", "[INFO] step 2"]) == {}
+
+
+def test_a_wait_stated_as_the_lines_last_word_is_the_stragglers_round() -> None:
+    """`[kiln-1 r1] probe reading is 3604s old, waiting`: rank 1 says it waits as the line's last word, round
+    after round, while rank 0 times out in the collective; its first round is the root line."""
+    text = (
+        "".join(f"[kiln-1 r1] probe reading is {3604 + 5 * i}s old, waiting\n" for i in range(4))
+        + f"[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+        + "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
+        " by peer\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text == "probe reading is 3604s old, waiting"
+
+
+def test_what_an_unlabelled_process_said_after_its_peers_failed_is_not_why_they_waited() -> None:
+    """An unlabelled `camera export not ready, polling ...` before ranks 0 and 1 time out, and `gave up on
+    camera export after 24s` after: the wait is why they waited (rank 2, which only lost them), the
+    giving up its aftermath."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    text = (
+        "sorter2 | camera export not ready, polling /tmp/jam_camera/labels_ready\n"
+        "epoch 0 | last loss 0.6125 | belt-wide jam acc 0.745\n"
+        f"[rank0]: {_GLOO_RECV_TIMEOUT}\n[rank1]: {_GLOO_RECV_TIMEOUT}\n"
+        "sorter2 | gave up on camera export after 24s, using belt labels\n"
+        f"[rank2]: {closed}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert "camera export not ready" in root.text

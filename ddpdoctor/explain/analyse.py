@@ -2497,7 +2497,11 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     with_them = last is not None and not any(
         (own.file_index, own.line) == (last.file_index, last.line) for own in timeline.own_lines(rank)
     )
-    if halted is None and (last is None or with_them) and (halted := _unclaimed_halt(timeline, last)):
+    if (
+        halted is None
+        and (last is None or with_them)
+        and (halted := _unclaimed_halt(timeline, last, cand.obs))
+    ):
         printed = (
             "printed nothing under a rank label"
             if last is None
@@ -2511,15 +2515,18 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     _point_at_halt(cand, rank, halted)
 
 
-def _unclaimed_halt(timeline: Timeline, after: Observation | None) -> Observation | None:
+def _unclaimed_halt(timeline: Timeline, after: Observation | None, report: Observation) -> Observation | None:
     """The line no rank label claims that says a process waits or stopped (`[antwerpen] gateway buffer not
     flushed yet, polling ...`, under a tag of the script's own), when all such lines (those after a line
-    `after`, in its file) are one line or the rounds of one wait."""
+    `after`, in its file, and before the waiting ranks' `report` in its) are one line or the rounds of one
+    wait: what the process said once its peers had failed (`gave up on camera export after 24s`) is not
+    why they waited."""
     halts = [
         line
         for line in timeline.unlabelled
         if STATES_A_HALT.search(line.text)
         and (after is None or (line.file_index == after.file_index and line.line > after.line))
+        and (line.file_index != report.file_index or line.line < report.line)
     ]
     if not halts or len({timeline.alike(line.text) for line in halts}) != 1:
         return None

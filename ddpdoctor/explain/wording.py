@@ -67,6 +67,8 @@ STATES_A_HALT = LazyRegex(
     r"|(?i:\bwaited \d{1,9}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|minutes)?\b)"
     # ... that polls a thing or counts its wait (`not final, polling /tmp/w.ready`, `locked, waiting... 3s`)
     r"|(?i:\bpolling (?=[/~.\w-]{0,200}[/.])|\bwaiting(?= ?(?:\.\.\.|…|\(|\[|\d)))"
+    # ... or says it waits as its last word (`probe reading is 3604s old, waiting`)
+    r"|(?i:, waiting\.?$)"
     # ... counted in attempts, or doing a step again after a pause (`(attempt 2/6), re-fetching in 2s`)
     r"|(?i:\battempt \d{1,5} ?(?:/|of) ?\d|\bre-?[a-z]{2,20}ing (?:again )?in \d)"
     # ... or counting its tries so far (`0 positives after 100000 redraws`, `20000 draws so far without`)
