@@ -2264,6 +2264,10 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
             or not waiting <= timed_out  # (a traceback cut off in a collective may have lost a peer too)
         ):
             return departed
+        # Every rank but one timed out waiting in a collective, and that one only lost its connection to
+        # them, with no timeout of its own: it was not in the collective when its peers gave up (`[rank 1]
+        # waiting for zone_setpoints_line1.json` while rank 0 timed out; `no clearance after 30s` after
+        # ranks 0 and 2 timed out), the one they waited for.
         silent = sorted(lost - waiting)
         gone = timeline.departure(silent[0], after_shared=True)
         if (
@@ -2274,10 +2278,6 @@ def _straggler(timeline: Timeline, found: list[Candidate], reports: list[Collect
             # A rank's line says it ran other collectives, and the rank said nothing of a wait: a mismatch
             # (verdict's _odd_setting).
             return None
-        # Every rank but one timed out waiting in a collective, and that one only lost its connection to
-        # them, with no timeout of its own: it was not in the collective when its peers gave up (`[rank 1]
-        # waiting for zone_setpoints_line1.json` while rank 0 timed out; `no clearance after 30s` after
-        # ranks 0 and 2 timed out), the one they waited for.
     quiet = silent
     if len(silent) > 1:
         silent = _ended_itself(timeline, found, silent)
