@@ -176,7 +176,7 @@ _LOG_TIME = LazyRegex(
 )
 _ERROR_LEVELS = frozenset(("ERROR", "FATAL", "CRITICAL"))
 _WARNING_LEVELS = frozenset(("WARNING", "WARN"))
-_LEVELS = _ERROR_LEVELS | _WARNING_LEVELS | {"INFO", "DEBUG", "TRACE", "NOTICE"}
+_LEVELS = _ERROR_LEVELS | _WARNING_LEVELS | {"INFO", "DEBUG"}  # the levels _LOG_LEVEL reads
 # A level field, with the spaces a padded format adds (`%(levelname)-8s`: `INFO     rank=3 ...`).
 _LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: {1,4}(?= ))?")
 # Python logging's default record (`basicConfig()`: `%(levelname)s:%(name)s:%(message)s`), a logger named
@@ -344,7 +344,8 @@ def split_prefix(
     task = False
     for _ in range(_MAX_PREFIXES):
         m = _PID_LABEL.match(rest)
-        if m and not (formats.tagged and _tag_rank(rest[:1], m.group()[1:-2], formats)):  # a rank, not a pid
+        tag = _leading_tag(rest) if m and formats.tagged else None
+        if m and not (tag and _tag_rank(tag.group(1), tag.group(2), formats)):  # (a rank's tag, not a pid)
             rest = rest[m.end() :]
             continue
         found = _rank_label(rest, kube_master)
@@ -609,9 +610,7 @@ def named_ranks(lines: list[str]) -> dict[str, int]:
     seen: dict[str, set[int]] = {}
     for line in lines:
         if (
-            line[:1] in _CLOSERS
-            and (m := _TAGGED_LINE.match(line)) is not None
-            and _CLOSERS[m.group(1)] == m.group(3)
+            (m := _leading_tag(line)) is not None
             and m.group(2).upper() not in _LEVELS  # (a level every rank's records carry)
             and _logger_label(line[: m.end()], NO_FORMATS) is None  # (not a rank label itself)
             and (after := _logger_label(line[m.end() :], NO_FORMATS)) is not None
@@ -630,8 +629,7 @@ def tagged_ranks(lines: list[str]) -> frozenset[str]:
     seen: dict[str, set[str]] = {}
     for line in lines:
         if line[:1] in _CLOSERS:
-            bracketed = _TAGGED_LINE.match(line)
-            if bracketed is None or _CLOSERS[bracketed.group(1)] != bracketed.group(3):
+            if (bracketed := _leading_tag(line)) is None:
                 continue
             m = _TAG_RANK.match(bracketed.group(2))
             tag = bracketed.group(1) + m.group(2) if m is not None else ""
@@ -643,6 +641,12 @@ def tagged_ranks(lines: list[str]) -> frozenset[str]:
         if m is not None and tag.strip("[(<= _#:-").lower() not in _COUNTER_WORDS:
             seen.setdefault(tag, set()).add(m.group(3))
     return frozenset(tag for tag, numbers in seen.items() if "0" in numbers and len(numbers) >= 2)
+
+
+def _leading_tag(line: str) -> re.Match[str] | None:
+    """The bracketed tag a line starts with, its brackets a pair (`<tower1> `, `[2] `): opener, inside, closer."""
+    tag = _TAGGED_LINE.match(line) if line[:1] in _CLOSERS else None
+    return tag if tag is not None and _CLOSERS[tag.group(1)] == tag.group(3) else None
 
 
 def _tag_rank(opener: str, inside: str, formats: LabelFormats) -> re.Match[str] | None:
