@@ -10577,3 +10577,72 @@ def test_what_an_unlabelled_process_said_after_its_peers_failed_is_not_why_they_
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
     assert "camera export not ready" in root.text
+
+
+# --- classes found in the sixty-second session -----------------------------------------------------
+
+
+def test_a_wait_that_brought_nothing_in_the_time_it_counted_is_the_stragglers_line() -> None:
+    """Ranks 0 and 1 time out; rank 2, which went its own way at `loading calibration`, then says
+    `no calibration record after 40s`: it waited that long for a thing that never came, the reason its
+    peers waited. That line, not their timeout, is the root line."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    text = (
+        "".join(f"[ut {r}/3] strake {'ABC'[r]}: loading calibration\n" for r in range(3))
+        + "".join(f"[ut {r}/3] strake {'ABC'[r]}: 96 readings, offset 0.0{r} mm\n" for r in range(2))
+        + f"[rank1]: {_GLOO_RECV_TIMEOUT}\n[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+        + "[ut 2/3] strake C: no calibration record after 40s, using zero offset\n"
+        + f"[rank2]: {closed}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text == "strake C: no calibration record after 40s, using zero offset"
+
+
+def test_of_two_ranks_in_a_wait_loop_the_one_that_went_on_longest_is_the_straggler() -> None:
+    """Ranks 1 and 2 both wait for an assay file (`not in yet, retrying in 5s`); rank 2 prints one round
+    and says no more (it got its file and went into the collective), rank 1 four: rank 0 timed out
+    waiting for rank 1, and rank 1's first round is the root line. The peers' shared wait line is no
+    sign that they went on past the collective rank 0 timed out in."""
+
+    def wait(rank: int, second: int) -> str:
+        return (
+            f"[default{rank}]:2026-12-07 16:49:{second:02d},657 INFO [still{rank}] tally: assay for epoch 1"
+            f" not in yet (/tmp/assays/assay_e1_still{rank}.csv), retrying in 5s\n"
+        )
+
+    text = (
+        "".join(
+            f"[default{r}]:2026-12-07 16:49:38,650 INFO [still{r}] tally: epoch 1 local fit\n"
+            for r in range(3)
+        )
+        + wait(2, 38)
+        + "".join(wait(1, 38 + 5 * i) for i in range(4))
+        + f"[default0]:[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text.startswith("2026-12-07 16:49:38,657 INFO [still1] tally: assay for epoch 1 not in yet")
+
+
+def test_lists_of_another_length_in_one_statement_make_a_timeout_of_every_rank_a_mismatch() -> None:
+    """Two processes print one statement with lists of three and four counts, unlabelled, one after the
+    other; then both ranks time out in the collective with nothing naming a rank. Their tensors differed
+    in size: a mismatch, the odd rank unknown. A list a rank grew line by line is no such sign."""
+
+    def log(counts: tuple[str, str], between: str = "") -> str:
+        return (
+            f"still 0: 128 lots, grade counts {counts[0]}\n{between}still 1: 128 lots, grade counts {counts[1]}\n"
+            f"[rank1]: {_GLOO_RECV_TIMEOUT}\n[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+        )
+
+    root = explain_text(log(("[2.0, 47.0, 79.0]", "[2.0, 60.0, 64.0, 2.0]"))).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", None)
+    for same in (
+        log(("[2.0, 47.0, 79.0]", "[2.0, 60.0, 64.0]")),
+        log(("[2.0, 47.0, 79.0]", "[2.0, 60.0, 64.0, 2.0]"), between="epoch 1: mean mse 0.44940\n"),
+    ):
+        root = explain_text(same).root_cause
+        assert root is not None and root.category == "collective_timeout"

@@ -2343,6 +2343,8 @@ def _left_in_collective(
     shapes = {timeline.alike(line.text) for line in last.values()}
     if len(shapes) != 1 or shapes & own:
         return None
+    if any(STATES_A_HALT.search(line.text) for line in last.values()):
+        return None  # (a line that says they wait, `not in yet, retrying in 5s`: they never went past it)
     anchor = _wait_report(found, reports, waiting)
     if anchor is None or any(c.entry is not None and c.entry.id == STORE_TIMEOUT_ENTRY for c in found):
         return None  # a store's key waited for too: the ranks need not have met in a collective at all
@@ -2697,6 +2699,13 @@ def _ended_itself(timeline: Timeline, found: list[Candidate], silent: list[int])
             for rank in silent
             if (last := timeline.last_line(rank)) and WAITS_IN_A_LOOP.search(last.text)
         ]
+        if len(polling) > 1:
+            # Of several, the one that went on with its loop longest (four rounds of `not in yet, retrying in
+            # 5s` where another printed one and said no more): the others got what they waited for.
+            rounds = {rank: _rounds(timeline, rank) for rank in polling}
+            most = max(rounds.values())
+            if most > 1 and list(rounds.values()).count(most) == 1:
+                polling = [rank for rank in polling if rounds[rank] == most]
         if len(polling) == 1:
             return polling
     outsized = timeline.outsized_last_reading()
@@ -2743,6 +2752,19 @@ def _behind(timeline: Timeline, silent: list[int], waiting: set[int]) -> list[in
     stops = {rank: _stopped_at(timeline, rank) for rank in silent}
     elsewhere = [rank for rank, at in stops.items() if at is None or at[0] not in waited_at]
     return elsewhere if len(elsewhere) == 1 and len(silent) > 1 else silent
+
+
+def _rounds(timeline: Timeline, rank: int) -> int:
+    """How many times in a row a rank's output ends with its last healthy line, numbers aside (the rounds
+    of a wait loop)."""
+    healthy = timeline.healthy_lines(rank)
+    shape = numberless(healthy[-1].text) if healthy else None
+    rounds = 0
+    for line in reversed(healthy):
+        if numberless(line.text) != shape:
+            break
+        rounds += line.count
+    return rounds
 
 
 def _stopped_at(timeline: Timeline, rank: int) -> tuple[str, int] | None:

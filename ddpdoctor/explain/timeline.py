@@ -41,6 +41,7 @@ from ddpdoctor.explain.wording import (
     SIZE_SETTING,
     STATES_A_HALT,
     UNDER_WAY,
+    WAITS_IN_A_LOOP,
     WAITS_ON_SOMETHING,
     WORK_COUNT,
     numberless,
@@ -220,11 +221,17 @@ class Timeline:
         return line
 
     def shared_wait(self, rank: int) -> RecentLineObs | None:
-        """The rank's last line that says it waits on something (`waiting for shard-003.ready`), when
-        its peers printed that line too (numbers aside): a step of the routine every rank went through,
-        the one this rank never got past."""
+        """The rank's last line that says it waits on something (`waiting for shard-003.ready`), or the
+        first round of the wait loop its output ends in (`assay not in yet, retrying in 5s`), when its
+        peers printed that line too (numbers aside): a step of the routine every rank went through, the
+        one this rank never got past."""
         own = self._recent.get(rank, [])
         shapes = self._shapes.get(rank, [])
+        if own and self._printers[shapes[-1]] > 1 and WAITS_IN_A_LOOP.search(own[-1].text):
+            first = len(shapes) - 1
+            while first > 0 and shapes[first - 1] == shapes[-1]:
+                first -= 1
+            return own[first]
         return next(
             (
                 line
@@ -288,6 +295,42 @@ class Timeline:
             )
 
         return _only(self._odd_ranks(read))
+
+    def lists_of_other_lengths(self) -> tuple[RecentLineObs, RecentLineObs] | None:
+        """Two lines of one print statement, written by processes of their own, whose lists differ in length
+        (`still 0: grade counts [2.0, 47.0, 79.0]` beside `still 1: grade counts [2.0, 60.0, 64.0, 2.0]`):
+        under rank labels, a line every rank printed once; without them, a run of consecutive lines no
+        longer than the job has ranks (a statement every rank reached at once, not a history a rank grew).
+        None when every such statement lists one length."""
+
+        def read(text: str) -> tuple[str, tuple[int, ...]] | None:
+            return (self.statement(text), _list_lengths(text)) if _VALUE_LIST.search(text) else None
+
+        groups = [
+            [line for line, _ in stated.values()]
+            for stated in self._printed_once_by_every_rank(read, least=2)
+        ]
+        if self.world_size is not None:
+            run: list[RecentLineObs] = []
+            for line in self.unlabelled:
+                if run and not (
+                    (line.file_index, line.line) == (run[-1].file_index, run[-1].line + 1)
+                    and self.statement(line.text) == self.statement(run[-1].text)
+                ):
+                    groups.append(run)
+                    run = []
+                if line.count == 1 and _VALUE_LIST.search(line.text):
+                    run.append(line)
+            groups.append(run)
+            groups = [lines for lines in groups if len(lines) <= self.world_size]
+        for lines in groups:
+            lengths = [_list_lengths(line.text) for line in lines]
+            odd = next(
+                (line for line, length in zip(lines, lengths, strict=True) if length != lengths[0]), None
+            )
+            if odd is not None:
+                return lines[0], odd
+        return None
 
     def odd_value(self) -> tuple[int, RecentLineObs] | None:
         """The one rank that gives a value otherwise than all its peers, who agree on it, in a line every
@@ -357,13 +400,13 @@ class Timeline:
         return ahead[0] if len({rank for rank, _ in ahead}) == 1 else None
 
     def _printed_once_by_every_rank(
-        self, read: Callable[[str], tuple[Any, Any] | None]
+        self, read: Callable[[str], tuple[Any, Any] | None], least: int = 3
     ) -> list[dict[int, tuple[RecentLineObs, Any]]]:
         """The ranks' lines grouped by the key `read` gives a line (with what else it reads from it), for
-        the groups in which each of three or more ranks, every rank of the job, printed exactly one
+        the groups in which each of `least` ranks or more, every rank of the job, printed exactly one
         line; nothing when fewer ranks' lines are known."""
         ranks = sorted(self._recent)
-        if len(ranks) < 3 or (self.world_size is not None and len(ranks) < self.world_size):
+        if len(ranks) < least or (self.world_size is not None and len(ranks) < self.world_size):
             return []
         groups: dict[Any, dict[int, list[tuple[RecentLineObs, Any]]]] = {}
         for rank in ranks:
@@ -1143,6 +1186,11 @@ def _list_name(before: str) -> str:
     """The words that name a list, right before it (`grade counts=`), numbers aside; empty when none do."""
     name = _LIST_NAME.search(before[-_LIST_NAME_CHARS:])
     return numberless(name.group()) if name else ""
+
+
+def _list_lengths(text: str) -> tuple[int, ...]:
+    """The number of items of each list of values a line prints, in order."""
+    return tuple(m.group().count(",") + 1 for m in _VALUE_LIST.finditer(text))
 
 
 def _only(odd: dict[int, RecentLineObs]) -> tuple[int, RecentLineObs] | None:

@@ -345,6 +345,15 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
         stated, note = "reads a count of items far over every other rank's", "held far more items than"
     elif not all_waited and not culprit.suspects and (odd := timeline.odd_value()) is not None:
         stated, note = "gives a value otherwise than every other rank", "started with another value than"
+    elif all_waited and sized and (lists := timeline.lists_of_other_lengths()) is not None:
+        # Two ranks, or no rank labels: which one is odd the lines cannot tell, that they differ they can.
+        culprit.category = "collective_mismatch"
+        first, other = lists
+        culprit.reasons.append(
+            f"one statement lists another number of values in another process: {first.text[:160]}"
+            f" ({first.file}:{first.line}) against {other.text[:160]} ({other.file}:{other.line}); {consequence}"
+        )
+        return
     else:
         return
     rank, line = odd
