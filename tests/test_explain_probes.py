@@ -10646,3 +10646,48 @@ def test_lists_of_another_length_in_one_statement_make_a_timeout_of_every_rank_a
     ):
         root = explain_text(same).root_cause
         assert root is not None and root.category == "collective_timeout"
+
+
+def test_a_tag_whose_word_differs_per_rank_with_the_rank_after_it_labels_the_rank() -> None:
+    """`<roman:0> `, `<italic:1> `, `<smallcaps:2> `: a tag of the script's own names each process by a word
+    of its own and the rank after it; the line `<smallcaps:2> pooling wear histogram (40 bins)` is rank 2's,
+    where its peers pool 32, the odd one of gloo's size check. A word seen with two numbers, or one that
+    counts steps, names no rank."""
+    tags = {0: "<roman:0>", 1: "<italic:1>", 2: "<smallcaps:2>"}
+    text = (
+        "".join(f"{tags[r]} step 000 loss 0.{r}582\n" for r in (1, 0, 2))
+        + "".join(f"{tags[r]} pooling wear histogram ({40 if r == 2 else 32} bins)\n" for r in range(3))
+        + "terminate called after throwing an instance of 'gloo::EnforceNotMet'\n"
+        "  what():  [enforce fail at /pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:456] op.preamble.length"
+        " <= op.nbytes. 28 vs 24. Received data size doesn't match expected size.\n"
+        "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert named_ranks(text.splitlines()) == {tag: r for r, tag in tags.items()}
+    assert named_ranks(["[epoch:0] loss 1", "[fold:1] loss 2"]) == {}
+    assert named_ranks(["<conv:0> shape", "<conv:1> shape", "<bn:2> shape"]) == {}
+
+
+def test_a_line_the_straggler_printed_after_its_peers_timed_out_is_not_why_they_waited() -> None:
+    """Ranks 0 and 2 time out; rank 1, the one whose last line parts from theirs, says `no manifest for epoch
+    0, logging prediction only` only after their report, then loses them: it is the straggler, but that
+    line is how it went on. The first timeout stays the root line, unless the late line says it waited."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+
+    def log(late: str) -> str:
+        return (
+            "".join(f"[rank {r}] epoch 0 local loss 15.{r}12\n" for r in range(3))
+            + "[rank 0] manifest payload 350 kg\n[rank 2] manifest payload 350 kg\n"
+            + f"[rank0]: {_GLOO_RECV_TIMEOUT}\n[rank2]: {_GLOO_RECV_TIMEOUT}\n"
+            + f"[rank 1] {late}\n[rank1]: {closed}\n"
+        )
+
+    root = explain_text(log("no manifest for epoch 0, logging prediction only")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text == _GLOO_RECV_TIMEOUT
+    root = explain_text(log("no manifest for epoch 0 after 25s, logging prediction only")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text == "no manifest for epoch 0 after 25s, logging prediction only"

@@ -2419,7 +2419,12 @@ def _departed(
     if anchor is None:  # the ranks only lost a peer, no report of a collective's wait
         return None
     cand = Candidate(anchor, INFERRED, "straggler", "collective_timeout", anchor.known(), rank)
-    cand.suspects, cand.stated = [rank], line
+    cand.suspects = [rank]
+    # A line it printed only after their report (`no manifest for epoch 0, logging prediction only`, once
+    # they had timed out) is how it went on, not why they waited, unless it says it waited.
+    late = line.file_index == anchor.file_index and line.line > anchor.line
+    if not late or STATES_A_HALT.search(line.text):
+        cand.stated = line
     cand.reasons.append(
         f"rank(s) {rank_list(ranks)} all waited in a collective or lost a peer; rank {rank} had gone its own"
         f" way just before: {line.text[:200]} ({line.file}:{line.line}), a line its peers never printed"

@@ -604,19 +604,33 @@ def label_formats(lines: list[str]) -> LabelFormats:
 
 def named_ranks(lines: list[str]) -> dict[str, int]:
     """The name tags a script's lines start with (`<aws_conduit_AG3> `) that a line of theirs once followed with
-    the rank (`<aws_conduit_AG3> rank=2 rows=256`): each stands for that rank on the lines it starts alone,
-    where two tags or more do so for ranks of their own (a tag seen with two ranks, or two tags with one rank,
-    stand for none)."""
+    the rank (`<aws_conduit_AG3> rank=2 rows=256`), or that end in a number after a word of each tag's own
+    (`<roman:0> `, `<italic:1> `, `[sectorC:2] `): each stands for that rank on the lines it starts alone,
+    where two tags or more do so for ranks of their own, 0 among the numbers a tag carries (a tag seen with
+    two ranks, two tags with one rank, or a word seen with two numbers, stand for none)."""
     seen: dict[str, set[int]] = {}
+    numbered: dict[str, tuple[str, int]] = {}
+    words: dict[str, set[str]] = {}
     for line in lines:
         if (
-            (m := _leading_tag(line)) is not None
-            and m.group(2).upper() not in _LEVELS  # (a level every rank's records carry)
-            and _logger_label(line[: m.end()], NO_FORMATS) is None  # (not a rank label itself)
-            and (after := _logger_label(line[m.end() :], NO_FORMATS)) is not None
+            (m := _leading_tag(line)) is None
+            or m.group(2).upper() in _LEVELS  # (a level every rank's records carry)
+            or _logger_label(line[: m.end()], NO_FORMATS) is not None  # (a rank label itself)
         ):
-            seen.setdefault(line[: m.end() - 1], set()).add(after[0])
+            continue
+        tag = line[: m.end() - 1]
+        if (after := _logger_label(line[m.end() :], NO_FORMATS)) is not None:
+            seen.setdefault(tag, set()).add(after[0])
+        elif (own := _TAG_RANK.match(m.group(2))) is not None and own.group(2).strip(" _#:=-"):
+            numbered[tag] = (own.group(2), int(own.group(3)))
+            words.setdefault(own.group(2), set()).add(own.group(3))
     named = {tag: next(iter(ranks)) for tag, ranks in seen.items() if len(ranks) == 1}
+    if not named and any(rank == 0 for _, rank in numbered.values()):
+        named = {
+            tag: rank
+            for tag, (word, rank) in numbered.items()
+            if len(words[word]) == 1 and word.strip(" _#:=-").lower() not in _COUNTER_WORDS
+        }
     if len(named) < 2 or len(set(named.values())) < len(named):
         return {}
     return named

@@ -70,7 +70,7 @@ STATES_A_HALT = LazyRegex(
     # ... or says it waits as its last word (`probe reading is 3604s old, waiting`)
     r"|(?i:, waiting\.?$)"
     # ... or that a wait it counted brought nothing (`no calibration record after 40s`)
-    r"|(?i:\bno [a-z][\w-]{0,30}(?: [a-z][\w-]{0,30}){0,3} (?:after|within|in) \d{1,6}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|mins|minutes)\b)"
+    r"|(?i:\bno [a-z][\w-]{0,30}(?: [\w-]{1,30}){0,3} (?:after|within|in) \d{1,6}(?:\.\d+)? ?(?:s|ms|sec|secs|seconds|min|mins|minutes)\b)"
     # ... counted in attempts, or doing a step again after a pause (`(attempt 2/6), re-fetching in 2s`)
     r"|(?i:\battempt \d{1,5} ?(?:/|of) ?\d|\bre-?[a-z]{2,20}ing (?:again )?in \d)"
     # ... or counting its tries so far (`0 positives after 100000 redraws`, `20000 draws so far without`)
