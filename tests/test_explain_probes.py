@@ -10691,3 +10691,26 @@ def test_a_line_the_straggler_printed_after_its_peers_timed_out_is_not_why_they_
     root = explain_text(log("no manifest for epoch 0 after 25s, logging prediction only")).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
     assert root.text == "no manifest for epoch 0 after 25s, logging prediction only"
+
+
+def test_an_unlabelled_wait_loop_before_a_timeout_no_rank_explains_is_the_root_line() -> None:
+    """`[station 2] waiting for tare lab results ... (try 1)`, round after round under a tag of the script's
+    own that names no rank, then process 0 of a spawn job times out: the wait is why, whoever printed it;
+    its first round is the root line and no rank is named. One line said once (`Rank 1 initialization
+    finished.`), or twice without a wait, is no such loop."""
+    spawn = (
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n\n-- Process 0 terminated with the following error:\n"
+        f"Traceback (most recent call last):\n{_GLOO_RECV_TIMEOUT}\n"
+    )
+    loop = "".join(
+        f"[station 2] waiting for tare lab results station2_epoch0.done (try {i})\n" for i in range(1, 5)
+    )
+    root = explain_text(loop + spawn).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+    assert root.text == "[station 2] waiting for tare lab results station2_epoch0.done (try 1)"
+    for said in (
+        "[station 2] waiting for tare lab results (try 1)\n",
+        "Rank 1 initialization finished.\n" * 2,
+    ):
+        root = explain_text(said + spawn).root_cause
+        assert root is not None and root.text == _GLOO_RECV_TIMEOUT

@@ -2507,7 +2507,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     if (
         halted is None
         and (last is None or with_them)
-        and (halted := _unclaimed_halt(timeline, last, cand.obs))
+        and (halted := unclaimed_halt(timeline, last, cand.obs))
     ):
         printed = (
             "printed nothing under a rank label"
@@ -2522,12 +2522,14 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     _point_at_halt(cand, rank, halted)
 
 
-def _unclaimed_halt(timeline: Timeline, after: Observation | None, report: Observation) -> Observation | None:
+def unclaimed_halt(
+    timeline: Timeline, after: Observation | None, report: Observation, rounds: int = 1
+) -> Observation | None:
     """The line no rank label claims that says a process waits or stopped (`[antwerpen] gateway buffer not
     flushed yet, polling ...`, under a tag of the script's own), when all such lines (those after a line
     `after`, in its file, and before the waiting ranks' `report` in its) are one line or the rounds of one
-    wait: what the process said once its peers had failed (`gave up on camera export after 24s`) is not
-    why they waited."""
+    wait, `rounds` of them at least: what the process said once its peers had failed (`gave up on camera
+    export after 24s`) is not why they waited."""
     halts = [
         line
         for line in timeline.unlabelled
@@ -2537,7 +2539,7 @@ def _unclaimed_halt(timeline: Timeline, after: Observation | None, report: Obser
     ]
     if not halts or len({timeline.alike(line.text) for line in halts}) != 1:
         return None
-    return halts[0]
+    return halts[0] if sum(line.count for line in halts) >= rounds else None
 
 
 def _point_at_halt(cand: Candidate, rank: int, halted: Observation | None) -> None:

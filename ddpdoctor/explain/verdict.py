@@ -37,7 +37,14 @@ import re
 import signal
 from collections import Counter
 
-from ddpdoctor.explain.analyse import CAUSE, CONSEQUENCE, INFERRED, STORE_TIMEOUT_ENTRY, Candidate
+from ddpdoctor.explain.analyse import (
+    CAUSE,
+    CONSEQUENCE,
+    INFERRED,
+    STORE_TIMEOUT_ENTRY,
+    Candidate,
+    unclaimed_halt,
+)
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import INTERPRETER_REFUSAL
 from ddpdoctor.explain.observations import (
@@ -59,6 +66,8 @@ from ddpdoctor.explain.wording import (
     NATIVE_CHECK,
     SCHEDULER_SAYS,
     TERMINATES_THE_OTHERS,
+    WAITS_IN_A_LOOP,
+    WAITS_ON_SOMETHING,
     message_category,
     numberless,
 )
@@ -182,6 +191,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     _odd_setting(culprit, timeline, found)
     _counted_otherwise(culprit, timeline)
     culprit = _one_rank_ahead(culprit, timeline, found)
+    _unlabelled_wait(culprit, timeline)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
@@ -389,6 +399,25 @@ def _counted_otherwise(culprit: Candidate, timeline: Timeline) -> None:
         f"rank {rank} lists another length than every other rank: {line.text[:200]} ({line.file}:{line.line});"
         " its collective had another size than theirs, so they waited in one that never completed"
     )
+
+
+def _unlabelled_wait(culprit: Candidate, timeline: Timeline) -> None:
+    """A collective timed out with no rank named, and before that report one process said, under no rank
+    label, round after round, that it waits for a thing of its own (`[station 2] waiting for tare lab
+    results ... (try 1)`, then `(try 2)`): that wait is why the others waited, whoever it was; its first
+    round is the root line, the timeout among the reasons. (A line said once, `Trainer.fit stopped`, a
+    sentence of prose, is no wait loop.)"""
+    if culprit.category != "collective_timeout" or culprit.rank is not None or culprit.stated is not None:
+        return
+    halted = unclaimed_halt(timeline, None, culprit.obs, rounds=2)
+    if halted is None or not (WAITS_ON_SOMETHING.search(halted.text) or WAITS_IN_A_LOOP.search(halted.text)):
+        return  # (`Rank 1 initialization finished.` said twice is no wait)
+    culprit.reasons.append(
+        f"a process no rank label names said it waits before the timeout: {halted.text[:200]}"
+        f" ({halted.file}:{halted.line}); the others' report: {culprit.obs.text[:160]}"
+        f" ({culprit.obs.file}:{culprit.obs.line})"
+    )
+    culprit.stated = halted
 
 
 def _one_rank_ahead(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
