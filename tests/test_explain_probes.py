@@ -10714,3 +10714,39 @@ def test_an_unlabelled_wait_loop_before_a_timeout_no_rank_explains_is_the_root_l
     ):
         root = explain_text(said + spawn).root_cause
         assert root is not None and root.text == _GLOO_RECV_TIMEOUT
+
+
+def test_the_wait_loop_a_straggler_was_in_when_its_peers_timed_out_is_the_root_line() -> None:
+    """Rank 2 polls for its runner sheet (`not there yet, checking again in 2s`) while ranks 0 and 1 time out,
+    then gives up and prints the line its peers printed long before (`loaded 4 runner rows`): its last line
+    is theirs, but when they reported it was in its loop, whose first round is the root line."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    wait = "[worker-2] runner sheet 4man_a.csv not there yet, checking again in 2s\n"
+    text = (
+        "[worker-1] loaded 4 runner rows for 2man_b\n"
+        + wait
+        + "[worker-0] loaded 4 runner rows for 2man_a\n"
+        + wait * 6
+        + f"[rank1]: {_GLOO_RECV_TIMEOUT}\n[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+        + wait * 3
+        + "[worker-2] loaded 4 runner rows for 4man_a\n"
+        + f"[rank2]: {closed}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.line == 2 and root.text == wait.removeprefix("[worker-2] ").strip()
+
+
+def test_an_unlabelled_line_in_a_wait_loops_words_before_a_timeout_is_the_root_line() -> None:
+    """`bay 2: racking log not uploaded yet, polling (0s)`, once, then spawn's process 1 times out: a loop's
+    round by its words, even where the launcher stopped it after one; the rank stays unknown."""
+    text = (
+        "bay 2: racking log not uploaded yet, polling (0s)\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n\n-- Process 1 terminated with the following error:\n"
+        f"Traceback (most recent call last):\n{_GLOO_RECV_TIMEOUT}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+    assert root.text == "bay 2: racking log not uploaded yet, polling (0s)"

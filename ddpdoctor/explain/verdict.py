@@ -403,15 +403,21 @@ def _counted_otherwise(culprit: Candidate, timeline: Timeline) -> None:
 
 def _unlabelled_wait(culprit: Candidate, timeline: Timeline) -> None:
     """A collective timed out with no rank named, and before that report one process said, under no rank
-    label, round after round, that it waits for a thing of its own (`[station 2] waiting for tare lab
-    results ... (try 1)`, then `(try 2)`): that wait is why the others waited, whoever it was; its first
-    round is the root line, the timeout among the reasons. (A line said once, `Trainer.fit stopped`, a
-    sentence of prose, is no wait loop.)"""
+    label, that it waits for a thing of its own round after round (`[station 2] waiting for tare lab
+    results ... (try 1)`, then `(try 2)`), or in a loop's words (`bay 2: racking log not uploaded yet,
+    polling (0s)`): that wait is why the others waited, whoever it was; its first round is the root line,
+    the timeout among the reasons. (A line said once, `Trainer.fit stopped`, a sentence of prose, is no
+    wait loop.)"""
     if culprit.category != "collective_timeout" or culprit.rank is not None or culprit.stated is not None:
         return
-    halted = unclaimed_halt(timeline, None, culprit.obs, rounds=2)
-    if halted is None or not (WAITS_ON_SOMETHING.search(halted.text) or WAITS_IN_A_LOOP.search(halted.text)):
-        return  # (`Rank 1 initialization finished.` said twice is no wait)
+    # (its words a loop's round, `not uploaded yet, polling (0s)`, or a wait said twice: not `Rank 1
+    # initialization finished.` said twice)
+    halted = unclaimed_halt(timeline, None, culprit.obs)
+    if halted is None or not (
+        WAITS_IN_A_LOOP.search(halted.text)
+        or (WAITS_ON_SOMETHING.search(halted.text) and unclaimed_halt(timeline, None, culprit.obs, rounds=2))
+    ):
+        return
     culprit.reasons.append(
         f"a process no rank label names said it waits before the timeout: {halted.text[:200]}"
         f" ({halted.file}:{halted.line}); the others' report: {culprit.obs.text[:160]}"
