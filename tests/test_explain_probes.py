@@ -10750,3 +10750,20 @@ def test_an_unlabelled_line_in_a_wait_loops_words_before_a_timeout_is_the_root_l
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
     assert root.text == "bay 2: racking log not uploaded yet, polling (0s)"
+
+
+def test_a_round_counted_in_brackets_is_a_wait_loops_round() -> None:
+    """`cabinet 2: humidity log for epoch 1 not there yet (poll 0)`, then `(poll 1)` ...: a round counted in
+    brackets makes a wait loop, whose first round is the root line of the straggler its peers waited for."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    text = (
+        "".join(f"cabinet {r} epoch 0 local steam loss 0.1{r}65\n" for r in range(3))
+        + "".join(f"cabinet 2: humidity log for epoch 1 not there yet (poll {i})\n" for i in range(6))
+        + f"[rank1]: {_GLOO_RECV_TIMEOUT}\n[rank0]: {_GLOO_RECV_TIMEOUT}\n[rank2]: {closed}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert root.text == "cabinet 2: humidity log for epoch 1 not there yet (poll 0)"
+    assert message_category("(poll 0)") is None  # (a round's words, not a failure's)

@@ -32,10 +32,12 @@ _WAITS = r"\bwait(?:s|ing)? (?:for|on|until)\b"
 WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
 # Words of a wait loop's round (`marker not ready, polling again in 3s`, `lock busy, retry 2`, `server not
 # ready, wait 3 sec to retry...`, `file not in inbox yet, polling (attempt 16)`, `forecast not published yet,
-# checking again in 5s`, `sheet not published yet, retry in 5s`).
+# checking again in 5s`, `sheet not published yet, retry in 5s`, `not there yet (poll 0)`).
 _WAIT_LOOP = (
     r"(?i:\b(?:polling|retrying) (?:again|in \d)|\b[a-z]{3,20}ing again in \d|\bretry(?:ing)?(?: ?[#(]?| (?:again )?in )\d"
-    r"|\bnot (?:yet )?ready\b|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting|(?:re)?checking|sleeping)\b)"
+    r"|\bnot (?:yet )?ready\b|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting|(?:re)?checking|sleeping)\b"
+    # ... a round counted in brackets (`humidity log not there yet (poll 0)`, `waiting for results (try 1)`)
+    r"|\((?:poll|try|attempt|retry|check) ?#?\d{1,5}(?: ?(?:/|of) ?\d{1,5})?\))"
 )
 WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
 # Words in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`).
