@@ -45,7 +45,7 @@ from ddpdoctor.explain.observations import (
     ranks_by_collective,
 )
 from ddpdoctor.explain.ranks import bounded_rank, rank_list
-from ddpdoctor.explain.timeline import TAKING_MOST, Timeline, order
+from ddpdoctor.explain.timeline import TAKING_MOST, Timeline, last_run, order
 from ddpdoctor.explain.wording import (
     CHILD_DIED,
     CUDA_OOM,
@@ -2538,11 +2538,7 @@ def _waiting_when_reported(timeline: Timeline, rank: int, report: Observation) -
     ]
     if not before or not WAITS_IN_A_LOOP.search(before[-1].text):
         return None
-    shape = numberless(before[-1].text)
-    first = len(before) - 1
-    while first > 0 and numberless(before[first - 1].text) == shape:
-        first -= 1
-    return before[first]
+    return last_run(before)[0]
 
 
 def unclaimed_halt(
@@ -2787,14 +2783,7 @@ def _behind(timeline: Timeline, silent: list[int], waiting: set[int]) -> list[in
 def _rounds(timeline: Timeline, rank: int) -> int:
     """How many times in a row a rank's output ends with its last healthy line, numbers aside (the rounds
     of a wait loop)."""
-    healthy = timeline.healthy_lines(rank)
-    shape = numberless(healthy[-1].text) if healthy else None
-    rounds = 0
-    for line in reversed(healthy):
-        if numberless(line.text) != shape:
-            break
-        rounds += line.count
-    return rounds
+    return sum(line.count for line in last_run(timeline.healthy_lines(rank)))
 
 
 def _stopped_at(timeline: Timeline, rank: int) -> tuple[str, int] | None:

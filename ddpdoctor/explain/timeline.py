@@ -228,10 +228,7 @@ class Timeline:
         own = self._recent.get(rank, [])
         shapes = self._shapes.get(rank, [])
         if own and self._printers[shapes[-1]] > 1 and WAITS_IN_A_LOOP.search(own[-1].text):
-            first = len(shapes) - 1
-            while first > 0 and shapes[first - 1] == shapes[-1]:
-                first -= 1
-            return own[first]
+            return last_run(own)[0]
         return next(
             (
                 line
@@ -1186,6 +1183,18 @@ def _list_name(before: str) -> str:
     """The words that name a list, right before it (`grade counts=`), numbers aside; empty when none do."""
     name = _LIST_NAME.search(before[-_LIST_NAME_CHARS:])
     return numberless(name.group()) if name else ""
+
+
+def last_run(lines: Sequence[RecentLineObs]) -> Sequence[RecentLineObs]:
+    """The lines alike, numbers aside, that a list of lines ends with (the rounds of a loop: `not in yet,
+    retrying in 5s` again and again); empty for no lines."""
+    if not lines:
+        return lines
+    shape = numberless(lines[-1].text)
+    first = len(lines) - 1
+    while first > 0 and numberless(lines[first - 1].text) == shape:
+        first -= 1
+    return lines[first:]
 
 
 def _list_lengths(text: str) -> tuple[int, ...]:
