@@ -10767,3 +10767,22 @@ def test_a_round_counted_in_brackets_is_a_wait_loops_round() -> None:
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
     assert root.text == "cabinet 2: humidity log for epoch 1 not there yet (poll 0)"
     assert message_category("(poll 0)") is None  # (a round's words, not a failure's)
+
+
+def test_a_rank_that_says_it_is_leaving_before_its_exit_code_is_the_scripts_own_decision() -> None:
+    """`[stn-grp 2/3] not enough pre-cutoff days to build windows, leaving`, then spawn reports process 2
+    ended with exit code 3: the script ended itself and said why (`user_code`, that line); `leaving` only
+    counts as the line's last word (`leaving 10% for validation` goes on)."""
+
+    def log(said: str) -> str:
+        return (
+            "".join(f"[stn-grp {r}/3] loaded 120 station days\n" for r in range(3))
+            + f"[stn-grp 2/3] {said}\n"
+            "torch.multiprocessing.spawn.ProcessExitedException: process 2 terminated with exit code 3\n"
+        )
+
+    root = explain_text(log("not enough pre-cutoff days to build windows, leaving")).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 2)
+    assert root.text == "not enough pre-cutoff days to build windows, leaving"
+    root = explain_text(log("leaving 10% of the station days for validation")).root_cause
+    assert root is not None and root.rank == 2 and root.text.startswith("torch.multiprocessing")

@@ -40,8 +40,8 @@ _WAIT_LOOP = (
     r"|\((?:poll|try|attempt|retry|check) ?#?\d{1,5}(?: ?(?:/|of) ?\d{1,5})?\))"
 )
 WAITS_IN_A_LOOP = LazyRegex(_WAIT_LOOP)
-# Words in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`).
-_ENDS_ITSELF = r"\b(?:exiting|aborting|quitting|gave up|giving up)\b"
+# Words in which a process says it ends itself (`..., exiting`, `aborting the run`, `giving up`, `..., leaving`).
+_ENDS_ITSELF = r"\b(?:exiting|aborting|quitting|gave up|giving up)\b|, leaving\.?$"
 ENDS_ITSELF = LazyRegex(r"(?i)" + _ENDS_ITSELF)
 # Words in which a process says it has no work left (`no generating samples in this record, nothing to train
 # on`, `no windows for shelves B2, B3, skipping training`, `no dwell records for KXX, skipping`): it goes no
