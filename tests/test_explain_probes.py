@@ -10786,3 +10786,24 @@ def test_a_rank_that_says_it_is_leaving_before_its_exit_code_is_the_scripts_own_
     assert root.text == "not enough pre-cutoff days to build windows, leaving"
     root = explain_text(log("leaving 10% of the station days for validation")).root_cause
     assert root is not None and root.rank == 2 and root.text.startswith("torch.multiprocessing")
+
+
+def test_sigabrt_after_the_runtimes_note_of_threads_left_running_is_the_ranks_own_ending() -> None:
+    """Rank 1 says `quarantining lot and stopping`, calls `sys.exit`, and the C++ runtime aborts it because
+    gloo's threads still run (`terminate called without an active exception`, then torchrun's `exitcode:
+    -6`); rank 0 loses it. That note is how rank 1 ended, not a wait: rank 1 ended itself, and its line says
+    why (`user_code`)."""
+    closed = (
+        "RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by peer"
+    )
+    text = (
+        "[lot 1] epoch 0 blank weight mean 7.4994 g\n[lot 0] epoch 0 blank weight mean 7.5002 g\n"
+        "[lot 1] blank weight 7.5497 g outside 7.5±0.03 g, quarantining lot and stopping\n"
+        "terminate called without an active exception\n"
+        f"[rank0]: {closed}\n"
+        "E1207 17:29:59.163000 9540 torch/distributed/elastic/multiprocessing/api.py:1002] failed (exitcode: -6)"
+        " local_rank: 1 (pid: 9616) of binary: /usr/bin/python\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    assert root.text == "blank weight 7.5497 g outside 7.5±0.03 g, quarantining lot and stopping"

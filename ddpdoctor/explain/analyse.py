@@ -1495,12 +1495,18 @@ def exit_candidates(timeline: Timeline, index: KbIndex, found: list[Candidate]) 
         if c.rank is not None
         and (c.tier == CAUSE or (c.kind == "symptom" and isinstance(c.obs, ExceptionObs)))
     }
-    # Ranks that waited for a collective or lost a peer (None: a report no label ties to a rank).
+    # Ranks that waited for a collective or lost a peer (None: a report no label ties to a rank); not the C++
+    # runtime's note that a process ended with threads still running (`terminate called without an active
+    # exception`, gloo's after `sys.exit`): how a process ended, no wait.
     waited = {
         c.rank
         for c in found
         if c.category == "collective_timeout"
-        or (c.kind == "symptom" and c.consequence not in ("launcher", "interrupt"))
+        or (
+            c.kind == "symptom"
+            and c.consequence not in ("launcher", "interrupt")
+            and not _ENDED_WITH_THREADS.search(c.obs.text)
+        )
     }
     timed_out = any(c.consequence == "timeout" for c in found)
     # An exception (or an error line that names a cause) no label ties to a rank may be any exiting
