@@ -2518,8 +2518,9 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     if (
         halted is None
         and (last is None or with_them)
-        and (halted := unclaimed_halt(timeline, last, cand.obs))
+        and (rounds := unclaimed_halts(timeline, last, cand.obs))
     ):
+        halted = rounds[0]
         printed = (
             "printed nothing under a rank label"
             if last is None
@@ -2547,14 +2548,14 @@ def _waiting_when_reported(timeline: Timeline, rank: int, report: Observation) -
     return last_run(before)[0]
 
 
-def unclaimed_halt(
-    timeline: Timeline, after: Observation | None, report: Observation, rounds: int = 1
-) -> Observation | None:
-    """The line no rank label claims that says a process waits or stopped (`[antwerpen] gateway buffer not
-    flushed yet, polling ...`, under a tag of the script's own), when all such lines (those after a line
-    `after`, in its file, and before the waiting ranks' `report` in its) are one line or the rounds of one
-    wait, `rounds` of them at least: what the process said once its peers had failed (`gave up on camera
-    export after 24s`) is not why they waited."""
+def unclaimed_halts(
+    timeline: Timeline, after: Observation | None, report: Observation
+) -> list[RecentLineObs]:
+    """The rounds of the one wait no rank label claims, in the order read: lines that say a process waits
+    or stopped (`[antwerpen] gateway buffer not flushed yet, polling ...`, under a tag of the script's own),
+    after a line `after`, in its file, and before the waiting ranks' `report` in its, when they are one line
+    or the rounds of one wait (else none): what the process said once its peers had failed (`gave up on
+    camera export after 24s`) is not why they waited."""
     halts = [
         line
         for line in timeline.unlabelled
@@ -2562,9 +2563,7 @@ def unclaimed_halt(
         and (after is None or (line.file_index == after.file_index and line.line > after.line))
         and (line.file_index != report.file_index or line.line < report.line)
     ]
-    if not halts or len({timeline.alike(line.text) for line in halts}) != 1:
-        return None
-    return halts[0] if sum(line.count for line in halts) >= rounds else None
+    return halts if len({timeline.alike(line.text) for line in halts}) == 1 else []
 
 
 def _point_at_halt(cand: Candidate, rank: int, halted: Observation | None) -> None:

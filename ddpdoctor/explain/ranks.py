@@ -629,7 +629,7 @@ def named_ranks(lines: list[str]) -> dict[str, int]:
         named = {
             tag: rank
             for tag, (word, rank) in numbered.items()
-            if len(words[word]) == 1 and word.strip(" _#:=-").lower() not in _COUNTER_WORDS
+            if len(words[word]) == 1 and not _counts_steps(word)
         }
     if len(named) < 2 or len(set(named.values())) < len(named):
         return {}
@@ -652,9 +652,14 @@ def tagged_ranks(lines: list[str]) -> frozenset[str]:
             tag = m.group(2) if m is not None else ""
         else:
             continue
-        if m is not None and tag.strip("[(<= _#:-").lower() not in _COUNTER_WORDS:
+        if m is not None and not _counts_steps(tag):
             seen.setdefault(tag, set()).add(m.group(3))
     return frozenset(tag for tag, numbers in seen.items() if "0" in numbers and len(numbers) >= 2)
+
+
+def _counts_steps(tag: str) -> bool:
+    """Whether a tag's word counts the steps of one process, not processes (`[epoch `, `fold:`)."""
+    return tag.strip("[(<= _#:-").lower() in _COUNTER_WORDS
 
 
 def _leading_tag(line: str) -> re.Match[str] | None:

@@ -43,7 +43,7 @@ from ddpdoctor.explain.analyse import (
     INFERRED,
     STORE_TIMEOUT_ENTRY,
     Candidate,
-    unclaimed_halt,
+    unclaimed_halts,
 )
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import INTERPRETER_REFUSAL
@@ -410,13 +410,14 @@ def _unlabelled_wait(culprit: Candidate, timeline: Timeline) -> None:
     wait loop.)"""
     if culprit.category != "collective_timeout" or culprit.rank is not None or culprit.stated is not None:
         return
+    rounds = unclaimed_halts(timeline, None, culprit.obs)
+    if not rounds:
+        return
+    halted = rounds[0]
     # (its words a loop's round, `not uploaded yet, polling (0s)`, or a wait said twice: not `Rank 1
     # initialization finished.` said twice)
-    halted = unclaimed_halt(timeline, None, culprit.obs)
-    if halted is None or not (
-        WAITS_IN_A_LOOP.search(halted.text)
-        or (WAITS_ON_SOMETHING.search(halted.text) and unclaimed_halt(timeline, None, culprit.obs, rounds=2))
-    ):
+    said_twice = sum(line.count for line in rounds) >= 2
+    if not (WAITS_IN_A_LOOP.search(halted.text) or (WAITS_ON_SOMETHING.search(halted.text) and said_twice)):
         return
     culprit.reasons.append(
         f"a process no rank label names said it waits before the timeout: {halted.text[:200]}"
