@@ -10807,3 +10807,32 @@ def test_sigabrt_after_the_runtimes_note_of_threads_left_running_is_the_ranks_ow
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     assert root.text == "blank weight 7.5497 g outside 7.5±0.03 g, quarantining lot and stopping"
+
+
+# --- classes found in the sixty-third session ------------------------------------------------------
+
+
+def test_a_stragglers_error_that_ends_its_own_wait_after_its_peers_timed_out_is_the_wait() -> None:
+    """Rank 1 polls for a calibration (`not published yet, waited 0s`, `waited 10s`), rank 0 times out in
+    the collective, then rank 1's own `TimeoutError: no calibration ... after 30.0s` ends its wait: rank 0
+    waited for rank 1, which waited for its file. The wait is the cause (`collective_timeout`, its first
+    round); an error that says nothing of a wait (`KeyError`) stays the rank's own fault."""
+
+    def log(error: str) -> str:
+        return (
+            "tension[1] calibration for passing_loop not published yet, waited 0s\n"
+            "tension[0] top_sheave: offset=0.00 gain=1.00\n"
+            "tension[1] calibration for passing_loop not published yet, waited 10s\n"
+            f"[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+            "tension[1] calibration for passing_loop not published yet, waited 20s\n"
+            "[rank1]: Traceback (most recent call last):\n"
+            '[rank1]:   File "/srv/calib/train.py", line 41, in wait_for_calibration\n'
+            "[rank1]:     raise TimeoutError(msg)\n"
+            f"[rank1]: {error}\n"
+        )
+
+    root = explain_text(log("TimeoutError: no calibration for passing_loop after 30.0s")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 1)
+    assert root.text == "calibration for passing_loop not published yet, waited 0s"
+    root = explain_text(log("KeyError: 'passing_loop'")).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)

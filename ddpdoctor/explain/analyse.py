@@ -2510,7 +2510,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     with_them = last is not None and not any(
         (own.file_index, own.line) == (last.file_index, last.line) for own in timeline.own_lines(rank)
     )
-    if halted is None and (halted := _waiting_when_reported(timeline, rank, cand.obs)) is not None:
+    if halted is None and (halted := waiting_when_reported(timeline, rank, cand.obs)) is not None:
         cand.reasons.append(
             f"rank {rank} was in a wait loop of its own when the others reported: {halted.text[:200]}"
             f" ({halted.file}:{halted.line}); what it printed after came once they had given up"
@@ -2534,7 +2534,7 @@ def _tell_last_lines(cand: Candidate, timeline: Timeline, rank: int) -> None:
     _point_at_halt(cand, rank, halted)
 
 
-def _waiting_when_reported(timeline: Timeline, rank: int, report: Observation) -> RecentLineObs | None:
+def waiting_when_reported(timeline: Timeline, rank: int, report: Observation) -> RecentLineObs | None:
     """The first round of the wait loop a rank was in when its peers reported their wait: its last line
     before that report, in the report's file, says it waits (`runner sheet not there yet, checking again in
     2s`), though it printed more after it (`loaded 4 runner rows`, once they had given up)."""

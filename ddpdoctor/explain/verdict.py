@@ -44,6 +44,7 @@ from ddpdoctor.explain.analyse import (
     STORE_TIMEOUT_ENTRY,
     Candidate,
     unclaimed_halts,
+    waiting_when_reported,
 )
 from ddpdoctor.explain.collectives import collective_facts
 from ddpdoctor.explain.index import INTERPRETER_REFUSAL
@@ -65,6 +66,7 @@ from ddpdoctor.explain.wording import (
     NAMES_A_FAILURE,
     NATIVE_CHECK,
     SCHEDULER_SAYS,
+    STATES_A_HALT,
     TERMINATES_THE_OTHERS,
     WAITS_IN_A_LOOP,
     WAITS_ON_SOMETHING,
@@ -192,6 +194,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     _counted_otherwise(culprit, timeline)
     culprit = _one_rank_ahead(culprit, timeline, found)
     _unlabelled_wait(culprit, timeline)
+    _gave_up_waiting(culprit, timeline, found)
     culprit = _unreachable_interface(culprit, timeline, found)
     verdict = Verdict(culprit, candidates=found)
     verdict.why = list(culprit.reasons)
@@ -425,6 +428,34 @@ def _unlabelled_wait(culprit: Candidate, timeline: Timeline) -> None:
         f" ({culprit.obs.file}:{culprit.obs.line})"
     )
     culprit.stated = halted
+
+
+def _gave_up_waiting(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> None:
+    """The culprit's error says a wait of its own brought nothing (`TimeoutError: no calibration for
+    passing_loop after 30.0s`), and it came after a peer had already timed out in a collective while this
+    rank was in that wait loop (`calibration ... not published yet, waited 0s`, then `waited 10s`): the
+    peers waited for this rank, which waited for its own thing; the error is how its wait ended once they
+    had given up. The wait is the cause the others met: a collective timeout, with the loop's first round
+    as the root line."""
+    if culprit.tier != CAUSE or culprit.rank is None or not isinstance(culprit.obs, ExceptionObs):
+        return
+    if culprit.entry is not None or not STATES_A_HALT.search(culprit.obs.text):
+        return
+    for report in found:
+        if report.category != "collective_timeout" or report.rank in (None, culprit.rank):
+            continue
+        if report.obs.file_index != culprit.obs.file_index or report.obs.line > culprit.obs.line:
+            continue
+        halted = waiting_when_reported(timeline, culprit.rank, report.obs)
+        if halted is None:
+            continue
+        culprit.reasons.append(
+            f"rank {culprit.rank} was in a wait loop of its own when rank {report.rank} timed out in a"
+            f" collective: {halted.text[:200]} ({halted.file}:{halted.line}); its error came after, when that"
+            f" wait gave up: {culprit.obs.text[:160]}"
+        )
+        culprit.category, culprit.stated = "collective_timeout", halted
+        return
 
 
 def _one_rank_ahead(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:

@@ -35,7 +35,7 @@ WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
 # checking again in 5s`, `sheet not published yet, retry in 5s`, `not there yet (poll 0)`).
 _WAIT_LOOP = (
     r"(?i:\b(?:polling|retrying) (?:again|in \d)|\b[a-z]{3,20}ing again in \d|\bretry(?:ing)?(?: ?[#(]?| (?:again )?in )\d"
-    r"|\bnot (?:yet )?ready\b|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting|(?:re)?checking|sleeping)\b"
+    r"|\bnot (?:yet )?ready\b|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting|waited|(?:re)?checking|sleeping)\b"
     # ... a round counted in brackets (`humidity log not there yet (poll 0)`, `waiting for results (try 1)`)
     r"|\((?:poll|try|attempt|retry|check) ?#?\d{1,5}(?: ?(?:/|of) ?\d{1,5})?\))"
 )
