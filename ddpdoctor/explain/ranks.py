@@ -133,16 +133,18 @@ _BARE_FIELD_RANK = LazyRegex(
 # name another rank, and torch's own messages say `Rank 0 using best-guess GPU 0`.
 _WORDED_RANK = LazyRegex(r"(local_)?rank (\d{1,7})(?= [a-z][\w-]{0,40} )")
 _WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
-# ... or a tag of the script's own first on the line, a number alone or after a word, in brackets or as a
-# `key=value` or `key[value]` field (`[2] `, MPICH's `-prepend-rank`; `<tower1> `, `[worker 3] `, `(gpu 2) `,
-# `tower=2 `, `region[2] `), in a file whose lines start with that tag for two numbers or more, 0 among them
+# ... or a tag of the script's own first on the line, a number alone or after a word, in brackets, as a
+# `key=value` or `key[value]` field or run into its word (`[2] `, MPICH's `-prepend-rank`; `<tower1> `, `[worker
+# 3] `, `(gpu 2) `, `tower=2 `, `region[2] `, `stand2 day 3: `), in a file whose lines start with that tag for two numbers or more, 0 among them
 # (see tagged_ranks). A part of the rank's own may follow the number (`<zone 2:airport_link> `, `[rebal
 # 2/3] `). The first group, as _FIELD_RANK's, would say the rank is node-local; the second is the tag's word.
 _TAGGED_LINE = LazyRegex(r"([\[(<])([^\[\](){}<>]{1,40})([\])>]) ")
 _TAG_RANK = LazyRegex(
     r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=-]?)?)(\d{1,4})(?=(?:[:/][\w./-]{1,40})?$)"
 )
-_KEYED_RANK = LazyRegex(r"(local_)?([A-Za-z][A-Za-z_]{0,30}[=\[])(\d{1,4})\]?(?=[ ,;|:])")
+_KEYED_RANK = LazyRegex(
+    r"(local_)?([A-Za-z][A-Za-z_]{0,30}[=\[]|[A-Za-z][A-Za-z_]{1,30})(\d{1,4})\]?(?=[ ,;|:])"
+)
 # Words whose numbers count the steps of one process, not processes (`[epoch 0] `, `[chunk 2] `).
 _COUNTER_WORDS = frozenset(
     [
@@ -638,8 +640,9 @@ def named_ranks(lines: list[str]) -> dict[str, int]:
 
 def tagged_ranks(lines: list[str]) -> frozenset[str]:
     """The tags of a script's own that start a file's lines with the rank (`[0] loader ready`, `<tower2> ...`,
-    `tower=1 epoch=0 ...`), each as its bracket and word (`[`, `<tower`, `tower=`, `region[`): the same tag with two
-    numbers or more, 0 among them, and a word that does not count steps (`[epoch 0]`)."""
+    `tower=1 epoch=0 ...`, `stand0 day 0: ...`), each as its bracket and word (`[`, `<tower`, `tower=`, `region[`,
+    `stand`): the same tag with two numbers or more, 0 among them, and a word that does not count steps (`[epoch
+    0]`)."""
     seen: dict[str, set[str]] = {}
     for line in lines:
         if line[:1] in _CLOSERS:
@@ -647,7 +650,7 @@ def tagged_ranks(lines: list[str]) -> frozenset[str]:
                 continue
             m = _TAG_RANK.match(bracketed.group(2))
             tag = bracketed.group(1) + m.group(2) if m is not None else ""
-        elif line[:1].isalpha() and ("=" in line[:40] or "[" in line[:40]):
+        elif line[:1].isalpha():
             m = _KEYED_RANK.match(line)
             tag = m.group(2) if m is not None else ""
         else:
