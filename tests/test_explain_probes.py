@@ -10836,3 +10836,27 @@ def test_a_stragglers_error_that_ends_its_own_wait_after_its_peers_timed_out_is_
     assert root.text == "calibration for passing_loop not published yet, waited 0s"
     root = explain_text(log("KeyError: 'passing_loop'")).root_cause
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
+
+
+def test_a_tag_run_into_its_word_at_the_start_of_a_line_labels_the_rank() -> None:
+    """`stand0 day 2: loss ...` and `stand2 day 3: waiting for releaser logger re-sync`, then spawn reports
+    process 0's gloo timeout: the word run into its number labels the rank as `[stand 2]` would, so the
+    straggler is rank 2. A word that counts steps (`epoch0 ...`, `epoch2 ...`) labels none."""
+
+    def log(word: str) -> str:
+        return (
+            "".join(f"{word}0 day {d}: loss 22.{d}253 bush total 513.0 L\n" for d in range(3))
+            + f"{word}2 day 3: waiting for releaser logger re-sync\n" * 2
+            + "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+            "-- Process 0 terminated with the following error:\n"
+            "Traceback (most recent call last):\n"
+            '  File "/srv/sap/train.py", line 56, in worker\n'
+            "    dist.all_reduce(grad)\n"
+            f"{_GLOO_RECV_TIMEOUT}\n"
+        )
+
+    root = explain_text(log("stand")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert "waiting for releaser logger re-sync" in root.text
+    root = explain_text(log("epoch")).root_cause
+    assert root is not None and root.rank != 2
