@@ -10860,3 +10860,24 @@ def test_a_tag_run_into_its_word_at_the_start_of_a_line_labels_the_rank() -> Non
     assert "waiting for releaser logger re-sync" in root.text
     root = explain_text(log("epoch")).root_cause
     assert root is not None and root.rank != 2
+
+
+def test_a_tag_of_two_words_with_the_rank_after_the_second_labels_the_rank() -> None:
+    """`[tg-bench ch1] building pairwise lag table (38.7 GB)` is rank 1's last line before it vanished, and
+    rank 0 lost its peer: the tag of two words labels the rank, so that rank was taking a large allocation
+    when it went (`oom_host`, that line). A counter as the tag's last word (`[train epoch 1]`) labels none."""
+
+    def log(tag: str) -> str:
+        return (
+            f"[{tag}1] traces=1536 lag_window=all\n[{tag}1] building pairwise lag table (38.7 GB)\n"
+            f"[{tag}0] traces=1536 lag_window=64\n"
+            "[rank0]: Traceback (most recent call last):\n"
+            "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed"
+            " by peer [127.0.0.1]:45730\n"
+        )
+
+    root = explain_text(log("tg-bench ch")).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text == "building pairwise lag table (38.7 GB)"
+    root = explain_text(log("train epoch ")).root_cause
+    assert root is not None and root.category != "oom_host"
