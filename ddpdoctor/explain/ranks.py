@@ -136,8 +136,9 @@ _WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
 # ... or a tag of the script's own first on the line, a number alone or after a word or two, in brackets, as a
 # `key=value` or `key[value]` field or run into its word (`[2] `, MPICH's `-prepend-rank`; `<tower1> `, `[worker
 # 3] `, `(gpu 2) `, `[tg-bench ch1] `, `tower=2 `, `region[2] `, `stand2 day 3: `), in a file whose lines start
-# with that tag for two numbers or more, 0 among them (see tagged_ranks). A part of the rank's own may follow the number (`<zone 2:airport_link> `, `[rebal
-# 2/3] `). The first group, as _FIELD_RANK's, would say the rank is node-local; the second is the tag's word.
+# with that tag for two numbers or more, 0 among them (see tagged_ranks). A part of the rank's own may follow the
+# number (`<zone 2:airport_link> `, `[rebal 2/3] `). The first group, as _FIELD_RANK's, would say the rank is
+# node-local; the second is the tag's word.
 _TAGGED_LINE = LazyRegex(r"([\[(<])([^\[\](){}<>]{1,40})([\])>]) ")
 _TAG_RANK = LazyRegex(
     r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=-]?){0,2})(\d{1,4})(?=(?:[:/][\w./-]{1,40})?$)"

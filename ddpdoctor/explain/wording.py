@@ -32,7 +32,8 @@ _WAITS = r"\bwait(?:s|ing)? (?:for|on|until)\b"
 WAITS_ON_SOMETHING = LazyRegex(r"(?i)" + _WAITS)
 # Words of a wait loop's round (`marker not ready, polling again in 3s`, `lock busy, retry 2`, `server not
 # ready, wait 3 sec to retry...`, `file not in inbox yet, polling (attempt 16)`, `forecast not published yet,
-# checking again in 5s`, `sheet not published yet, retry in 5s`, `not there yet (poll 0)`).
+# checking again in 5s`, `sheet not published yet, retry in 5s`, `index not published yet, waited 10s`, `not there
+# yet (poll 0)`).
 _WAIT_LOOP = (
     r"(?i:\b(?:polling|retrying) (?:again|in \d)|\b[a-z]{3,20}ing again in \d|\bretry(?:ing)?(?: ?[#(]?| (?:again )?in )\d"
     r"|\bnot (?:yet )?ready\b|\bnot (?:[\w-]{1,20} ){1,3}yet, (?:polling|retrying|waiting|waited|(?:re)?checking|sleeping)\b"
