@@ -10881,3 +10881,34 @@ def test_a_tag_of_two_words_with_the_rank_after_the_second_labels_the_rank() -> 
     assert root.text == "building pairwise lag table (38.7 GB)"
     root = explain_text(log("train epoch ")).root_cause
     assert root is not None and root.rank is None and root.category != "oom_host"
+
+
+# --- classes found in the sixty-fourth session -----------------------------------------------------
+
+
+def test_a_scripts_tag_behind_torchruns_tee_label_labels_the_rank() -> None:
+    """torchrun's `--tee` puts `[default1]:` before the script's own tag (`[lanes 1] materialising ...`):
+    that tag is the script's label of the rank there as at the start of a console's line, so the line is
+    one of its records, not what Python wrote bare as the SIGKILLed rank ended. The report points at the
+    launcher's line of the kill; a line that is bare behind the label stays the rank's last word."""
+
+    def log(last: str) -> str:
+        return (
+            "[default0]:[rank0]:[W1207 20:32:48.259418400 reducer.cpp:1529] Warning: find_unused_parameters=True\n"
+            "[default1]:[rank1]:[W1207 20:32:48.259418400 reducer.cpp:1529] Warning: find_unused_parameters=True\n"
+            "[default0]:[lanes 0] materialising timing cache for 3 lanes\n"
+            "[default1]:[lanes 1] materialising timing cache for 9 lanes\n"
+            f"{last}"
+            "[default0]:[rank0]: Traceback (most recent call last):\n"
+            "[default0]:[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553]"
+            " Connection closed by peer [127.0.0.1]:45730\n"
+            "E1207 20:32:48.771000 12204 torch/distributed/elastic/multiprocessing/api.py:1002] failed"
+            " (exitcode: -9) local_rank: 1 (pid: 12235) of binary: /usr/bin/python\n"
+        )
+
+    root = explain_text(log("")).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert "failed (exitcode: -9) local_rank: 1" in root.text
+    root = explain_text(log("[default1]:lane cache would need 41.2 GiB, aborting\n")).root_cause
+    assert root is not None and root.rank == 1
+    assert root.text == "lane cache would need 41.2 GiB, aborting"

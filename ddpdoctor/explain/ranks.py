@@ -601,8 +601,20 @@ def counted_ranks(lines: list[str]) -> frozenset[int]:
 
 
 def label_formats(lines: list[str]) -> LabelFormats:
-    """The rank labels of a file's own (`[N/M]`, `rank N <word>`, `[N] `, a name tag) that its first lines show."""
+    """The rank labels of a file's own (`[N/M]`, `rank N <word>`, `[N] `, a name tag) that its first lines show,
+    also behind a launcher's label (`[default1]:[lanes 1] ...`, torchrun's `--tee`)."""
+    lines = [_behind_launcher_labels(line) for line in lines]
     return LabelFormats(counted_ranks(lines), worded_ranks(lines), tagged_ranks(lines), named_ranks(lines))
+
+
+def _behind_launcher_labels(line: str) -> str:
+    """A line's text after the launchers' rank labels in front of it (`[default1]:`, `[rank1]:`)."""
+    for _ in range(_MAX_PREFIXES):
+        found = _rank_label(line, False) if line[:1] == "[" else None
+        if found is None or found[0] is None:
+            break
+        line = line[found[2] :]
+    return line
 
 
 def named_ranks(lines: list[str]) -> dict[str, int]:
