@@ -10912,3 +10912,25 @@ def test_a_scripts_tag_behind_torchruns_tee_label_labels_the_rank() -> None:
     root = explain_text(log("[default1]:lane cache would need 41.2 GiB, aborting\n")).root_cause
     assert root is not None and root.rank == 1
     assert root.text == "lane cache would need 41.2 GiB, aborting"
+
+
+def test_an_odd_settings_rank_that_timed_out_itself_is_pointed_at_its_own_report() -> None:
+    """Rank 2 starts with `skus=5` where its peers say `skus=4`, so its all_reduce has another size; it times
+    out, and its peers then lose it (`Connection closed by peer`). The odd rank is the culprit of the
+    mismatch, and the report points at its own timeout, not at a peer's report of losing it."""
+    text = (
+        "[proc 1] sites=['old-mill'] delivery rows=48 skus=4\n"
+        "[proc 0] sites=['riverside', 'north-gate'] delivery rows=96 skus=4\n"
+        "[proc 2] sites=['harbour-point'] delivery rows=60 skus=5\n"
+        "[rank0]: Traceback (most recent call last):\n"
+        "[rank0]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:48017\n"
+        "[rank1]: Traceback (most recent call last):\n"
+        "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/pair.cc:553] Connection closed by"
+        " peer [127.0.0.1]:48017\n"
+        "[rank2]: Traceback (most recent call last):\n"
+        f"[rank2]: {_GLOO_RECV_TIMEOUT}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    assert "Timed out waiting" in root.text and root.line == 9

@@ -190,7 +190,7 @@ def decide(timeline: Timeline, found: list[Candidate]) -> Verdict:
     _reported_by_several(culprit, found)
     _first_to_differ(culprit)
     _uneven_work(culprit, timeline)
-    _odd_setting(culprit, timeline, found)
+    culprit = _odd_setting(culprit, timeline, found)
     _counted_otherwise(culprit, timeline)
     culprit = _one_rank_ahead(culprit, timeline, found)
     _unlabelled_wait(culprit, timeline)
@@ -318,7 +318,7 @@ def _compared_sizes(text: str) -> tuple[int, int] | None:
     return sizes if sizes is not None and min(sizes) > 0 else None
 
 
-def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> None:
+def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate]) -> Candidate:
     """Collectives that disagreed, reported by a rank the message does not name as the odd one (gloo's
     size check fails on the rank that received the data), or collectives every rank timed out in with
     none named, while one rank had started with a setting none of its peers has (`bond_features=False`
@@ -326,14 +326,15 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
     a number in the proportion of the sizes it compared (`calib_bins: 50` where they say 20, for 100 bytes
     against 40), or whose count of items stands far over its peers' (`45 docs` where they say 3 or 4):
     that rank runs other collectives than they do, so the others wait in ones it never joins. Where that
-    rank reported the same mismatch itself, its own report is the root line."""
+    rank reported the same mismatch itself, its own report is the root line; where every rank waited and
+    that rank reported its own wait (a timeout, where its peers lost it), that report is the culprit."""
     all_waited = culprit.category == "collective_timeout" and culprit.rank is None
     if (
         (culprit.category != "collective_mismatch" and not all_waited)
         or _named_by_report(culprit)
         or _NAMES_A_RANK.search(culprit.obs.text)
     ):
-        return
+        return culprit
     consequence = (
         "every rank waited in a collective its peers never joined with the same sizes or count"
         if all_waited
@@ -366,12 +367,24 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
             f"one statement lists another number of values in another process: {first.text[:160]}"
             f" ({first.file}:{first.line}) against {other.text[:160]} ({other.file}:{other.line}); {consequence}"
         )
-        return
+        return culprit
     else:
-        return
+        return culprit
     rank, line = odd
     if rank == culprit.rank:
-        return
+        return culprit
+    waited = [
+        c for c in found if all_waited and not counted and c.obs.rank == rank and c.consequence is not None
+    ]
+    if waited:
+        # The odd rank reported its own wait: that report, not another rank's of losing it, is the culprit.
+        own_wait = waited[0]
+        own_wait.tier, own_wait.consequence = min(own_wait.tier, culprit.tier), None
+        own_wait.reasons.append(
+            f"the others' report: {culprit.obs.text[:160]} ({culprit.obs.file}:{culprit.obs.line})"
+        )
+        culprit.rank = culprit.obs.rank  # (a victim again, of its own rank)
+        culprit = own_wait
     culprit.category, culprit.rank, culprit.suspects = "collective_mismatch", rank, [rank]
     culprit.rank_note = f"inferred: rank {rank} alone {note} its peers"
     if all_waited and counted:
@@ -383,6 +396,7 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
     culprit.reasons.append(
         f"rank {rank} {stated}: {line.text[:200]} ({line.file}:{line.line}); {consequence}"
     )
+    return culprit
 
 
 def _counted_otherwise(culprit: Candidate, timeline: Timeline) -> None:
