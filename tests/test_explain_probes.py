@@ -10934,3 +10934,31 @@ def test_an_odd_settings_rank_that_timed_out_itself_is_pointed_at_its_own_report
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
     assert "Timed out waiting" in root.text and root.line == 9
+
+
+def test_a_standard_library_call_of_the_users_that_fails_in_a_batch_fetch_is_the_users_code() -> None:
+    """The script's collate function calls `datetime.strptime`, which raises from `_strptime.py` on a
+    stamp it cannot read, while the DataLoader fetches a batch in the main process: the user's own call
+    failed, as `int('n/a')` would (`user_code`). The same error raised inside an installed library the
+    collate function called stays the data pipeline's (`dataloader`)."""
+
+    def log(raiser: str) -> str:
+        return (
+            "[rank1]: Traceback (most recent call last):\n"
+            '[rank1]:   File "/srv/rides/train.py", line 80, in main\n'
+            "[rank1]:     trainer.train()\n"
+            '[rank1]:   File "/usr/lib/python3.11/site-packages/torch/utils/data/dataloader.py", line 785, in _next_data\n'
+            "[rank1]:     data = self._dataset_fetcher.fetch(index)  # may raise StopIteration\n"
+            '[rank1]:   File "/usr/lib/python3.11/site-packages/torch/utils/data/_utils/fetch.py", line 57, in fetch\n'
+            "[rank1]:     return self.collate_fn(data)\n"
+            '[rank1]:   File "/srv/rides/train.py", line 44, in minutes_between\n'
+            "[rank1]:     start = parse(a, '%H:%M')\n"
+            f'[rank1]:   File "{raiser}", line 349, in _strptime\n'
+            '[rank1]:     raise ValueError("time data %r does not match format %r" %\n'
+            "[rank1]: ValueError: time data '24:03' does not match format '%H:%M'\n"
+        )
+
+    root = explain_text(log("/usr/lib/python3.11/_strptime.py")).root_cause
+    assert root is not None and (root.category, root.rank) == ("user_code", 1)
+    root = explain_text(log("/usr/lib/python3.11/site-packages/dateparse/_strptime.py")).root_cause
+    assert root is not None and (root.category, root.rank) == ("dataloader", 1)

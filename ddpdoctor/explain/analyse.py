@@ -894,6 +894,19 @@ def _innermost_caller(exc: ExceptionObs) -> Frame | None:
     return next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.posix)), None)
 
 
+def _standard_call_failed(exc: ExceptionObs) -> bool:
+    """Whether the user's code called Python's standard library and the error came from there alone
+    (`datetime.strptime('24:03', '%H:%M')`, whose frames are `_strptime.py`'s): the user's own call
+    failed, as `int('n/a')` does with no frame of its own."""
+    frames = exc.worker_frames or exc.frames
+    inner = next((i for i in range(len(frames) - 1, -1, -1) if frames[i].user), None)
+    return (
+        inner is not None
+        and inner < len(frames) - 1
+        and all(in_standard_library(frame.file) for frame in frames[inner + 1 :])
+    )
+
+
 def _raised_in_your_code(exc: ExceptionObs | None, user: Frame) -> str:
     """Where the user's code raised it, or ran the worker or replica whose traceback was cut off."""
     if exc is not None and exc.worker_cut:
@@ -1115,7 +1128,9 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
         return cand
     # A native crash's stack (faulthandler's dump) says where it happened, not that the code was wrong.
     user = exc.user_frame() if exc is not None and exc.origin != "fatal" else None
-    raised_by_user = user is not None and exc is not None and not exc.raised_in_library()
+    raised_by_user = (
+        user is not None and exc is not None and (not exc.raised_in_library() or _standard_call_failed(exc))
+    )
     worker = (exc is not None and _in_dataloader_worker(exc)) or (
         carried is not None and carried.category == "dataloader"
     )
