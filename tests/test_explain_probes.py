@@ -10962,3 +10962,25 @@ def test_a_standard_library_call_of_the_users_that_fails_in_a_batch_fetch_is_the
     assert root is not None and (root.category, root.rank) == ("user_code", 1)
     root = explain_text(log("/usr/lib/python3.11/site-packages/dateparse/_strptime.py")).root_cause
     assert root is not None and (root.category, root.rank) == ("dataloader", 1)
+
+
+def test_ranks_that_list_the_same_names_in_another_order_before_all_timed_out_disagree() -> None:
+    """Each rank lists the totals it will reduce, one by one, in its own order (`['petrol', 'diesel']`
+    against `['diesel', 'petrol']`), then every rank times out: their collectives did not pair up, a
+    mismatch with no one rank at fault. Lists of the same names in the same order say nothing of it."""
+
+    def log(second: str) -> str:
+        return (
+            "[proc 1] pump totals ready: ['petrol', 'diesel']\n"
+            f"[proc 0] pump totals ready: {second}\n"
+            "[rank1]: Traceback (most recent call last):\n"
+            "[rank1]: RuntimeError: [/pytorch/third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:129] Timed out"
+            " waiting 15000ms for send operation to complete\n"
+            "[rank0]: Traceback (most recent call last):\n"
+            f"[rank0]: {_GLOO_RECV_TIMEOUT}\n"
+        )
+
+    root = explain_text(log("['diesel', 'petrol']")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", None)
+    root = explain_text(log("['petrol', 'diesel']")).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", None)

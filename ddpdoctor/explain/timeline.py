@@ -293,12 +293,14 @@ class Timeline:
 
         return _only(self._odd_ranks(read))
 
-    def lists_of_other_lengths(self) -> tuple[RecentLineObs, RecentLineObs] | None:
+    def lists_that_differ(self) -> tuple[RecentLineObs, RecentLineObs, str] | None:
         """Two lines of one print statement, written by processes of their own, whose lists differ in length
-        (`still 0: grade counts [2.0, 47.0, 79.0]` beside `still 1: grade counts [2.0, 60.0, 64.0, 2.0]`):
-        under rank labels, a line every rank printed once; without them, a run of consecutive lines no
-        longer than the job has ranks (a statement every rank reached at once, not a history a rank grew).
-        None when every such statement lists one length."""
+        (`still 0: grade counts [2.0, 47.0, 79.0]` beside `still 1: grade counts [2.0, 60.0, 64.0, 2.0]`), or
+        that list the same names in another order (`totals ready: ['petrol', 'diesel']` beside `['diesel',
+        'petrol']`: the processes go through them, and their collectives, in other orders), with which of the
+        two (`length`, `order`): under rank labels, a line every rank printed once; without them, a run of
+        consecutive lines no longer than the job has ranks (a statement every rank reached at once, not a
+        history a rank grew). None when every such statement lists alike."""
 
         def read(text: str) -> tuple[str, tuple[int, ...]] | None:
             return (self.statement(text), _list_lengths(text)) if _VALUE_LIST.search(text) else None
@@ -326,7 +328,18 @@ class Timeline:
                 (line for line, length in zip(lines, lengths, strict=True) if length != lengths[0]), None
             )
             if odd is not None:
-                return lines[0], odd
+                return lines[0], odd, "length"
+            names = [_listed_names(line.text) for line in lines]
+            odd = next(
+                (
+                    line
+                    for line, listed in zip(lines, names, strict=True)
+                    if listed != names[0] and sorted(listed) == sorted(names[0])
+                ),
+                None,
+            )
+            if odd is not None:
+                return lines[0], odd, "order"
         return None
 
     def odd_value(self) -> tuple[int, RecentLineObs] | None:
@@ -1152,6 +1165,7 @@ def _sizes(text: str) -> list[float]:
 _VALUE_LIST = re.compile(
     r"\[ ?(?:-?\d[\d.e+-]{0,24}(?:, ?-?\d[\d.e+-]{0,24}){1,4095}|'[^',\]]{0,80}'(?:, ?'[^',\]]{0,80}'){1,4095}) ?\]"
 )
+_NAME = re.compile(r"'([^',\]]{0,80})'")  # a quoted name in such a list
 _LIST_NAME = re.compile(r"[A-Za-z_][\w. ]{0,40}[=:]? ?$")
 _LIST_NAME_CHARS = 48
 # A count of things, their name one or two words (`7 length bins`, `4 classes`, `15 cloud-free passes`).
@@ -1195,6 +1209,16 @@ def last_run(lines: Sequence[RecentLineObs]) -> Sequence[RecentLineObs]:
     while first > 0 and numberless(lines[first - 1].text) == shape:
         first -= 1
     return lines[first:]
+
+
+def _listed_names(text: str) -> list[str]:
+    """The quoted names a line's lists give, in order (`['petrol', 'diesel']`); none for lists of numbers."""
+    return [
+        name
+        for m in _VALUE_LIST.finditer(text)
+        if m.group()[1:].lstrip()[:1] == "'"
+        for name in _NAME.findall(m.group())
+    ]
 
 
 def _list_lengths(text: str) -> tuple[int, ...]:

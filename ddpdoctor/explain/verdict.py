@@ -359,12 +359,13 @@ def _odd_setting(culprit: Candidate, timeline: Timeline, found: list[Candidate])
         stated, note = "reads a count of items far over every other rank's", "held far more items than"
     elif not all_waited and not culprit.suspects and (odd := timeline.odd_value()) is not None:
         stated, note = "gives a value otherwise than every other rank", "started with another value than"
-    elif all_waited and sized and (lists := timeline.lists_of_other_lengths()) is not None:
+    elif all_waited and sized and (lists := timeline.lists_that_differ()) is not None:
         # Two ranks, or no rank labels: which one is odd the lines cannot tell, that they differ they can.
         culprit.category = "collective_mismatch"
-        first, other = lists
+        first, other, how = lists
+        differs = "another number of values" if how == "length" else "the same names in another order"
         culprit.reasons.append(
-            f"one statement lists another number of values in another process: {first.text[:160]}"
+            f"one statement lists {differs} in another process: {first.text[:160]}"
             f" ({first.file}:{first.line}) against {other.text[:160]} ({other.file}:{other.line}); {consequence}"
         )
         return culprit
