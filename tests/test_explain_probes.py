@@ -10984,3 +10984,28 @@ def test_ranks_that_list_the_same_names_in_another_order_before_all_timed_out_di
     assert root is not None and (root.category, root.rank) == ("collective_mismatch", None)
     root = explain_text(log("['petrol', 'diesel']")).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", None)
+
+
+def test_the_one_rank_still_in_a_data_collective_that_counts_otherwise_holds_another_size() -> None:
+    """Ranks 0 and 1 wait at a barrier, rank 2 is still in the all_reduce before it, and every rank times
+    out. Rank 2 alone counts `6 contaminant classes` where they say 5: its peers got through the
+    all_reduce it is still in, so their sizes did not pair up (`collective_mismatch`). Without that count
+    the ranks are only a step apart (`collective_timeout`); an amount of work that differs (`31 steps`
+    where they say 30) is a step apart too."""
+
+    def log(counts: tuple[str, str, str]) -> str:
+        timeout = _GLOO_RECV_TIMEOUT
+        return (
+            "".join(f"bay{rank}: {count}\n" for rank, count in enumerate(counts))
+            + _in_collective(0, "dist.barrier()", timeout)
+            + _in_collective(1, "dist.barrier()", timeout)
+            + _in_collective(2, "dist.all_reduce(per_class)", timeout)
+        )
+
+    classes = ("5 contaminant classes", "5 contaminant classes", "6 contaminant classes")
+    root = explain_text(log(classes)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_mismatch", 2)
+    root = explain_text(log(("5 contaminant classes",) * 3)).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    root = explain_text(log(("30 steps per epoch", "30 steps per epoch", "31 steps per epoch"))).root_cause
+    assert root is not None and root.category != "collective_mismatch"

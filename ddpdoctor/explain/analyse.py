@@ -2034,6 +2034,16 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
     at_barrier = any(op in _BARRIERS for op in counts)
     on_request = _REQUEST_WAIT in counts
     category = "collective_timeout" if at_barrier or on_request else "collective_mismatch"
+    # ... unless the one rank still in the data collective also counts things otherwise than its peers (`6
+    # contaminant classes` where they say 5): they got through that collective and it did not, its tensor
+    # of another size than theirs.
+    # (An amount of work that differs, `31 steps/epoch` where they say 30, is a step apart: not sizes.)
+    counted = (
+        timeline.odd_count() if at_barrier and odd_rank is not None and not timeline.uneven_count() else None
+    )
+    sized_otherwise = counted is not None and counted[0] == odd_rank and ops[counted[0]][0] not in _BARRIERS
+    if sized_otherwise:
+        category = "collective_mismatch"
     # Of ranks no op singles out, the report to point at is a wait that ran out, not a connection a peer
     # closed when it gave up (that came after); of those, the first.
     reports = order([ops[rank][1] for rank in odd])
@@ -2054,7 +2064,13 @@ def _call_site_mismatch(timeline: Timeline, found: list[Candidate]) -> list[Cand
         # among the reasons. (A loop it says it stops, as planned or at a deadline, leaves the wait.)
         cand.stated = own[0]
         cand.reasons.append(f"the ranks' wait: {anchor.text[:160]} ({anchor.file}:{anchor.line})")
-    if at_barrier:
+    if counted is not None and sized_otherwise:
+        line = counted[1]
+        cand.reasons.append(
+            f"rank {odd_rank} counts otherwise than every other rank: {line.text[:200]} ({line.file}:{line.line});"
+            " its peers got through the collective it is still in: their sizes did not pair up"
+        )
+    elif at_barrier:
         cand.reasons.append(
             "some wait at a barrier, the others in a collective that carries data: the ranks are a step"
             " apart, so each side waits for the other until the timeout"
