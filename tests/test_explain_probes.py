@@ -11009,3 +11009,32 @@ def test_the_one_rank_still_in_a_data_collective_that_counts_otherwise_holds_ano
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
     root = explain_text(log(("30 steps per epoch", "30 steps per epoch", "31 steps per epoch"))).root_cause
     assert root is not None and root.category != "collective_mismatch"
+
+
+def test_the_one_rank_that_went_on_past_where_its_peers_stopped_is_named_in_a_silent_log_dir(
+    tmp_path: Path,
+) -> None:
+    """torchrun --log-dir, no error anywhere: ranks 0 and 2 stop at `loading 40 seating plan versions`,
+    rank 1 alone goes on (`version 61 carries an inlined co-occurrence matrix, expanding it`) and ends
+    there. It was busy at something of its own when they stopped: most likely the one killed (`oom_host`,
+    rank 1, its last line). When every rank stops at the shared line, none is named."""
+
+    def write(folder: Path, extra: str) -> None:
+        for rank in range(3):
+            own = folder / "attempt_0" / str(rank)
+            own.mkdir(parents=True)
+            (own / "stdout.log").write_text("")
+            (own / "stderr.log").write_text(
+                f"2026-12-07 23:04:57,205 rank{rank} INFO seating - process group up, world size 3\n"
+                f"2026-12-07 23:04:57,206 rank{rank} INFO seating - loading 40 seating plan versions"
+                f" (archive slice {rank}/3)\n" + (extra if rank == 1 else "")
+            )
+
+    went_on = "2026-12-07 23:04:57,207 rank1 INFO seating - version 61 carries an inlined co-occurrence matrix, expanding it\n"
+    write(tmp_path / "went_on", went_on)
+    root = explain_paths([str(tmp_path / "went_on")]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", 1)
+    assert root.text.endswith("expanding it")
+    write(tmp_path / "together", "")
+    root = explain_paths([str(tmp_path / "together")]).root_cause
+    assert root is not None and (root.category, root.rank) == ("oom_host", None)

@@ -521,13 +521,18 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
     ended is in its own output, not there) in which no process printed an error, none says it finished
     and no reading names a rank (see vanished_while_taking): processes stopped without a word, as a
     SIGKILL (most often the kernel's out-of-memory killer) and the launcher's SIGTERM to the rest leave
-    them, or a run still going. A rank that alone printed anything, rank 0 aside (a script that logs on
-    rank 0 alone says nothing of who went), is named; otherwise no rank is, and the report points at the
-    output that stops earliest in its file."""
+    them, or a run still going. A rank that alone printed anything, or alone went on past the last line
+    its peers printed too (`version 61 carries an inlined matrix, expanding it` where they all stop at
+    `loading 40 versions`: it was busy at something of its own when they stopped), rank 0 aside (a script
+    that logs on rank 0 alone says nothing of who went), is named; otherwise no rank is, and the report
+    points at the output that stops earliest in its file."""
     ends = timeline.ends_unsaid()
     if ends is None:
         return []
     rank = next(iter(ends)) if len(ends) == 1 and len(timeline.ranks) > 1 else None
+    went_on = [other for other in ends if timeline.departure(other, after_shared=True) is not None]
+    if rank is None and len(ends) > 1 and len(went_on) == 1:
+        rank = went_on[0]
     if rank == 0:
         rank = None
     line = ends[rank] if rank is not None else min(ends.values(), key=lambda end: (end.line, end.rank or 0))
@@ -540,7 +545,11 @@ def ended_without_a_word(timeline: Timeline) -> list[Candidate]:
         " launcher's own output: torchrun reports the rank's exit code"
     )
     if rank is not None:
-        cand.rank_note = "inferred: the only rank whose files hold a line"
+        cand.rank_note = (
+            "inferred: the only rank whose files hold a line"
+            if len(ends) == 1
+            else "inferred: the only rank that went on past the lines its peers stopped at"
+        )
     return [cand]
 
 
