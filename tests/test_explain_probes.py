@@ -11038,3 +11038,21 @@ def test_the_one_rank_that_went_on_past_where_its_peers_stopped_is_named_in_a_si
     write(tmp_path / "together", "")
     root = explain_paths([str(tmp_path / "together")]).root_cause
     assert root is not None and (root.category, root.rank) == ("oom_host", None)
+
+
+def test_a_tag_that_ends_in_a_slash_and_the_rank_labels_the_rank() -> None:
+    """`[heater dancefloor/2]`, `[heater dining/1]`, `[heater ceremony/0]`: each rank's own tag, its number
+    after a slash. Rank 2 says `probe hub resync attempt 1/8` round after round while process 1 times out
+    in its collective: the tag names the straggler, rank 2."""
+    text = (
+        "[heater dancefloor/2] ready\n[heater dining/1] ready\n[heater ceremony/0] ready\n"
+        "[heater dining/1] step 0 recon 0.3446\n[heater ceremony/0] step 0 recon 0.3215\n"
+        "[heater dancefloor/2] step 0 recon 0.2853\n"
+        + "".join(f"[heater dancefloor/2] probe hub resync attempt {n}/8\n" for n in range(1, 5))
+        + "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+        "-- Process 1 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        f"{_GLOO_RECV_TIMEOUT}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)

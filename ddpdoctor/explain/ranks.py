@@ -135,13 +135,13 @@ _WORDED_RANK = LazyRegex(r"(local_)?rank (\d{1,7})(?= [a-z][\w-]{0,40} )")
 _WORDED_LINE = LazyRegex(r"(?<![\w.-])rank (\d{1,7}) ([a-z][\w-]{0,40}) ")
 # ... or a tag of the script's own first on the line, a number alone or after a word or two, in brackets, as a
 # `key=value` or `key[value]` field or run into its word (`[2] `, MPICH's `-prepend-rank`; `<tower1> `, `[worker
-# 3] `, `(gpu 2) `, `[tg-bench ch1] `, `tower=2 `, `region[2] `, `stand2 day 3: `), in a file whose lines start
+# 3] `, `(gpu 2) `, `[tg-bench ch1] `, `[heater dining/1] `, `tower=2 `, `region[2] `, `stand2 day 3: `), in a file whose lines start
 # with that tag for two numbers or more, 0 among them (see tagged_ranks). A part of the rank's own may follow the
 # number (`<zone 2:airport_link> `, `[rebal 2/3] `). The first group, as _FIELD_RANK's, would say the rank is
 # node-local; the second is the tag's word.
 _TAGGED_LINE = LazyRegex(r"([\[(<])([^\[\](){}<>]{1,40})([\])>]) ")
 _TAG_RANK = LazyRegex(
-    r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=-]?){0,2})(\d{1,4})(?=(?:[:/][\w./-]{1,40})?$)"
+    r"(local_)?((?:[A-Za-z][A-Za-z_-]{0,30}[ _#:=/-]?){0,2})(\d{1,4})(?=(?:[:/][\w./-]{1,40})?$)"
 )
 _KEYED_RANK = LazyRegex(
     r"(local_)?([A-Za-z][A-Za-z_]{0,30}[=\[]|[A-Za-z][A-Za-z_]{1,30})(\d{1,4})\]?(?=[ ,;|:])"
@@ -636,7 +636,7 @@ def named_ranks(lines: list[str]) -> dict[str, int]:
         tag = line[: m.end() - 1]
         if (after := _logger_label(line[m.end() :], NO_FORMATS)) is not None:
             seen.setdefault(tag, set()).add(after[0])
-        elif (own := _TAG_RANK.match(m.group(2))) is not None and own.group(2).strip(" _#:=-"):
+        elif (own := _TAG_RANK.match(m.group(2))) is not None and own.group(2).strip(" _#:=/-"):
             numbered[tag] = (own.group(2), int(own.group(3)))
             words.setdefault(own.group(2), set()).add(own.group(3))
     named = {tag: next(iter(ranks)) for tag, ranks in seen.items() if len(ranks) == 1}
@@ -675,7 +675,7 @@ def tagged_ranks(lines: list[str]) -> frozenset[str]:
 
 def _counts_steps(tag: str) -> bool:
     """Whether a tag's word counts the steps of one process, not processes (`[epoch `, `fold:`)."""
-    words = tag.strip("[(<= _#:-").lower().split()
+    words = tag.strip("[(<= _#:/-").lower().split()
     return bool(words) and words[-1] in _COUNTER_WORDS
 
 
