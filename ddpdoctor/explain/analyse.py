@@ -887,7 +887,7 @@ def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
     Not a constructor the script called itself, refusing the values of its arguments (a `ValueError`
     or `TypeError` from `WeightedRandomSampler(..., num_samples=0)`): that is the script's call, not
     the data pipeline failing (a dataset path that does not exist is the data's)."""
-    frame = _innermost_caller(exc)
+    frame = _innermost_caller(exc.frames)
     if frame is None or not _DATA_CODE.search(frame.posix):
         return None
     at = next(i for i in range(len(exc.frames) - 1, -1, -1) if exc.frames[i] is frame)
@@ -897,10 +897,10 @@ def _raised_by_data_code(exc: ExceptionObs) -> Frame | None:
     return frame
 
 
-def _innermost_caller(exc: ExceptionObs) -> Frame | None:
+def _innermost_caller(frames: Sequence[Frame]) -> Frame | None:
     """The innermost frame that is not Python's own modules: the code that made the failing call
     (`subprocess.run(..., check=True)` raises in `subprocess.py` for the frame that called it)."""
-    return next((f for f in reversed(exc.frames) if not _PYTHON_STDLIB.search(f.posix)), None)
+    return next((f for f in reversed(frames) if not _PYTHON_STDLIB.search(f.posix)), None)
 
 
 def _standard_call_failed(exc: ExceptionObs) -> bool:
@@ -908,12 +908,8 @@ def _standard_call_failed(exc: ExceptionObs) -> bool:
     (`datetime.strptime('24:03', '%H:%M')`, whose frames are `_strptime.py`'s): the user's own call
     failed, as `int('n/a')` does with no frame of its own."""
     frames = exc.worker_frames or exc.frames
-    inner = next((i for i in range(len(frames) - 1, -1, -1) if frames[i].user), None)
-    return (
-        inner is not None
-        and inner < len(frames) - 1
-        and all(in_standard_library(frame.file) for frame in frames[inner + 1 :])
-    )
+    caller = _innermost_caller(frames)
+    return caller is not None and caller.user and caller is not frames[-1]
 
 
 def _raised_in_your_code(exc: ExceptionObs | None, user: Frame) -> str:
@@ -1152,7 +1148,7 @@ def _structural(obs: Observation, carrier: IndexEntry | None) -> Candidate:
     own_command = exc is not None and (
         (
             short_type == "CalledProcessError"
-            and (caller := _innermost_caller(exc)) is not None
+            and (caller := _innermost_caller(exc.frames)) is not None
             and caller.user
             and not _REMOTE_LAUNCH.search(text)
         )
