@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from ddpdoctor.explain import explain_paths, explain_text
-from ddpdoctor.explain.ranks import named_ranks
+from ddpdoctor.explain.ranks import named_ranks, split_prefix
 from ddpdoctor.explain.report import RootCause
 from ddpdoctor.explain.wording import message_category
 from ddpdoctor.matching import clean_line, segments
@@ -11056,3 +11056,24 @@ def test_a_tag_that_ends_in_a_slash_and_the_rank_labels_the_rank() -> None:
     )
     root = explain_text(text).root_cause
     assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+
+
+def test_a_name_before_a_parenthesized_rank_field_labels_the_rank() -> None:
+    """`bench-b (rank 1): logs synced after 0.0s` and `bench-a (rank 0): ...` label ranks 1 and 0; spawn
+    stopped two processes and process 0 timed out, so the job had three and rank 2, which printed
+    nothing, is the one its peers waited for. An exception's name before such a field
+    (`RuntimeError (rank 3): ...`) is a message, not a label."""
+    text = (
+        "bench-b (rank 1): logs synced after 0.0s\n"
+        "bench-a (rank 0): logs synced after 0.0s\n"
+        "W1207 23:04:43.715000 8013 torch/multiprocessing/spawn.py:165] Terminating process 8055 via signal SIGTERM\n"
+        "W1207 23:04:43.716000 8013 torch/multiprocessing/spawn.py:165] Terminating process 8056 via signal SIGTERM\n"
+        "torch.multiprocessing.spawn.ProcessRaisedException: \n\n"
+        "-- Process 0 terminated with the following error:\n"
+        "Traceback (most recent call last):\n"
+        f"{_GLOO_RECV_TIMEOUT}\n"
+    )
+    root = explain_text(text).root_cause
+    assert root is not None and (root.category, root.rank) == ("collective_timeout", 2)
+    assert split_prefix("bench-b (rank 1): logs synced").rank == 1
+    assert split_prefix("RuntimeError (rank 3): shard manifest is empty").rank is None

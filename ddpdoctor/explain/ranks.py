@@ -186,6 +186,11 @@ _LOG_LEVEL = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL)(?= )(?: 
 # for its rank (`ERROR:rank1:ewc: anchor not found`).
 _DEFAULT_RECORD = LazyRegex(r"(ERROR|WARNING|WARN|INFO|DEBUG|CRITICAL|FATAL):([\w.<>-]{1,60}):")
 _LOG_FIELD = LazyRegex(r"[\w.<>-]{1,60}(?= {1,4}[|-] )")  # a level or a logger's name between separators
+# ... or a name first on the line before a parenthesized rank field (`bench-b (rank 1): logs synced`)
+# (not an exception's name: `RuntimeError (rank 3): ...` is a message)
+_NAME_BEFORE_RANK = LazyRegex(
+    r"(?![\w.]{0,40}(?:Error|Exception|Warning|Interrupt) )[A-Za-z][\w.-]{0,40} (?=\((?i:rank)[ _#=]?\d{1,7}\): )"
+)
 # ... or a `key=value` field of a logfmt line before its rank field (`wing=night_spa rank=2 epoch=0 ...`)
 _LOGFMT_FIELD = LazyRegex(r"[A-Za-z_][\w.-]{0,30}=[^\s=\[\]()]{1,60}(?= )")
 # ... or a logger's name after a record's time or level, with a colon, before a bracketed field or a bare
@@ -459,6 +464,8 @@ def _logger_label(text: str, formats: LabelFormats) -> tuple[int, bool, int, str
             if labelish and formats.named and (named := formats.named.get(text[pos : close + 1])) is not None:
                 found = (named, False)
             pos = close + 1
+        elif pos == 0 and (m := _NAME_BEFORE_RANK.match(text)):
+            field, pos = None, m.end()
         elif pos == 0 and (m := _DEFAULT_RECORD.match(text)):
             level = _severer(level, m.group(1))
             field, pos = _FIELD_RANK.search(m.group(2)), m.end()
